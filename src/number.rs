@@ -1,4 +1,1409 @@
-//! Arbitrary-precision numbers (to be written).
-/// An exact number.
-#[derive(Clone, Debug)]
-pub struct Number;
+//! Terraform's `number` type: exact arbitrary-precision decimals plus
+//! positive and negative infinity.
+//!
+//! A [`Number`] is the value of a cty `number`. Unlike `f64` it has no NaN,
+//! no negative zero and no rounding: `"0.1"` parses to exactly one tenth,
+//! while [`Number::from_f64`]`(0.1)` keeps the exact binary value of the
+//! `f64` nearest to one tenth,
+//! 0.1000000000000000055511151231257827021181583404541015625. The two are
+//! different numbers.
+//!
+//! # Text form
+//!
+//! [`Display`](fmt::Display) prints the exact value in plain decimal, never
+//! with an exponent (this is Go's `big.Float` `Text('f', -1)` of the exact
+//! value): `1000`, `0.001`, `-1.5`. The infinities print as `+Inf` and
+//! `-Inf`. [`FromStr`] accepts everything `Display` prints, plus exponents
+//! and a few other forms; see [`Number::from_str`](#impl-FromStr-for-Number).
+//!
+//! Every number fits in [`MAX_NUMBER_TEXT_LEN`] characters of plain decimal
+//! text, which bounds the cost of every operation on it.
+//!
+//! ```
+//! use tfvalue::Number;
+//!
+//! let tenth: Number = "0.1".parse().unwrap();
+//! assert_eq!(tenth.to_string(), "0.1");
+//! assert_ne!(tenth, Number::from_f64(0.1).unwrap());
+//! assert_eq!("1e3".parse::<Number>().unwrap(), Number::from(1000));
+//! assert_eq!("1e-3".parse::<Number>().unwrap().to_string(), "0.001");
+//! ```
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::str::FromStr;
+
+use serde::de::{self, Deserialize, Deserializer, Unexpected, Visitor};
+use serde::ser::{Serialize, Serializer};
+
+/// The longest plain decimal text, in bytes, of any [`Number`].
+///
+/// Parsing rejects a number whose plain decimal form (as
+/// [`Display`](fmt::Display) prints it, including a leading `-` and the
+/// decimal point) would be longer than this, so `"1e999999999"` is an
+/// error rather than a gigabyte of zeros or an infinity. Every finite `f64`
+/// fits: the longest exact expansion of an `f64` is 1077 characters.
+///
+/// ```
+/// use tfvalue::number::{Number, MAX_NUMBER_TEXT_LEN};
+///
+/// let longest = format!("1e{}", MAX_NUMBER_TEXT_LEN - 1);
+/// assert!(longest.parse::<Number>().is_ok());
+/// let too_long = format!("1e{}", MAX_NUMBER_TEXT_LEN);
+/// assert!(too_long.parse::<Number>().is_err());
+/// ```
+pub const MAX_NUMBER_TEXT_LEN: usize = 4096;
+
+/// The newtype-struct name through which [`Number`] talks to this crate's
+/// serializers and deserializers.
+pub(crate) const TOKEN: &str = "$tfvalue::private::Number";
+
+/// How a [`Number`] is written on the wire, mirroring go-cty's msgpack
+/// encoder. See [`Number::wire`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum WireNumber<'a> {
+    /// A non-negative integer that fits in an `i64`.
+    UInt(u64),
+    /// A negative integer that fits in an `i64`.
+    Int(i64),
+    /// A non-integral value that is exactly an `f64`, or an infinity.
+    Float(f64),
+    /// Anything else, as plain decimal text without an exponent.
+    Text(Cow<'a, str>),
+}
+
+/// An exact Terraform number: an arbitrary-precision decimal, or an
+/// infinity.
+///
+/// Equality, ordering and hashing are by exact value, whatever the value
+/// was built from: `1`, `"1.0"`, `1.0f64` and `"1e0"` are all equal, while
+/// `"0.1"` is less than `0.1f64`. The infinities sort below and above every
+/// finite number.
+///
+/// ```
+/// use tfvalue::Number;
+///
+/// let one = Number::from(1);
+/// assert_eq!(one, "1.0".parse().unwrap());
+/// assert_eq!(one, Number::from_f64(1.0).unwrap());
+/// assert!("0.1".parse::<Number>().unwrap() < Number::from_f64(0.1).unwrap());
+/// assert!(Number::neg_infinity() < "-1e400".parse().unwrap());
+/// ```
+#[derive(Clone)]
+pub struct Number {
+    repr: Repr,
+}
+
+/// The representation of a [`Number`].
+///
+/// Every value has exactly one representation, so equality and hashing can
+/// compare representations structurally:
+///
+/// * an integer in `i64::MIN..=i64::MAX` is always `Int` (zero is `Int(0)`;
+///   there is no negative zero);
+/// * an integer in `i64::MAX + 1..=u64::MAX` is always `UInt`;
+/// * any other finite value that is exactly some `f64` is `Float`, holding a
+///   finite `f64` that is neither NaN nor zero;
+/// * any other finite value is `Decimal`;
+/// * the infinities are `PosInf` and `NegInf`.
+#[derive(Clone)]
+enum Repr {
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+    Decimal(Box<Decimal>),
+    PosInf,
+    NegInf,
+}
+
+/// A finite decimal `(-1)^neg * digits * 10^exp`.
+///
+/// Invariants: `digits` is non-empty, holds only ASCII digits, and neither
+/// starts nor ends with `'0'`; the value is not an integer in
+/// `i64::MIN..=u64::MAX` and not exactly an `f64`; its plain text is at most
+/// [`MAX_NUMBER_TEXT_LEN`] bytes long (so `|exp|` is small).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Decimal {
+    neg: bool,
+    digits: Box<str>,
+    exp: i32,
+}
+
+/// 2^63 as an `f64`.
+const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+/// 2^64 as an `f64`.
+const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+/// 2^127 as an `f64`.
+const TWO_127: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+/// 2^128 as an `f64`.
+const TWO_128: f64 = 340_282_366_920_938_463_463_374_607_431_768_211_456.0;
+
+impl Number {
+    const ZERO: Number = Number { repr: Repr::Int(0) };
+
+    /// Positive infinity.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!(Number::infinity().to_string(), "+Inf");
+    /// assert_eq!(Number::infinity().to_f64(), Some(f64::INFINITY));
+    /// ```
+    pub fn infinity() -> Number {
+        Number { repr: Repr::PosInf }
+    }
+
+    /// Negative infinity.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!(Number::neg_infinity().to_string(), "-Inf");
+    /// assert!(Number::neg_infinity() < Number::from(i128::MIN));
+    /// ```
+    pub fn neg_infinity() -> Number {
+        Number { repr: Repr::NegInf }
+    }
+
+    /// The exact value of `f`, or `None` if `f` is NaN.
+    ///
+    /// Negative zero becomes zero; the infinities become the infinities.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    ///
+    /// let n = Number::from_f64(0.1).unwrap();
+    /// assert_eq!(n.to_string(), "0.1000000000000000055511151231257827021181583404541015625");
+    /// assert_eq!(Number::from_f64(-0.0), Some(Number::from(0)));
+    /// assert_eq!(Number::from_f64(f64::NAN), None);
+    /// ```
+    pub fn from_f64(f: f64) -> Option<Number> {
+        if f.is_nan() {
+            return None;
+        }
+        let repr = if f.is_infinite() {
+            if f > 0.0 {
+                Repr::PosInf
+            } else {
+                Repr::NegInf
+            }
+        } else if f.fract() == 0.0 && (-TWO_63..TWO_63).contains(&f) {
+            // Exact: f is integral and in range; -0.0 becomes 0.
+            Repr::Int(f as i64)
+        } else if f.fract() == 0.0 && (0.0..TWO_64).contains(&f) {
+            Repr::UInt(f as u64)
+        } else {
+            Repr::Float(f)
+        };
+        Some(Number { repr })
+    }
+
+    /// The exact value of `f`, or `None` if `f` is NaN.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!(Number::from_f32(0.1).unwrap().to_string(), "0.100000001490116119384765625");
+    /// ```
+    pub fn from_f32(f: f32) -> Option<Number> {
+        Number::from_f64(f64::from(f))
+    }
+
+    /// Whether this is positive or negative infinity.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert!(Number::neg_infinity().is_infinite());
+    /// assert!(!"1e400".parse::<Number>().unwrap().is_infinite());
+    /// ```
+    pub fn is_infinite(&self) -> bool {
+        matches!(self.repr, Repr::PosInf | Repr::NegInf)
+    }
+
+    /// Whether this is finite, i.e. not an infinity.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert!(Number::from(3).is_finite());
+    /// assert!(!Number::infinity().is_finite());
+    /// ```
+    pub fn is_finite(&self) -> bool {
+        !self.is_infinite()
+    }
+
+    /// Whether this is a (finite) integer.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert!("1e400".parse::<Number>().unwrap().is_integer());
+    /// assert!("2.0".parse::<Number>().unwrap().is_integer());
+    /// assert!(!"2.5".parse::<Number>().unwrap().is_integer());
+    /// assert!(!Number::infinity().is_integer());
+    /// ```
+    pub fn is_integer(&self) -> bool {
+        match &self.repr {
+            Repr::Int(_) | Repr::UInt(_) => true,
+            Repr::Float(f) => f.fract() == 0.0,
+            Repr::Decimal(d) => d.exp >= 0,
+            Repr::PosInf | Repr::NegInf => false,
+        }
+    }
+
+    /// Whether this is zero.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert!("-0.000".parse::<Number>().unwrap().is_zero());
+    /// ```
+    pub fn is_zero(&self) -> bool {
+        matches!(self.repr, Repr::Int(0))
+    }
+
+    /// Whether this is less than zero (zero is not negative).
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert!("-1e-400".parse::<Number>().unwrap().is_sign_negative());
+    /// assert!(!"-0".parse::<Number>().unwrap().is_sign_negative());
+    /// ```
+    pub fn is_sign_negative(&self) -> bool {
+        self.signum() < 0
+    }
+
+    /// -1, 0 or 1.
+    fn signum(&self) -> i8 {
+        match &self.repr {
+            Repr::Int(i) => match i.cmp(&0) {
+                Ordering::Less => -1,
+                Ordering::Equal => 0,
+                Ordering::Greater => 1,
+            },
+            Repr::UInt(_) | Repr::PosInf => 1,
+            Repr::Float(f) => {
+                if *f < 0.0 {
+                    -1
+                } else {
+                    1
+                }
+            }
+            Repr::Decimal(d) => {
+                if d.neg {
+                    -1
+                } else {
+                    1
+                }
+            }
+            Repr::NegInf => -1,
+        }
+    }
+
+    /// The value as an `i128`, if it is an integer in range.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!(Number::from(i128::MIN).to_i128(), Some(i128::MIN));
+    /// assert_eq!("1e40".parse::<Number>().unwrap().to_i128(), None);
+    /// ```
+    pub fn to_i128(&self) -> Option<i128> {
+        match &self.repr {
+            Repr::Int(i) => Some(i128::from(*i)),
+            Repr::UInt(u) => Some(i128::from(*u)),
+            Repr::Float(f) => {
+                if f.fract() == 0.0 && (-TWO_127..TWO_127).contains(f) {
+                    Some(*f as i128)
+                } else {
+                    None
+                }
+            }
+            Repr::Decimal(d) => {
+                let mag = d.integer_magnitude()?;
+                if d.neg {
+                    0i128.checked_sub_unsigned(mag)
+                } else {
+                    i128::try_from(mag).ok()
+                }
+            }
+            Repr::PosInf | Repr::NegInf => None,
+        }
+    }
+
+    /// The value as a `u128`, if it is an integer in range.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!(Number::from(u128::MAX).to_u128(), Some(u128::MAX));
+    /// assert_eq!(Number::from(-1).to_u128(), None);
+    /// ```
+    pub fn to_u128(&self) -> Option<u128> {
+        match &self.repr {
+            Repr::Int(i) => u128::try_from(*i).ok(),
+            Repr::UInt(u) => Some(u128::from(*u)),
+            Repr::Float(f) => {
+                if f.fract() == 0.0 && (0.0..TWO_128).contains(f) {
+                    Some(*f as u128)
+                } else {
+                    None
+                }
+            }
+            Repr::Decimal(d) => {
+                if d.neg {
+                    None
+                } else {
+                    d.integer_magnitude()
+                }
+            }
+            Repr::PosInf | Repr::NegInf => None,
+        }
+    }
+
+    /// The value as an `i64`, if it is an integer in range.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!("-12".parse::<Number>().unwrap().to_i64(), Some(-12));
+    /// assert_eq!("1.5".parse::<Number>().unwrap().to_i64(), None);
+    /// assert_eq!(Number::from(1u64 << 63).to_i64(), None);
+    /// ```
+    pub fn to_i64(&self) -> Option<i64> {
+        match &self.repr {
+            Repr::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The value as a `u64`, if it is an integer in range.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!(Number::from(u64::MAX).to_u64(), Some(u64::MAX));
+    /// assert_eq!(Number::from(-1).to_u64(), None);
+    /// ```
+    pub fn to_u64(&self) -> Option<u64> {
+        match &self.repr {
+            Repr::Int(i) => u64::try_from(*i).ok(),
+            Repr::UInt(u) => Some(*u),
+            _ => None,
+        }
+    }
+
+    /// The nearest `f64` (correctly rounded, ties to even).
+    ///
+    /// `None` only if a finite value is too large for an `f64`; the
+    /// infinities map to the `f64` infinities. A value too small for an
+    /// `f64` rounds to zero (negative zero for a negative value).
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!("0.1".parse::<Number>().unwrap().to_f64(), Some(0.1));
+    /// assert_eq!("1e400".parse::<Number>().unwrap().to_f64(), None);
+    /// assert_eq!(Number::infinity().to_f64(), Some(f64::INFINITY));
+    /// ```
+    pub fn to_f64(&self) -> Option<f64> {
+        match &self.repr {
+            Repr::Int(i) => Some(*i as f64),
+            Repr::UInt(u) => Some(*u as f64),
+            Repr::Float(f) => Some(*f),
+            Repr::Decimal(d) => d.scientific().parse::<f64>().ok().filter(|f| f.is_finite()),
+            Repr::PosInf => Some(f64::INFINITY),
+            Repr::NegInf => Some(f64::NEG_INFINITY),
+        }
+    }
+
+    /// The nearest `f32` (correctly rounded from the exact value, ties to
+    /// even).
+    ///
+    /// `None` only if a finite value is too large for an `f32`; the
+    /// infinities map to the `f32` infinities.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!("0.1".parse::<Number>().unwrap().to_f32(), Some(0.1f32));
+    /// assert_eq!("1e39".parse::<Number>().unwrap().to_f32(), None);
+    /// ```
+    pub fn to_f32(&self) -> Option<f32> {
+        let f = match &self.repr {
+            Repr::Int(i) => *i as f32,
+            Repr::UInt(u) => *u as f32,
+            // One rounding step: f64 -> f32 `as` rounds to nearest, ties to even.
+            Repr::Float(f) => *f as f32,
+            Repr::Decimal(d) => d.scientific().parse::<f32>().ok()?,
+            Repr::PosInf => return Some(f32::INFINITY),
+            Repr::NegInf => return Some(f32::NEG_INFINITY),
+        };
+        if f.is_finite() {
+            Some(f)
+        } else {
+            None
+        }
+    }
+
+    /// The value as an `f64` if it is exactly an `f64` (the infinities
+    /// included), else `None`.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!("0.5".parse::<Number>().unwrap().to_exact_f64(), Some(0.5));
+    /// assert_eq!("0.1".parse::<Number>().unwrap().to_exact_f64(), None);
+    /// assert_eq!(Number::from_f64(0.1).unwrap().to_exact_f64(), Some(0.1));
+    /// assert_eq!(Number::from(u64::MAX).to_exact_f64(), None);
+    /// ```
+    pub fn to_exact_f64(&self) -> Option<f64> {
+        match &self.repr {
+            Repr::Int(i) => {
+                let f = *i as f64;
+                // |f| <= 2^63, so `as i128` is exact.
+                (f as i128 == i128::from(*i)).then_some(f)
+            }
+            Repr::UInt(u) => {
+                let f = *u as f64;
+                // f <= 2^64, so `as u128` is exact.
+                (f as u128 == u128::from(*u)).then_some(f)
+            }
+            Repr::Float(f) => Some(*f),
+            // By the representation invariant a Decimal is never an f64.
+            Repr::Decimal(_) => None,
+            Repr::PosInf => Some(f64::INFINITY),
+            Repr::NegInf => Some(f64::NEG_INFINITY),
+        }
+    }
+
+    /// How go-cty's msgpack encoder writes this number: an integer in `i64`
+    /// range as an integer (`UInt` when non-negative); a non-integral value
+    /// that is exactly an `f64`, or an infinity, as a float64; anything
+    /// else as its plain decimal text.
+    pub(crate) fn wire(&self) -> WireNumber<'_> {
+        match &self.repr {
+            Repr::Int(i) => match u64::try_from(*i) {
+                Ok(u) => WireNumber::UInt(u),
+                Err(_) => WireNumber::Int(*i),
+            },
+            Repr::UInt(u) => WireNumber::Text(Cow::Owned(u.to_string())),
+            Repr::Float(f) => {
+                if f.fract() == 0.0 {
+                    // An integer outside i64's range: text, like 2^63.
+                    WireNumber::Text(Cow::Owned(self.to_string()))
+                } else {
+                    WireNumber::Float(*f)
+                }
+            }
+            Repr::Decimal(d) => {
+                if !d.neg && d.exp == 0 {
+                    WireNumber::Text(Cow::Borrowed(&d.digits))
+                } else {
+                    let mut s = String::new();
+                    if d.neg {
+                        s.push('-');
+                    }
+                    push_plain(&mut s, &d.digits, d.exp);
+                    WireNumber::Text(Cow::Owned(s))
+                }
+            }
+            Repr::PosInf => WireNumber::Float(f64::INFINITY),
+            Repr::NegInf => WireNumber::Float(f64::NEG_INFINITY),
+        }
+    }
+
+    /// The number `(-1)^neg * mag`, which must be a whole `u64`.
+    fn from_signed_u64(neg: bool, mag: u64) -> Option<Number> {
+        let repr = if neg {
+            Repr::Int(0i64.checked_sub_unsigned(mag)?)
+        } else {
+            match i64::try_from(mag) {
+                Ok(i) => Repr::Int(i),
+                Err(_) => Repr::UInt(mag),
+            }
+        };
+        Some(Number { repr })
+    }
+
+    /// Builds the canonical number `(-1)^neg * digits * 10^exp`.
+    ///
+    /// `digits` must be non-empty ASCII digits with no leading or trailing
+    /// zero, and the plain text must fit in [`MAX_NUMBER_TEXT_LEN`].
+    fn from_decimal_parts(neg: bool, digits: String, exp: i32) -> Number {
+        if exp >= 0 {
+            if let Some(n) = small_integer(&digits, exp).and_then(|m| Self::from_signed_u64(neg, m))
+            {
+                return n;
+            }
+        }
+        if let Some(f) = exact_f64(neg, &digits, exp) {
+            return Number {
+                repr: Repr::Float(f),
+            };
+        }
+        Number {
+            repr: Repr::Decimal(Box::new(Decimal {
+                neg,
+                digits: digits.into_boxed_str(),
+                exp,
+            })),
+        }
+    }
+
+    /// The canonical decimal digits and exponent of `|self|`, for a finite
+    /// non-zero value.
+    fn decimal_digits(&self) -> (Cow<'_, str>, i32) {
+        match &self.repr {
+            Repr::Int(i) => {
+                let (d, e) = u128_digits(u128::from(i.unsigned_abs()));
+                (Cow::Owned(d), e)
+            }
+            Repr::UInt(u) => {
+                let (d, e) = u128_digits(u128::from(*u));
+                (Cow::Owned(d), e)
+            }
+            Repr::Float(f) => {
+                let (d, e) = exact_decimal(*f);
+                (Cow::Owned(d), e)
+            }
+            Repr::Decimal(d) => (Cow::Borrowed(&d.digits), d.exp),
+            Repr::PosInf | Repr::NegInf => (Cow::Borrowed(""), 0),
+        }
+    }
+
+    /// Bounds on the position of the leading digit of `|self|` (for a
+    /// finite non-zero value): `10^(p-1) <= |self| < 10^p` for some `p` in
+    /// the returned inclusive range.
+    fn leading_digit_bounds(&self) -> (i64, i64) {
+        match &self.repr {
+            Repr::Int(i) => {
+                let p = i64::from(i.unsigned_abs().checked_ilog10().unwrap_or(0)) + 1;
+                (p, p)
+            }
+            Repr::UInt(u) => {
+                let p = i64::from(u.checked_ilog10().unwrap_or(0)) + 1;
+                (p, p)
+            }
+            Repr::Float(f) => {
+                // log10 may be off by a little near powers of ten.
+                let p = f.abs().log10().floor() as i64 + 1;
+                (p - 1, p + 1)
+            }
+            Repr::Decimal(d) => {
+                let p = d.digits.len() as i64 + i64::from(d.exp);
+                (p, p)
+            }
+            Repr::PosInf | Repr::NegInf => (i64::MIN, i64::MAX),
+        }
+    }
+}
+
+impl Decimal {
+    /// `|self|` as a `u128`, if it is an integer that fits.
+    fn integer_magnitude(&self) -> Option<u128> {
+        if self.exp < 0 {
+            return None;
+        }
+        let mut v: u128 = 0;
+        for b in self.digits.bytes() {
+            v = v.checked_mul(10)?.checked_add(u128::from(digit_value(b)))?;
+        }
+        for _ in 0..self.exp {
+            v = v.checked_mul(10)?;
+        }
+        Some(v)
+    }
+
+    /// `self` in scientific notation, for the standard float parsers.
+    fn scientific(&self) -> String {
+        let sign = if self.neg { "-" } else { "" };
+        format!("{sign}{}e{}", self.digits, self.exp)
+    }
+}
+
+/// The value of an ASCII digit (0 for anything else, which the callers'
+/// invariants rule out).
+fn digit_value(b: u8) -> u8 {
+    b.saturating_sub(b'0')
+}
+
+/// `digits * 10^exp` as a `u64`, if it fits.
+fn small_integer(digits: &str, exp: i32) -> Option<u64> {
+    let mut v: u64 = 0;
+    for b in digits.bytes() {
+        v = v.checked_mul(10)?.checked_add(u64::from(digit_value(b)))?;
+    }
+    for _ in 0..exp {
+        v = v.checked_mul(10)?;
+    }
+    Some(v)
+}
+
+/// The canonical digits and exponent of a non-zero `u128` (trailing zeros
+/// moved into the exponent).
+fn u128_digits(mut v: u128) -> (String, i32) {
+    let mut exp = 0;
+    while v != 0 && v % 10 == 0 {
+        v /= 10;
+        exp += 1;
+    }
+    (v.to_string(), exp)
+}
+
+/// `(-1)^neg * digits * 10^exp` as an `f64`, if it is exactly one.
+///
+/// `digits` must be canonical (no leading or trailing zero).
+fn exact_f64(neg: bool, digits: &str, exp: i32) -> Option<f64> {
+    let n = digits.len() as i64;
+    let exp64 = i64::from(exp);
+    // Every f64's exact expansion has at most 767 significant digits, lies
+    // below 10^309 and at or above 10^-324. A non-integer `q / 2^k` (q odd)
+    // has exactly k <= 1074 fraction digits, the last one a 5.
+    if n > 800 || n + exp64 > 309 || n + exp64 < -323 {
+        return None;
+    }
+    if exp < 0 && (exp < -1074 || digits.as_bytes().last() != Some(&b'5')) {
+        return None;
+    }
+    let f: f64 = format!("{digits}e{exp}").parse().ok()?;
+    if !f.is_finite() || f == 0.0 {
+        return None;
+    }
+    let (d2, e2) = exact_decimal(f);
+    if d2 == digits && e2 == exp {
+        Some(if neg { -f } else { f })
+    } else {
+        None
+    }
+}
+
+/// A non-negative integer in base 10^9, least significant limb first.
+struct BigDec(Vec<u32>);
+
+const LIMB_BASE: u64 = 1_000_000_000;
+
+impl BigDec {
+    fn from_u64(mut v: u64) -> BigDec {
+        let mut limbs = Vec::new();
+        while v > 0 {
+            limbs.push((v % LIMB_BASE) as u32);
+            v /= LIMB_BASE;
+        }
+        BigDec(limbs)
+    }
+
+    fn mul_small(&mut self, x: u32) {
+        let mut carry: u64 = 0;
+        for limb in &mut self.0 {
+            // < 10^9 * 2^32 + 2^33, well inside u64.
+            let t = u64::from(*limb) * u64::from(x) + carry;
+            *limb = (t % LIMB_BASE) as u32;
+            carry = t / LIMB_BASE;
+        }
+        while carry > 0 {
+            self.0.push((carry % LIMB_BASE) as u32);
+            carry /= LIMB_BASE;
+        }
+    }
+
+    fn mul_pow2(&mut self, mut k: u32) {
+        while k >= 31 {
+            self.mul_small(1 << 31);
+            k -= 31;
+        }
+        if k > 0 {
+            self.mul_small(1 << k);
+        }
+    }
+
+    fn mul_pow5(&mut self, mut k: u32) {
+        const FIVE_13: u32 = 1_220_703_125;
+        while k >= 13 {
+            self.mul_small(FIVE_13);
+            k -= 13;
+        }
+        if k > 0 {
+            self.mul_small(5u32.pow(k));
+        }
+    }
+
+    /// Decimal digits without leading zeros ("" for zero).
+    fn to_digits(&self) -> String {
+        let mut rev: Vec<u8> = Vec::with_capacity(self.0.len() * 9);
+        for &limb in &self.0 {
+            let mut v = limb;
+            for _ in 0..9 {
+                rev.push(b'0' + (v % 10) as u8);
+                v /= 10;
+            }
+        }
+        while rev.last() == Some(&b'0') {
+            rev.pop();
+        }
+        rev.iter().rev().map(|&b| char::from(b)).collect()
+    }
+}
+
+/// The canonical decimal digits and exponent of `|f|`, for a finite,
+/// non-zero `f`: `|f| == digits * 10^exp` exactly.
+fn exact_decimal(f: f64) -> (String, i32) {
+    let bits = f.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (mut mant, mut exp2) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), biased - 1075)
+    };
+    if mant == 0 {
+        return (String::from("0"), 0);
+    }
+    let tz = mant.trailing_zeros();
+    mant >>= tz;
+    exp2 += tz as i32;
+    let mut big = BigDec::from_u64(mant);
+    if exp2 >= 0 {
+        big.mul_pow2(exp2.unsigned_abs());
+        let mut digits = big.to_digits();
+        let mut exp = 0;
+        while digits.ends_with('0') {
+            digits.pop();
+            exp += 1;
+        }
+        (digits, exp)
+    } else {
+        // mant / 2^k == mant * 5^k / 10^k; mant is odd, so the digits end in 5.
+        big.mul_pow5(exp2.unsigned_abs());
+        (big.to_digits(), exp2)
+    }
+}
+
+/// Appends the plain (exponent-free) text of `digits * 10^exp`.
+fn push_plain(out: &mut String, digits: &str, exp: i32) {
+    let n = digits.len();
+    let k = exp.unsigned_abs() as usize;
+    if exp >= 0 {
+        out.push_str(digits);
+        out.extend(std::iter::repeat('0').take(k));
+    } else if n > k {
+        let (int, frac) = digits.split_at(n - k);
+        out.push_str(int);
+        out.push('.');
+        out.push_str(frac);
+    } else {
+        out.push_str("0.");
+        out.extend(std::iter::repeat('0').take(k - n));
+        out.push_str(digits);
+    }
+}
+
+/// Compares `|a|` with `|b|` for canonical non-zero digit strings.
+fn cmp_magnitude(a: &str, a_exp: i32, b: &str, b_exp: i32) -> Ordering {
+    let a_lead = a.len() as i64 + i64::from(a_exp);
+    let b_lead = b.len() as i64 + i64::from(b_exp);
+    // Same leading position: the digit strings compare lexicographically,
+    // a proper prefix being smaller because the rest is non-zero.
+    a_lead
+        .cmp(&b_lead)
+        .then_with(|| a.as_bytes().cmp(b.as_bytes()))
+}
+
+/// Compares an integer with a finite `f64`.
+fn cmp_int_float(i: i128, f: f64) -> Ordering {
+    let g = i as f64;
+    match g.partial_cmp(&f) {
+        // Rounding is monotonic, so a strict order between round(i) and f
+        // is the order between i and f.
+        Some(Ordering::Less) => Ordering::Less,
+        Some(Ordering::Greater) => Ordering::Greater,
+        // f == round(i) is an integer no larger than 2^64 in magnitude.
+        _ => i.cmp(&(f as i128)),
+    }
+}
+
+/// Compares two finite numbers at least one of which is a `Decimal`.
+fn cmp_slow(a: &Number, b: &Number) -> Ordering {
+    let (sa, sb) = (a.signum(), b.signum());
+    if sa != sb || sa == 0 {
+        return sa.cmp(&sb);
+    }
+    let (a_lo, a_hi) = a.leading_digit_bounds();
+    let (b_lo, b_hi) = b.leading_digit_bounds();
+    let magnitude = if a_hi < b_lo {
+        Ordering::Less
+    } else if a_lo > b_hi {
+        Ordering::Greater
+    } else {
+        let (ad, ae) = a.decimal_digits();
+        let (bd, be) = b.decimal_digits();
+        cmp_magnitude(&ad, ae, &bd, be)
+    };
+    if sa < 0 {
+        magnitude.reverse()
+    } else {
+        magnitude
+    }
+}
+
+impl PartialEq for Number {
+    fn eq(&self, other: &Number) -> bool {
+        // Representations are canonical, so equal values have equal reprs.
+        match (&self.repr, &other.repr) {
+            (Repr::Int(a), Repr::Int(b)) => a == b,
+            (Repr::UInt(a), Repr::UInt(b)) => a == b,
+            (Repr::Float(a), Repr::Float(b)) => a.to_bits() == b.to_bits(),
+            (Repr::Decimal(a), Repr::Decimal(b)) => a == b,
+            (Repr::PosInf, Repr::PosInf) | (Repr::NegInf, Repr::NegInf) => true,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Number {}
+
+impl Hash for Number {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match &self.repr {
+            Repr::Int(i) => {
+                state.write_u8(0);
+                i.hash(state);
+            }
+            Repr::UInt(u) => {
+                state.write_u8(1);
+                u.hash(state);
+            }
+            Repr::Float(f) => {
+                state.write_u8(2);
+                f.to_bits().hash(state);
+            }
+            Repr::Decimal(d) => {
+                state.write_u8(3);
+                d.hash(state);
+            }
+            Repr::PosInf => state.write_u8(4),
+            Repr::NegInf => state.write_u8(5),
+        }
+    }
+}
+
+impl PartialOrd for Number {
+    fn partial_cmp(&self, other: &Number) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Number {
+    fn cmp(&self, other: &Number) -> Ordering {
+        use Repr::{Decimal, Float, Int, NegInf, PosInf, UInt};
+        match (&self.repr, &other.repr) {
+            (Int(a), Int(b)) => a.cmp(b),
+            (UInt(a), UInt(b)) => a.cmp(b),
+            // UInt only holds values above i64::MAX.
+            (Int(_), UInt(_)) => Ordering::Less,
+            (UInt(_), Int(_)) => Ordering::Greater,
+            // Canonical floats are never NaN or -0.0.
+            (Float(a), Float(b)) => a.total_cmp(b),
+            (Int(a), Float(b)) => cmp_int_float(i128::from(*a), *b),
+            (UInt(a), Float(b)) => cmp_int_float(i128::from(*a), *b),
+            (Float(a), Int(b)) => cmp_int_float(i128::from(*b), *a).reverse(),
+            (Float(a), UInt(b)) => cmp_int_float(i128::from(*b), *a).reverse(),
+            (PosInf, PosInf) | (NegInf, NegInf) => Ordering::Equal,
+            (NegInf, _) | (_, PosInf) => Ordering::Less,
+            (PosInf, _) | (_, NegInf) => Ordering::Greater,
+            (Decimal(_), _) | (_, Decimal(_)) => cmp_slow(self, other),
+        }
+    }
+}
+
+impl Default for Number {
+    /// Zero.
+    fn default() -> Number {
+        Number::ZERO
+    }
+}
+
+impl fmt::Display for Number {
+    /// The exact value in plain decimal, never with an exponent; the
+    /// infinities as `+Inf` and `-Inf`. Width, fill, alignment, `+` and `0`
+    /// flags are honoured as for integers.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// let n: Number = "-1.5e2".parse().unwrap();
+    /// assert_eq!(n.to_string(), "-150");
+    /// assert_eq!(format!("{:>8}", "1e-3".parse::<Number>().unwrap()), "   0.001");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Int(i) => fmt::Display::fmt(i, f),
+            Repr::UInt(u) => fmt::Display::fmt(u, f),
+            Repr::Float(x) => {
+                let (digits, exp) = exact_decimal(*x);
+                let mut body = String::new();
+                push_plain(&mut body, &digits, exp);
+                f.pad_integral(*x > 0.0, "", &body)
+            }
+            Repr::Decimal(d) => {
+                let mut body = String::new();
+                push_plain(&mut body, &d.digits, d.exp);
+                f.pad_integral(!d.neg, "", &body)
+            }
+            Repr::PosInf => f.pad("+Inf"),
+            Repr::NegInf => f.pad("-Inf"),
+        }
+    }
+}
+
+impl fmt::Debug for Number {
+    /// `Number(<Display form>)`, e.g. `Number(1.5)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Number({self})")
+    }
+}
+
+/// The error from parsing a [`Number`] from text.
+///
+/// ```
+/// use tfvalue::Number;
+///
+/// let err = "0x10".parse::<Number>().unwrap_err();
+/// assert_eq!(err.to_string(), r#"invalid number "0x10""#);
+/// let err = "1e999999999".parse::<Number>().unwrap_err();
+/// assert_eq!(err.to_string(), r#"number "1e999999999" is out of the supported range"#);
+/// assert!(err.is_out_of_range());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseNumberError {
+    kind: ParseErrorKind,
+    /// The start of the rejected input (at most [`ERROR_INPUT_LEN`] bytes).
+    input: String,
+    truncated: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ParseErrorKind {
+    Invalid,
+    OutOfRange,
+}
+
+/// How much of a rejected input an error message quotes.
+const ERROR_INPUT_LEN: usize = 64;
+
+impl ParseNumberError {
+    fn new(kind: ParseErrorKind, input: &str) -> ParseNumberError {
+        let mut end = input.len().min(ERROR_INPUT_LEN);
+        while !input.is_char_boundary(end) {
+            end -= 1;
+        }
+        ParseNumberError {
+            kind,
+            input: input.get(..end).unwrap_or_default().to_owned(),
+            truncated: end < input.len(),
+        }
+    }
+
+    /// Whether the input was a well-formed number whose plain decimal text
+    /// would be longer than [`MAX_NUMBER_TEXT_LEN`], rather than malformed.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert!("1e-999999999".parse::<Number>().unwrap_err().is_out_of_range());
+    /// assert!(!"1e".parse::<Number>().unwrap_err().is_out_of_range());
+    /// ```
+    pub fn is_out_of_range(&self) -> bool {
+        self.kind == ParseErrorKind::OutOfRange
+    }
+}
+
+impl fmt::Display for ParseNumberError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ellipsis = if self.truncated { "..." } else { "" };
+        match self.kind {
+            ParseErrorKind::Invalid => write!(f, "invalid number {:?}{ellipsis}", self.input),
+            ParseErrorKind::OutOfRange => write!(
+                f,
+                "number {:?}{ellipsis} is out of the supported range",
+                self.input
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ParseNumberError {}
+
+/// The error from converting a NaN `f64` or `f32` into a [`Number`].
+///
+/// ```
+/// use tfvalue::Number;
+/// let err = Number::try_from(f64::NAN).unwrap_err();
+/// assert_eq!(err.to_string(), "NaN is not a number");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NanError(());
+
+impl fmt::Display for NanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("NaN is not a number")
+    }
+}
+
+impl std::error::Error for NanError {}
+
+impl TryFrom<f64> for Number {
+    type Error = NanError;
+
+    /// The exact value of `f`; see [`Number::from_f64`].
+    fn try_from(f: f64) -> Result<Number, NanError> {
+        Number::from_f64(f).ok_or(NanError(()))
+    }
+}
+
+impl TryFrom<f32> for Number {
+    type Error = NanError;
+
+    /// The exact value of `f`; see [`Number::from_f32`].
+    fn try_from(f: f32) -> Result<Number, NanError> {
+        Number::from_f32(f).ok_or(NanError(()))
+    }
+}
+
+/// Splits `s` after its leading ASCII digits.
+fn take_digits(s: &[u8]) -> (&[u8], &[u8]) {
+    let n = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    s.split_at(n)
+}
+
+/// Exponents are clamped to this magnitude while being read; anything this
+/// large is out of range anyway (unless the significand is zero).
+const EXP_CLAMP: i64 = 1 << 40;
+
+impl FromStr for Number {
+    type Err = ParseNumberError;
+
+    /// Parses a number.
+    ///
+    /// The accepted syntax is an optional sign (`+` or `-`) followed by
+    /// either `inf` in any letter case, or a decimal: ASCII digits with an
+    /// optional `.` (at least one digit before or after it), then an
+    /// optional exponent `e`/`E`, optional sign and one or more digits.
+    /// Leading zeros are allowed (`00012` is 12) and `-0` is zero.
+    ///
+    /// Rejected: surrounding whitespace, `NaN`, `Infinity`, hex, `_`
+    /// separators, non-ASCII digits, and any non-zero number whose plain
+    /// text would exceed [`MAX_NUMBER_TEXT_LEN`] (such numbers are never
+    /// rounded to zero or infinity). Zero is zero whatever its exponent.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    ///
+    /// for ok in ["0", "-0", "+5", ".5", "5.", "1E3", "0.1e-2", "-inf", "+Inf"] {
+    ///     assert!(ok.parse::<Number>().is_ok(), "{ok}");
+    /// }
+    /// for bad in ["", " 1", "NaN", "Infinity", "0x10", "1e", "e5", "--1", "1.2.3", "_1"] {
+    ///     assert!(bad.parse::<Number>().is_err(), "{bad}");
+    /// }
+    /// ```
+    fn from_str(s: &str) -> Result<Number, ParseNumberError> {
+        let invalid = || ParseNumberError::new(ParseErrorKind::Invalid, s);
+        let out_of_range = || ParseNumberError::new(ParseErrorKind::OutOfRange, s);
+
+        let bytes = s.as_bytes();
+        let (neg, body) = match bytes.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            Some((b'+', rest)) => (false, rest),
+            _ => (false, bytes),
+        };
+        if body.eq_ignore_ascii_case(b"inf") {
+            return Ok(if neg {
+                Number::neg_infinity()
+            } else {
+                Number::infinity()
+            });
+        }
+
+        let (int_part, rest) = take_digits(body);
+        let (frac_part, rest) = match rest.split_first() {
+            Some((b'.', after)) => take_digits(after),
+            _ => (&[][..], rest),
+        };
+        if int_part.is_empty() && frac_part.is_empty() {
+            return Err(invalid());
+        }
+        let (exp_value, rest) = match rest.split_first() {
+            Some((b'e' | b'E', after)) => {
+                let (exp_neg, after) = match after.split_first() {
+                    Some((b'-', r)) => (true, r),
+                    Some((b'+', r)) => (false, r),
+                    _ => (false, after),
+                };
+                let (exp_digits, after) = take_digits(after);
+                if exp_digits.is_empty() {
+                    return Err(invalid());
+                }
+                let mut e: i64 = 0;
+                for &b in exp_digits {
+                    e = (e * 10 + i64::from(digit_value(b))).min(EXP_CLAMP);
+                }
+                (if exp_neg { -e } else { e }, after)
+            }
+            _ => (0, rest),
+        };
+        if !rest.is_empty() {
+            return Err(invalid());
+        }
+
+        // The significant digits are those between the first and last
+        // non-zero digit of int_part ++ frac_part.
+        let all = || int_part.iter().chain(frac_part.iter());
+        let Some(first) = all().position(|&b| b != b'0') else {
+            return Ok(Number::ZERO);
+        };
+        let trailing = all().rev().position(|&b| b != b'0').unwrap_or(0);
+        let total = int_part.len() + frac_part.len();
+        let count = total - trailing - first;
+        // value = digits * 10^exp, where the last significant digit sits
+        // at position int_len - 1 - last relative to the units digit.
+        let exp = i64::try_from(int_part.len())
+            .ok()
+            .zip(i64::try_from(total - trailing).ok())
+            .and_then(|(il, end)| il.checked_sub(end))
+            .and_then(|shift| shift.checked_add(exp_value))
+            .ok_or_else(out_of_range)?;
+        let count_i = i64::try_from(count).map_err(|_| out_of_range())?;
+        match plain_len(neg, count_i, exp) {
+            Some(len) if len <= MAX_NUMBER_TEXT_LEN as i64 => {}
+            _ => return Err(out_of_range()),
+        }
+        let exp = i32::try_from(exp).map_err(|_| out_of_range())?;
+        let digits: String = all()
+            .skip(first)
+            .take(count)
+            .map(|&b| char::from(b))
+            .collect();
+        Ok(Number::from_decimal_parts(neg, digits, exp))
+    }
+}
+
+/// The length of the plain text of `(-1)^neg * d * 10^exp` where `d` has
+/// `n` digits, or `None` on arithmetic overflow.
+fn plain_len(neg: bool, n: i64, exp: i64) -> Option<i64> {
+    let unsigned = if exp >= 0 {
+        n.checked_add(exp)?
+    } else {
+        let k = exp.checked_neg()?;
+        if n > k {
+            n.checked_add(1)?
+        } else {
+            k.checked_add(2)?
+        }
+    };
+    unsigned.checked_add(i64::from(neg))
+}
+
+macro_rules! from_via {
+    ($via:ty => $($t:ty),*) => {$(
+        impl From<$t> for Number {
+            #[doc = concat!("The exact value of an `", stringify!($t), "`.")]
+            fn from(v: $t) -> Number {
+                Number::from(<$via>::from(v))
+            }
+        }
+    )*};
+}
+
+from_via!(i64 => i8, i16, i32);
+from_via!(u64 => u8, u16, u32);
+
+impl From<i64> for Number {
+    /// The exact value of an `i64`.
+    fn from(v: i64) -> Number {
+        Number { repr: Repr::Int(v) }
+    }
+}
+
+impl From<u64> for Number {
+    /// The exact value of a `u64`.
+    fn from(v: u64) -> Number {
+        match i64::try_from(v) {
+            Ok(i) => Number { repr: Repr::Int(i) },
+            Err(_) => Number {
+                repr: Repr::UInt(v),
+            },
+        }
+    }
+}
+
+impl From<i128> for Number {
+    /// The exact value of an `i128`.
+    fn from(v: i128) -> Number {
+        if let Ok(i) = i64::try_from(v) {
+            return Number::from(i);
+        }
+        if let Ok(u) = u64::try_from(v) {
+            return Number::from(u);
+        }
+        let f = v as f64;
+        // f == 2^127 means v (at most 2^127 - 1) was rounded up.
+        if f != TWO_127 && f as i128 == v {
+            return Number {
+                repr: Repr::Float(f),
+            };
+        }
+        let (digits, exp) = u128_digits(v.unsigned_abs());
+        Number {
+            repr: Repr::Decimal(Box::new(Decimal {
+                neg: v < 0,
+                digits: digits.into_boxed_str(),
+                exp,
+            })),
+        }
+    }
+}
+
+impl From<u128> for Number {
+    /// The exact value of a `u128`.
+    fn from(v: u128) -> Number {
+        if let Ok(u) = u64::try_from(v) {
+            return Number::from(u);
+        }
+        let f = v as f64;
+        // f == 2^128 means v (at most 2^128 - 1) was rounded up.
+        if f != TWO_128 && f as u128 == v {
+            return Number {
+                repr: Repr::Float(f),
+            };
+        }
+        let (digits, exp) = u128_digits(v);
+        Number {
+            repr: Repr::Decimal(Box::new(Decimal {
+                neg: false,
+                digits: digits.into_boxed_str(),
+                exp,
+            })),
+        }
+    }
+}
+
+impl From<isize> for Number {
+    /// The exact value of an `isize`.
+    fn from(v: isize) -> Number {
+        // isize is at most 128 bits wide on every Rust target.
+        Number::from(v as i128)
+    }
+}
+
+impl From<usize> for Number {
+    /// The exact value of a `usize`.
+    fn from(v: usize) -> Number {
+        // usize is at most 128 bits wide on every Rust target.
+        Number::from(v as u128)
+    }
+}
+
+macro_rules! to_int {
+    ($($name:ident($via:ident) -> $t:ty;)*) => {$(
+        #[doc = concat!(
+            "The value as an `", stringify!($t), "`, if it is an integer in range.\n\n",
+            "```\n",
+            "use tfvalue::Number;\n",
+            "assert_eq!(Number::from(7).", stringify!($name), "(), Some(7));\n",
+            "assert_eq!(\"7.5\".parse::<Number>().unwrap().", stringify!($name), "(), None);\n",
+            "assert_eq!(Number::infinity().", stringify!($name), "(), None);\n",
+            "```"
+        )]
+        pub fn $name(&self) -> Option<$t> {
+            self.$via().and_then(|v| <$t>::try_from(v).ok())
+        }
+    )*};
+}
+
+impl Number {
+    to_int! {
+        to_i8(to_i64) -> i8;
+        to_i16(to_i64) -> i16;
+        to_i32(to_i64) -> i32;
+        to_isize(to_i128) -> isize;
+        to_u8(to_u64) -> u8;
+        to_u16(to_u64) -> u16;
+        to_u32(to_u64) -> u32;
+        to_usize(to_u128) -> usize;
+    }
+}
+
+impl Serialize for Number {
+    /// Serializes as a newtype struct named by the crate-private token,
+    /// holding the go-cty wire form: an integer in `i64` range as `u64`
+    /// (non-negative) or `i64`, a non-integral exact `f64` or an infinity as
+    /// `f64`, and anything else as its plain decimal string. Under a
+    /// generic serializer such as `serde_json` that is a number or a
+    /// string.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_newtype_struct(TOKEN, &Wire(self))
+    }
+}
+
+/// The inner value of [`Number`]'s newtype-struct serialization.
+struct Wire<'a>(&'a Number);
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0.wire() {
+            WireNumber::UInt(u) => serializer.serialize_u64(u),
+            WireNumber::Int(i) => serializer.serialize_i64(i),
+            WireNumber::Float(f) => serializer.serialize_f64(f),
+            WireNumber::Text(s) => serializer.serialize_str(&s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Number {
+    /// Accepts any integer, any non-NaN float (its exact value), or a
+    /// string in the [`FromStr`] syntax, optionally inside the crate's
+    /// newtype-struct wrapper.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Number, D::Error> {
+        deserializer.deserialize_newtype_struct(TOKEN, NumberVisitor)
+    }
+}
+
+struct NumberVisitor;
+
+impl<'de> Visitor<'de> for NumberVisitor {
+    type Value = Number;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Number, E> {
+        Ok(Number::from(v))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Number, E> {
+        Ok(Number::from(v))
+    }
+
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Number, E> {
+        Ok(Number::from(v))
+    }
+
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Number, E> {
+        Ok(Number::from(v))
+    }
+
+    fn visit_f32<E: de::Error>(self, v: f32) -> Result<Number, E> {
+        Number::from_f32(v).ok_or_else(|| E::invalid_value(Unexpected::Float(f64::from(v)), &self))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Number, E> {
+        Number::from_f64(v).ok_or_else(|| E::invalid_value(Unexpected::Float(v), &self))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Number, E> {
+        v.parse().map_err(E::custom)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Number, E> {
+        self.visit_str(v)
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Number, E> {
+        self.visit_str(&v)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Number, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
