@@ -1407,3 +1407,964 @@ impl<'de> Visitor<'de> for NumberVisitor {
         deserializer.deserialize_any(self)
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::hash_map::DefaultHasher;
+    use std::collections::HashSet;
+
+    fn num(s: &str) -> Number {
+        s.parse()
+            .unwrap_or_else(|e| panic!("{s:?} should parse: {e}"))
+    }
+
+    fn f(x: f64) -> Number {
+        Number::from_f64(x).unwrap()
+    }
+
+    fn hash_of(n: &Number) -> u64 {
+        let mut h = DefaultHasher::new();
+        n.hash(&mut h);
+        h.finish()
+    }
+
+    const SUBNORMAL_DIGITS: &str = "4940656458412465441765687928682213723650598026143247644255856825006755072702087518652998363616359923797965646954457177309266567103559397963987747960107818781263007131903114045278458171678489821036887186360569987307230500063874091535649843873124733972731696151400317153853980741262385655911710266585566867681870395603106249319452715914924553293054565444011274801297099995419319894090804165633245247571478690147267801593552386115501348035264934720193790268107107491703332226844753335720832431936092382893458368060106011506169809753078342277318329247904982524730776375927247874656084778203734469699533647017972677717585125660551199131504891101451037862738167250955837389733598993664809941164205702637090279242767544565229087538682506419718265533447265625";
+    const E300: &str = "1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160";
+
+    #[test]
+    fn accepts() {
+        let cases: &[(&str, &str)] = &[
+            ("0", "0"),
+            ("-0", "0"),
+            ("+0", "0"),
+            ("+5", "5"),
+            (".5", "0.5"),
+            ("+.5", "0.5"),
+            ("-.5", "-0.5"),
+            ("5.", "5"),
+            ("5.e1", "50"),
+            ("00012", "12"),
+            ("-00.00100", "-0.001"),
+            ("1e3", "1000"),
+            ("1E3", "1000"),
+            ("1e+3", "1000"),
+            ("1e0000000000000000000000003", "1000"),
+            ("0.1e-2", "0.001"),
+            ("1.5", "1.5"),
+            ("12345678901234567890123", "12345678901234567890123"),
+            (
+                "123456789012345678901234567890.5",
+                "123456789012345678901234567890.5",
+            ),
+            (
+                "0.3333333333333333333333333333333333333333",
+                "0.3333333333333333333333333333333333333333",
+            ),
+            ("9223372036854775807", "9223372036854775807"),
+            ("9223372036854775808", "9223372036854775808"),
+            ("-9223372036854775808", "-9223372036854775808"),
+            ("-9223372036854775809", "-9223372036854775809"),
+            ("18446744073709551615", "18446744073709551615"),
+            ("18446744073709551616", "18446744073709551616"),
+            ("1.0", "1"),
+            ("100e-2", "1"),
+            ("-0.0e5", "0"),
+            ("0e999999999", "0"),
+            ("0e99999999999999999999999", "0"),
+            ("0.000e-999999999", "0"),
+            ("Inf", "+Inf"),
+            ("+Inf", "+Inf"),
+            ("inf", "+Inf"),
+            ("+inf", "+Inf"),
+            ("INF", "+Inf"),
+            ("iNf", "+Inf"),
+            ("-Inf", "-Inf"),
+            ("-inf", "-Inf"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(num(input).to_string(), *want, "input {input:?}");
+        }
+        let n = num("-1e-400");
+        assert_eq!(n.to_string(), format!("-0.{}1", "0".repeat(399)));
+        let n = num("1e400");
+        assert_eq!(n.to_string(), format!("1{}", "0".repeat(400)));
+    }
+
+    #[test]
+    fn rejects() {
+        let invalid = [
+            "NaN",
+            "nan",
+            "-nan",
+            "0x10",
+            "0x",
+            "",
+            " 1",
+            "1 ",
+            "abc",
+            "\u{661}",
+            "1\u{661}",
+            "1e",
+            "1e+",
+            "1e-",
+            "e5",
+            "--1",
+            "+-1",
+            "-+1",
+            "1.2.3",
+            "1e5.5",
+            "1e1e1",
+            "Infinity",
+            "infinity",
+            "-Infinity",
+            "in",
+            "Inf ",
+            " Inf",
+            "_1",
+            "1_000",
+            ".",
+            "-.",
+            "+",
+            "-",
+            ".e1",
+            "1f",
+            "1p3",
+            "１",
+        ];
+        for input in invalid {
+            let err = input.parse::<Number>().unwrap_err();
+            assert!(!err.is_out_of_range(), "{input:?}");
+            assert_eq!(err.to_string(), format!("invalid number {input:?}"));
+        }
+        let out_of_range = [
+            "1e999999999",
+            "1e-999999999",
+            "-1e999999999",
+            "1e99999999999999999999999999999",
+            "1e-99999999999999999999999999999",
+            "1e4096",
+            "-1e4095",
+            "1e-4095",
+            "-1e-4094",
+        ];
+        for input in out_of_range {
+            let err = input.parse::<Number>().unwrap_err();
+            assert!(err.is_out_of_range(), "{input:?}");
+            assert_eq!(
+                err.to_string(),
+                format!("number {input:?} is out of the supported range")
+            );
+        }
+    }
+
+    #[test]
+    fn text_length_bound() {
+        let ok = [
+            format!("1e{}", MAX_NUMBER_TEXT_LEN - 1),
+            format!("-1e{}", MAX_NUMBER_TEXT_LEN - 2),
+            format!("1e-{}", MAX_NUMBER_TEXT_LEN - 2),
+            format!("-1e-{}", MAX_NUMBER_TEXT_LEN - 3),
+            "7".repeat(MAX_NUMBER_TEXT_LEN),
+            format!("-{}", "7".repeat(MAX_NUMBER_TEXT_LEN - 1)),
+            format!("{}.5", "7".repeat(MAX_NUMBER_TEXT_LEN - 2)),
+            // Leading and trailing zeros don't count.
+            format!("{}1.{}", "0".repeat(100_000), "0".repeat(100_000)),
+        ];
+        for s in &ok {
+            let n = num(s);
+            assert!(n.to_string().len() <= MAX_NUMBER_TEXT_LEN);
+            assert_eq!(num(&n.to_string()), n);
+        }
+        let too_long = [
+            format!("1e{}", MAX_NUMBER_TEXT_LEN),
+            "7".repeat(MAX_NUMBER_TEXT_LEN + 1),
+            format!("-{}", "7".repeat(MAX_NUMBER_TEXT_LEN)),
+            format!("{}.5", "7".repeat(MAX_NUMBER_TEXT_LEN - 1)),
+        ];
+        for s in &too_long {
+            let err = s.parse::<Number>().unwrap_err();
+            assert!(err.is_out_of_range());
+            // The message quotes only the start of a long input.
+            assert!(err.to_string().len() < 200, "{err}");
+        }
+    }
+
+    #[test]
+    fn error_message_truncates_on_char_boundary() {
+        let s = "é".repeat(100);
+        let msg = s.parse::<Number>().unwrap_err().to_string();
+        assert!(msg.starts_with("invalid number \"é"));
+        assert!(msg.ends_with("\"..."), "{msg}");
+    }
+
+    #[test]
+    fn wire_examples() {
+        use WireNumber::{Float, Int, Text, UInt};
+        let text = |s: &str| Text(Cow::Owned(s.to_owned()));
+        let cases: Vec<(Number, WireNumber<'static>)> = vec![
+            (num("0"), UInt(0)),
+            (num("-0"), UInt(0)),
+            (f(-0.0), UInt(0)),
+            (num("5"), UInt(5)),
+            (num("-5"), Int(-5)),
+            (Number::from(i64::MAX), UInt(i64::MAX as u64)),
+            (Number::from(i64::MIN), Int(i64::MIN)),
+            (f(1.0), UInt(1)),
+            (num("1e3"), UInt(1000)),
+            (num("9223372036854775808"), text("9223372036854775808")),
+            (f(TWO_63), text("9223372036854775808")),
+            (num("18446744073709551615"), text("18446744073709551615")),
+            (num("-9223372036854775809"), text("-9223372036854775809")),
+            (num("0.1"), text("0.1")),
+            (num("-0.1"), text("-0.1")),
+            (num("0.5"), Float(0.5)),
+            (f(0.5), Float(0.5)),
+            (num("-2.75"), Float(-2.75)),
+            (num("1e21"), text("1000000000000000000000")),
+            (f(1e21), text("1000000000000000000000")),
+            (num("4503599627370496.5"), text("4503599627370496.5")),
+            (
+                num("0.1000000000000000055511151231257827021181583404541015625"),
+                Float(0.1),
+            ),
+            (f(0.1), Float(0.1)),
+            (f(5e-324), Float(5e-324)),
+            (num("1e400"), text(&format!("1{}", "0".repeat(400)))),
+            (f(1e300), text(E300)),
+            (Number::infinity(), Float(f64::INFINITY)),
+            (Number::neg_infinity(), Float(f64::NEG_INFINITY)),
+            (Number::from(u128::MAX), text(&u128::MAX.to_string())),
+        ];
+        for (n, want) in cases {
+            assert_eq!(n.wire(), want, "{n:?}");
+        }
+        // An unsigned integer Decimal borrows its digits.
+        let n = num("18446744073709551617");
+        assert!(matches!(
+            n.wire(),
+            Text(Cow::Borrowed("18446744073709551617"))
+        ));
+    }
+
+    #[test]
+    fn display_exact_floats() {
+        assert_eq!(
+            f(0.1).to_string(),
+            "0.1000000000000000055511151231257827021181583404541015625"
+        );
+        let tiny = format!("0.{}{}", "0".repeat(323), SUBNORMAL_DIGITS);
+        assert_eq!(tiny.len(), 1076);
+        assert_eq!(f(5e-324).to_string(), tiny);
+        assert_eq!(f(-5e-324).to_string(), format!("-{tiny}"));
+        assert_eq!(f(1e300).to_string(), E300);
+        assert_eq!(f(f64::MAX).to_string(), format!("{:.0}", f64::MAX));
+        assert_eq!(f(1.5).to_string(), "1.5");
+        assert_eq!(f(-2.0).to_string(), "-2");
+        assert_eq!(f(1e21).to_string(), "1000000000000000000000");
+        // Every exact expansion round-trips.
+        for x in [0.1, 5e-324, 1e300, f64::MAX, f64::MIN_POSITIVE, -1e-310] {
+            assert_eq!(num(&f(x).to_string()), f(x));
+            assert_eq!(num(&f(x).to_string()).to_exact_f64(), Some(x));
+        }
+    }
+
+    #[test]
+    fn display_and_debug_formatting() {
+        assert_eq!(format!("{:?}", num("1.5")), "Number(1.5)");
+        assert_eq!(format!("{:?}", Number::infinity()), "Number(+Inf)");
+        assert_eq!(format!("{:?}", num("-0.1")), "Number(-0.1)");
+        assert_eq!(format!("{:+}", num("0.1")), "+0.1");
+        assert_eq!(format!("{:+}", num("-0.1")), "-0.1");
+        assert_eq!(format!("{:08}", num("-0.1")), "-00000.1");
+        assert_eq!(format!("{:<6}|", num("0.5")), "0.5   |");
+        assert_eq!(format!("{:>6}", Number::neg_infinity()), "  -Inf");
+        assert_eq!(format!("{:5}", Number::from(-12)), "  -12");
+        assert_eq!(Number::default(), Number::from(0));
+    }
+
+    #[test]
+    fn equality_across_representations() {
+        let one = [
+            Number::from(1u8),
+            Number::from(1i128),
+            Number::from(1usize),
+            num("1"),
+            num("1.0"),
+            num("1e0"),
+            num("0.1e1"),
+            num("+001.000"),
+            f(1.0),
+            Number::from_f32(1.0).unwrap(),
+        ];
+        for a in &one {
+            for b in &one {
+                assert_eq!(a, b);
+                assert_eq!(a.cmp(b), Ordering::Equal);
+                assert_eq!(hash_of(a), hash_of(b));
+            }
+        }
+        assert_ne!(f(0.1), num("0.1"));
+        assert!(num("0.1") < f(0.1));
+        assert_eq!(num("-0"), Number::from(0));
+        assert_eq!(f(-0.0), Number::from(0));
+        assert_eq!(num("0.5"), f(0.5));
+        assert_eq!(hash_of(&num("0.5")), hash_of(&f(0.5)));
+        assert_eq!(num("1e21"), f(1e21));
+        assert_eq!(num("9223372036854775808"), f(TWO_63));
+        assert_eq!(num("9223372036854775808"), Number::from(1u64 << 63));
+        assert_eq!(num("18446744073709551616"), f(TWO_64));
+        assert_eq!(num("18446744073709551616"), Number::from(1u128 << 64));
+        assert_eq!(num(E300), f(1e300));
+        assert_eq!(Number::from(i128::MIN), f(-TWO_127));
+        assert_eq!(Number::from(u128::MAX), num(&u128::MAX.to_string()));
+        assert_eq!(Number::from(i128::MAX), num(&i128::MAX.to_string()));
+        assert_eq!(
+            num("0.1000000000000000055511151231257827021181583404541015625"),
+            f(0.1)
+        );
+        assert_eq!(Number::from_f32(0.1).unwrap(), f(f64::from(0.1f32)));
+        assert_eq!(Number::infinity(), num("inf"));
+        assert_eq!(Number::neg_infinity(), num("-INF"));
+        assert_eq!(Number::infinity(), f(f64::INFINITY));
+        assert_eq!(Number::neg_infinity(), f(f64::NEG_INFINITY));
+        assert_ne!(Number::infinity(), Number::neg_infinity());
+        let set: HashSet<Number> = ["0.5", "5e-1", ".50", "1", "1.0"]
+            .iter()
+            .map(|s| num(s))
+            .chain([f(0.5), f(1.0)])
+            .collect();
+        assert_eq!(set.len(), 2);
+    }
+
+    #[test]
+    fn ordering() {
+        let ascending = [
+            Number::neg_infinity(),
+            num("-1e400"),
+            f(-1e300),
+            Number::from(i128::MIN),
+            num("-18446744073709551616"),
+            num("-9223372036854775809"),
+            Number::from(i64::MIN),
+            num("-1.5"),
+            num("-1"),
+            f(-0.1),
+            num("-0.1"),
+            f(-5e-324),
+            num("-1e-400"),
+            num("0"),
+            num("1e-400"),
+            f(5e-324),
+            num("0.1"),
+            f(0.1),
+            num("0.3333333333333333333333333333333333333333"),
+            f(0.5),
+            num("0.5000000000000000000000000001"),
+            num("1"),
+            num("4503599627370496.5"),
+            Number::from(i64::MAX),
+            num("9223372036854775807.5"),
+            Number::from(1u64 << 63),
+            num("9223372036854775808.5"),
+            Number::from(u64::MAX),
+            num("18446744073709551615.5"),
+            f(TWO_64),
+            num("18446744073709551617"),
+            num("12345678901234567890123"),
+            num("123456789012345678901234567890.5"),
+            f(1e300),
+            num("1e400"),
+            Number::infinity(),
+        ];
+        for (i, a) in ascending.iter().enumerate() {
+            for (j, b) in ascending.iter().enumerate() {
+                assert_eq!(a.cmp(b), i.cmp(&j), "{a:?} vs {b:?}");
+                assert_eq!(a == b, i == j, "{a:?} vs {b:?}");
+                assert_eq!(a.partial_cmp(b), Some(i.cmp(&j)));
+            }
+        }
+    }
+
+    #[test]
+    fn predicates() {
+        assert!(num("0").is_zero());
+        assert!(!num("0").is_sign_negative());
+        assert!(!num("1e-400").is_zero());
+        assert!(num("-1e-400").is_sign_negative());
+        assert!(f(-0.5).is_sign_negative());
+        assert!(Number::neg_infinity().is_sign_negative());
+        assert!(!Number::infinity().is_sign_negative());
+        assert!(Number::infinity().is_infinite());
+        assert!(!num("1e400").is_infinite());
+        assert!(num("1e400").is_integer());
+        assert!(f(1e300).is_integer());
+        assert!(Number::from(u64::MAX).is_integer());
+        assert!(!num("0.5").is_integer());
+        assert!(!num("1e-400").is_integer());
+        assert!(!num("12345678901234567890.1").is_integer());
+        assert!(!Number::infinity().is_integer());
+    }
+
+    #[test]
+    fn integer_conversions() {
+        assert_eq!(num("1.5").to_i64(), None);
+        assert_eq!(num("9223372036854775808").to_i64(), None);
+        assert_eq!(num("9223372036854775807").to_i64(), Some(i64::MAX));
+        assert_eq!(num("-9223372036854775808").to_i64(), Some(i64::MIN));
+        assert_eq!(num("18446744073709551615").to_u64(), Some(u64::MAX));
+        assert_eq!(num("18446744073709551616").to_u64(), None);
+        assert_eq!(num("256").to_u8(), None);
+        assert_eq!(num("255").to_u8(), Some(255));
+        assert_eq!(num("-1").to_u8(), None);
+        assert_eq!(num("-128").to_i8(), Some(-128));
+        assert_eq!(num("-129").to_i8(), None);
+        assert_eq!(num("2.0").to_i32(), Some(2));
+        assert_eq!(num("2e1").to_i16(), Some(20));
+        assert_eq!(num("65535").to_u16(), Some(65535));
+        assert_eq!(num("4294967295").to_u32(), Some(u32::MAX));
+        assert_eq!(num("-5").to_isize(), Some(-5));
+        assert_eq!(num("5").to_usize(), Some(5));
+        assert_eq!(num("1e400").to_u128(), None);
+        assert_eq!(num("1e38").to_u128(), Some(10u128.pow(38)));
+        assert_eq!(num("-1e38").to_i128(), Some(-(10i128.pow(38))));
+        assert_eq!(num("1e39").to_i128(), None);
+        assert_eq!(f(TWO_64).to_u128(), Some(1u128 << 64));
+        assert_eq!(f(-TWO_127).to_i128(), Some(i128::MIN));
+        assert_eq!(f(TWO_127).to_i128(), None);
+        assert_eq!(f(TWO_127).to_u128(), Some(1u128 << 127));
+        assert_eq!(f(TWO_128).to_u128(), None);
+        assert_eq!(f(0.5).to_u128(), None);
+        assert_eq!(
+            num("18446744073709551617").to_u128(),
+            Some((1u128 << 64) + 1)
+        );
+        assert_eq!(num("-18446744073709551617").to_u128(), None);
+        assert_eq!(
+            num("-18446744073709551617").to_i128(),
+            Some(-(1i128 << 64) - 1)
+        );
+        assert_eq!(num("18446744073709551617.5").to_u128(), None);
+        assert_eq!(Number::infinity().to_u128(), None);
+        assert_eq!(Number::neg_infinity().to_i128(), None);
+        assert_eq!(Number::from(u128::MAX).to_u128(), Some(u128::MAX));
+        assert_eq!(Number::from(i128::MAX).to_i128(), Some(i128::MAX));
+        assert_eq!(Number::from(i128::MAX).to_u128(), Some(i128::MAX as u128));
+    }
+
+    #[test]
+    fn float_conversions() {
+        assert_eq!(num("1e400").to_f64(), None);
+        assert_eq!(num("-1e400").to_f64(), None);
+        assert_eq!(num("0.1").to_f64(), Some(0.1));
+        assert_eq!(num("1e-400").to_f64(), Some(0.0));
+        assert_eq!(f(0.1).to_f64(), Some(0.1));
+        assert_eq!(Number::from(u64::MAX).to_f64(), Some(TWO_64));
+        assert_eq!(num("9007199254740993").to_f64(), Some(9007199254740992.0));
+        assert_eq!(num("9007199254740993.5").to_f64(), Some(9007199254740994.0));
+        assert_eq!(Number::infinity().to_f64(), Some(f64::INFINITY));
+        assert_eq!(Number::neg_infinity().to_f64(), Some(f64::NEG_INFINITY));
+        // Just above f64::MAX, but rounds down to it.
+        let above_max = format!("{}.1", f(f64::MAX));
+        assert_eq!(num(&above_max).to_f64(), Some(f64::MAX));
+
+        assert_eq!(num("0.1").to_f32(), Some(0.1f32));
+        assert_eq!(f(0.1).to_f32(), Some(0.1f32));
+        assert_eq!(num("1e39").to_f32(), None);
+        assert_eq!(f(1e39).to_f32(), None);
+        assert_eq!(f(1e300).to_f32(), None);
+        assert_eq!(Number::infinity().to_f32(), Some(f32::INFINITY));
+        // Correct rounding directly from the decimal, no double rounding:
+        // 1 + 2^-24 + 2^-60 is just above the f32 halfway point.
+        let s = "1.00000005960464477539930799772017"; // > 1 + 2^-24
+        assert_eq!(num(s).to_f32(), Some(1.0000001f32));
+        assert_eq!(s.parse::<f32>().unwrap(), 1.0000001f32);
+
+        assert_eq!(num("0.5").to_exact_f64(), Some(0.5));
+        assert_eq!(num("0.1").to_exact_f64(), None);
+        assert_eq!(num("1e400").to_exact_f64(), None);
+        assert_eq!(num("1e22").to_exact_f64(), Some(1e22));
+        assert_eq!(num("1e23").to_exact_f64(), None);
+        assert_eq!(Number::from(i64::MAX).to_exact_f64(), None);
+        assert_eq!(Number::from(i64::MIN).to_exact_f64(), Some(-TWO_63));
+        assert_eq!(Number::from(u64::MAX).to_exact_f64(), None);
+        assert_eq!(Number::from(1u64 << 63).to_exact_f64(), Some(TWO_63));
+        assert_eq!(Number::infinity().to_exact_f64(), Some(f64::INFINITY));
+        assert_eq!(f(5e-324).to_exact_f64(), Some(5e-324));
+    }
+
+    #[test]
+    fn float_constructors() {
+        assert_eq!(Number::from_f64(f64::NAN), None);
+        assert_eq!(Number::from_f32(f32::NAN), None);
+        assert!(Number::try_from(f64::NAN).is_err());
+        assert!(Number::try_from(f32::NAN).is_err());
+        assert_eq!(Number::try_from(2.5f64).unwrap(), num("2.5"));
+        assert_eq!(Number::try_from(2.5f32).unwrap(), num("2.5"));
+        assert_eq!(Number::try_from(f32::INFINITY).unwrap(), Number::infinity());
+        assert_eq!(
+            Number::from_f32(0.1).unwrap().to_string(),
+            "0.100000001490116119384765625"
+        );
+    }
+
+    #[test]
+    fn serde_json_round_trips() {
+        let cases = [
+            ("1", "1"),
+            ("-3", "-3"),
+            ("0.5", "0.5"),
+            ("0.1", "\"0.1\""),
+            ("9223372036854775808", "\"9223372036854775808\""),
+            ("1e21", "\"1000000000000000000000\""),
+        ];
+        for (input, json) in cases {
+            let n = num(input);
+            assert_eq!(serde_json::to_string(&n).unwrap(), json);
+            let back: Number = serde_json::from_str(json).unwrap();
+            assert_eq!(back, n);
+        }
+        let n: Number = serde_json::from_str("18446744073709551615").unwrap();
+        assert_eq!(n, Number::from(u64::MAX));
+        let n: Number = serde_json::from_str("0.1").unwrap();
+        assert_eq!(n, f(0.1));
+        let n: Number = serde_json::from_str("\"-Inf\"").unwrap();
+        assert_eq!(n, Number::neg_infinity());
+        let n: Vec<Number> = serde_json::from_str(r#"[1, "2.5", -1e400]"#)
+            .map_err(|e| e.to_string())
+            .unwrap_or_default();
+        // serde_json itself rejects -1e400 as out of range.
+        assert!(n.is_empty());
+        let err = serde_json::from_str::<Number>("\"0x10\"").unwrap_err();
+        assert!(
+            err.to_string().contains(r#"invalid number "0x10""#),
+            "{err}"
+        );
+        let err = serde_json::from_str::<Number>("true").unwrap_err();
+        assert!(err.to_string().contains("expected a number"), "{err}");
+    }
+
+    #[test]
+    fn serde_value_deserializers() {
+        use serde::de::value::{
+            Error, F32Deserializer, F64Deserializer, I128Deserializer, StrDeserializer,
+            StringDeserializer, U128Deserializer,
+        };
+        use serde::de::IntoDeserializer;
+        let d: F64Deserializer<Error> = 0.25f64.into_deserializer();
+        assert_eq!(Number::deserialize(d).unwrap(), num("0.25"));
+        let d: F64Deserializer<Error> = f64::NAN.into_deserializer();
+        let err = Number::deserialize(d).unwrap_err().to_string();
+        assert!(err.contains("expected a number"), "{err}");
+        let d: F32Deserializer<Error> = f32::NAN.into_deserializer();
+        assert!(Number::deserialize(d).is_err());
+        let d: F32Deserializer<Error> = 0.1f32.into_deserializer();
+        assert_eq!(
+            Number::deserialize(d).unwrap(),
+            Number::from_f32(0.1).unwrap()
+        );
+        let d: I128Deserializer<Error> = i128::MIN.into_deserializer();
+        assert_eq!(Number::deserialize(d).unwrap(), Number::from(i128::MIN));
+        let d: U128Deserializer<Error> = u128::MAX.into_deserializer();
+        assert_eq!(Number::deserialize(d).unwrap(), Number::from(u128::MAX));
+        let d: StrDeserializer<Error> = "1e3".into_deserializer();
+        assert_eq!(Number::deserialize(d).unwrap(), Number::from(1000));
+        let d: StringDeserializer<Error> = String::from("-0.5").into_deserializer();
+        assert_eq!(Number::deserialize(d).unwrap(), num("-0.5"));
+        let d: StrDeserializer<Error> = "nan".into_deserializer();
+        let err = Number::deserialize(d).unwrap_err().to_string();
+        assert_eq!(err, r#"invalid number "nan""#);
+    }
+
+    /// A serializer that records the call sequence, to check the
+    /// newtype-struct token and the wire mapping.
+    mod record {
+        use serde::ser::{self, Impossible, Serialize};
+        use std::fmt;
+
+        #[derive(Debug)]
+        pub struct Error(String);
+        impl fmt::Display for Error {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl std::error::Error for Error {}
+        impl ser::Error for Error {
+            fn custom<T: fmt::Display>(msg: T) -> Self {
+                Error(msg.to_string())
+            }
+        }
+
+        pub struct Recorder;
+
+        macro_rules! unsupported {
+            ($($name:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
+                fn $name(self, $(_: $arg),*) -> Result<$ret, Error> {
+                    Err(Error(stringify!($name).into()))
+                }
+            )*};
+        }
+
+        impl ser::Serializer for Recorder {
+            type Ok = String;
+            type Error = Error;
+            type SerializeSeq = Impossible<String, Error>;
+            type SerializeTuple = Impossible<String, Error>;
+            type SerializeTupleStruct = Impossible<String, Error>;
+            type SerializeTupleVariant = Impossible<String, Error>;
+            type SerializeMap = Impossible<String, Error>;
+            type SerializeStruct = Impossible<String, Error>;
+            type SerializeStructVariant = Impossible<String, Error>;
+
+            fn serialize_u64(self, v: u64) -> Result<String, Error> {
+                Ok(format!("u64 {v}"))
+            }
+            fn serialize_i64(self, v: i64) -> Result<String, Error> {
+                Ok(format!("i64 {v}"))
+            }
+            fn serialize_f64(self, v: f64) -> Result<String, Error> {
+                Ok(format!("f64 {v:?}"))
+            }
+            fn serialize_str(self, v: &str) -> Result<String, Error> {
+                Ok(format!("str {v}"))
+            }
+            fn serialize_newtype_struct<T: ?Sized + Serialize>(
+                self,
+                name: &'static str,
+                value: &T,
+            ) -> Result<String, Error> {
+                Ok(format!("{name}({})", value.serialize(Recorder)?))
+            }
+            unsupported! {
+                serialize_bool(bool) -> String;
+                serialize_i8(i8) -> String;
+                serialize_i16(i16) -> String;
+                serialize_i32(i32) -> String;
+                serialize_u8(u8) -> String;
+                serialize_u16(u16) -> String;
+                serialize_u32(u32) -> String;
+                serialize_f32(f32) -> String;
+                serialize_char(char) -> String;
+                serialize_bytes(&[u8]) -> String;
+                serialize_none() -> String;
+                serialize_unit() -> String;
+                serialize_unit_struct(&'static str) -> String;
+                serialize_unit_variant(&'static str, u32, &'static str) -> String;
+                serialize_seq(Option<usize>) -> Self::SerializeSeq;
+                serialize_tuple(usize) -> Self::SerializeTuple;
+                serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+                serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+                serialize_map(Option<usize>) -> Self::SerializeMap;
+                serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+                serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
+            }
+            fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<String, Error> {
+                Err(Error("some".into()))
+            }
+            fn serialize_newtype_variant<T: ?Sized + Serialize>(
+                self,
+                _: &'static str,
+                _: u32,
+                _: &'static str,
+                _: &T,
+            ) -> Result<String, Error> {
+                Err(Error("newtype_variant".into()))
+            }
+        }
+    }
+
+    #[test]
+    fn serialize_uses_token_and_wire() {
+        let ser = |n: &Number| n.serialize(record::Recorder).unwrap();
+        let t = TOKEN;
+        assert_eq!(ser(&num("7")), format!("{t}(u64 7)"));
+        assert_eq!(ser(&num("-7")), format!("{t}(i64 -7)"));
+        assert_eq!(ser(&num("0.5")), format!("{t}(f64 0.5)"));
+        assert_eq!(ser(&num("0.1")), format!("{t}(str 0.1)"));
+        assert_eq!(ser(&Number::infinity()), format!("{t}(f64 inf)"));
+        assert_eq!(ser(&Number::neg_infinity()), format!("{t}(f64 -inf)"));
+        assert_eq!(
+            ser(&num("9223372036854775808")),
+            format!("{t}(str 9223372036854775808)")
+        );
+    }
+
+    #[test]
+    fn canonical_reprs() {
+        // Integers in i64 range are Int; i64::MAX+1..=u64::MAX are UInt.
+        assert!(matches!(num("-0").repr, Repr::Int(0)));
+        assert!(matches!(f(-0.0).repr, Repr::Int(0)));
+        assert!(matches!(num("12e2").repr, Repr::Int(1200)));
+        assert!(matches!(f(-TWO_63).repr, Repr::Int(i64::MIN)));
+        assert!(matches!(num("9223372036854775808").repr, Repr::UInt(_)));
+        assert!(matches!(f(TWO_63).repr, Repr::UInt(_)));
+        assert!(matches!(
+            Number::from(u128::from(u64::MAX)).repr,
+            Repr::UInt(_)
+        ));
+        // Other exact f64 values are Float.
+        assert!(matches!(num("0.5").repr, Repr::Float(_)));
+        assert!(matches!(num("1e22").repr, Repr::Float(_)));
+        assert!(matches!(num("-18446744073709551616").repr, Repr::Float(_)));
+        assert!(matches!(Number::from(1u128 << 100).repr, Repr::Float(_)));
+        // Everything else is Decimal.
+        assert!(matches!(num("0.1").repr, Repr::Decimal(_)));
+        assert!(matches!(num("1e23").repr, Repr::Decimal(_)));
+        assert!(matches!(num("18446744073709551617").repr, Repr::Decimal(_)));
+        assert!(matches!(Number::from(u128::MAX).repr, Repr::Decimal(_)));
+        assert!(matches!(Number::from(i128::MAX).repr, Repr::Decimal(_)));
+        assert!(matches!(Number::from(i128::MIN + 1).repr, Repr::Decimal(_)));
+        assert_eq!(std::mem::size_of::<Number>(), 16);
+    }
+
+    // ---- reference implementations for the property tests ----
+
+    /// Plain text of a decimal literal (digits, optional point, optional
+    /// exponent), computed by string shifting.
+    fn ref_plain(s: &str) -> String {
+        let (neg, s) = match s.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, s.strip_prefix('+').unwrap_or(s)),
+        };
+        let (mant, exp) = match s.split_once(['e', 'E']) {
+            Some((m, e)) => (m, e.parse::<i64>().unwrap()),
+            None => (s, 0),
+        };
+        let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+        let digits = format!("{int}{frac}");
+        let point = int.len() as i64 + exp;
+        let body = if point <= 0 {
+            format!("0.{}{digits}", "0".repeat((-point) as usize))
+        } else if point as usize >= digits.len() {
+            format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+        } else {
+            let (a, b) = digits.split_at(point as usize);
+            format!("{a}.{b}")
+        };
+        format!("{}{body}", if neg { "-" } else { "" })
+    }
+
+    /// Normalises plain text: no leading integer zeros, no trailing
+    /// fraction zeros, no "-0".
+    fn ref_normalize(s: &str) -> String {
+        let (neg, s) = match s.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, s),
+        };
+        let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+        let int = int.trim_start_matches('0');
+        let frac = frac.trim_end_matches('0');
+        let int = if int.is_empty() { "0" } else { int };
+        let body = if frac.is_empty() {
+            int.to_string()
+        } else {
+            format!("{int}.{frac}")
+        };
+        if body == "0" {
+            body
+        } else if neg {
+            format!("-{body}")
+        } else {
+            body
+        }
+    }
+
+    /// Compares two plain decimal texts by value.
+    fn ref_cmp(a: &str, b: &str) -> Ordering {
+        fn key(s: &str) -> (i8, String, String) {
+            let n = ref_normalize(s);
+            let (neg, body) = match n.strip_prefix('-') {
+                Some(r) => (true, r.to_string()),
+                None => (false, n.clone()),
+            };
+            let (int, frac) = body.split_once('.').unwrap_or((&body, ""));
+            let sign = if n == "0" {
+                0
+            } else if neg {
+                -1
+            } else {
+                1
+            };
+            (sign, int.to_string(), frac.to_string())
+        }
+        let (sa, ia, fa) = key(a);
+        let (sb, ib, fb) = key(b);
+        if sa != sb {
+            return sa.cmp(&sb);
+        }
+        let mag = ia
+            .len()
+            .cmp(&ib.len())
+            .then_with(|| ia.cmp(&ib))
+            .then_with(|| fa.cmp(&fb));
+        if sa < 0 {
+            mag.reverse()
+        } else {
+            mag
+        }
+    }
+
+    /// The exact plain text of a finite f64, from the standard library's
+    /// exact formatting.
+    fn ref_f64_plain(x: f64) -> String {
+        ref_normalize(&format!("{x:.1074}"))
+    }
+
+    fn finite_f64() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<u64>().prop_map(f64::from_bits),
+            any::<f64>(),
+            any::<i64>().prop_map(|i| i as f64),
+            (any::<i32>(), -30i32..30).prop_map(|(m, e)| f64::from(m) * 2f64.powi(e)),
+        ]
+        .prop_filter("finite", |x| x.is_finite())
+    }
+
+    fn decimal_literal() -> impl Strategy<Value = String> {
+        (
+            prop_oneof![Just(""), Just("-"), Just("+")],
+            "[0-9]{0,30}",
+            prop_oneof![Just(None), "[0-9]{0,30}".prop_map(Some)],
+            prop_oneof![Just(None), (-80i32..80).prop_map(Some)],
+        )
+            .prop_filter_map("needs a digit", |(sign, int, frac, exp)| {
+                if int.is_empty() && frac.as_deref().unwrap_or("").is_empty() {
+                    return None;
+                }
+                let mut s = format!("{sign}{int}");
+                if let Some(frac) = frac {
+                    s.push('.');
+                    s.push_str(&frac);
+                }
+                if let Some(e) = exp {
+                    s.push_str(&format!("e{e}"));
+                }
+                Some(s)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn f64_round_trips(x in finite_f64()) {
+            let n = Number::from_f64(x).unwrap();
+            prop_assert_eq!(n.to_exact_f64(), Some(x));
+            prop_assert_eq!(n.to_f64(), Some(x));
+            let text = n.to_string();
+            prop_assert_eq!(&text, &ref_f64_plain(x));
+            prop_assert!(text.len() <= MAX_NUMBER_TEXT_LEN);
+            let back = num(&text);
+            prop_assert_eq!(&back, &n);
+            prop_assert_eq!(hash_of(&back), hash_of(&n));
+            prop_assert_eq!(n.to_f32(), Some(x as f32).filter(|g| g.is_finite()));
+            // The shortest round-trip text is a different number unless exact.
+            let short = num(&format!("{x:e}"));
+            prop_assert_eq!(short.cmp(&n), ref_cmp(&ref_plain(&format!("{x:e}")), &text));
+            prop_assert_eq!(short.to_f64(), Some(x));
+        }
+
+        #[test]
+        fn f64_ordering(x in finite_f64(), y in finite_f64()) {
+            let (a, b) = (f(x), f(y));
+            prop_assert_eq!(Some(a.cmp(&b)), x.partial_cmp(&y));
+            prop_assert_eq!(a == b, x == y);
+        }
+
+        #[test]
+        fn i128_round_trips(v in any::<i128>(), w in any::<i128>()) {
+            let (a, b) = (Number::from(v), Number::from(w));
+            prop_assert_eq!(a.to_i128(), Some(v));
+            prop_assert_eq!(a.to_string(), v.to_string());
+            prop_assert_eq!(num(&v.to_string()), a.clone());
+            prop_assert_eq!(a.cmp(&b), v.cmp(&w));
+            prop_assert_eq!(a == b, v == w);
+            prop_assert_eq!(a.to_i64(), i64::try_from(v).ok());
+            prop_assert_eq!(a.to_u64(), u64::try_from(v).ok());
+            prop_assert_eq!(a.to_i32(), i32::try_from(v).ok());
+            prop_assert_eq!(a.to_u128(), u128::try_from(v).ok());
+            prop_assert_eq!(a.to_f64(), Some(v as f64));
+            prop_assert_eq!(a.to_f32(), Some(v as f32));
+            prop_assert_eq!(a.is_integer(), true);
+        }
+
+        #[test]
+        fn small_i128_round_trips(v in -(1i128 << 70)..(1i128 << 70)) {
+            let a = Number::from(v);
+            prop_assert_eq!(a.to_i128(), Some(v));
+            prop_assert_eq!(a.to_string(), v.to_string());
+            prop_assert_eq!(num(&v.to_string()), a);
+        }
+
+        #[test]
+        fn u128_round_trips(v in any::<u128>()) {
+            let a = Number::from(v);
+            prop_assert_eq!(a.to_u128(), Some(v));
+            prop_assert_eq!(a.to_string(), v.to_string());
+            prop_assert_eq!(num(&v.to_string()), a);
+        }
+
+        #[test]
+        fn int_vs_float(v in any::<i64>(), x in finite_f64(), near in any::<bool>()) {
+            let x = if near { v as f64 } else { x };
+            let (a, b) = (Number::from(v), f(x));
+            prop_assert_eq!(a.cmp(&b), ref_cmp(&v.to_string(), &ref_f64_plain(x)));
+            let (a, b) = (Number::from(v as u64), f(x));
+            prop_assert_eq!(a.cmp(&b), ref_cmp(&(v as u64).to_string(), &ref_f64_plain(x)));
+        }
+
+        #[test]
+        fn decimal_round_trips(s in decimal_literal()) {
+            let n = num(&s);
+            let plain = ref_normalize(&ref_plain(&s));
+            prop_assert_eq!(n.to_string(), plain.clone());
+            let again = num(&n.to_string());
+            prop_assert_eq!(&again, &n);
+            prop_assert_eq!(hash_of(&again), hash_of(&n));
+            prop_assert_eq!(again.to_string(), plain);
+            prop_assert_eq!(n.to_f64(), s.parse::<f64>().ok().filter(|x| x.is_finite()));
+            prop_assert_eq!(n.to_f32(), s.parse::<f32>().ok().filter(|x| x.is_finite()));
+            if let Some(x) = n.to_exact_f64() {
+                prop_assert_eq!(f(x), n.clone());
+            }
+            match n.wire() {
+                WireNumber::Text(t) => prop_assert_eq!(num(&t), n),
+                WireNumber::Float(x) => {
+                    prop_assert!(x.fract() != 0.0);
+                    prop_assert_eq!(f(x), n);
+                }
+                WireNumber::Int(i) => prop_assert_eq!(Number::from(i), n),
+                WireNumber::UInt(u) => prop_assert_eq!(Number::from(u), n),
+            }
+        }
+
+        #[test]
+        fn decimal_ordering(a in decimal_literal(), b in decimal_literal()) {
+            let (x, y) = (num(&a), num(&b));
+            let want = ref_cmp(&ref_plain(&a), &ref_plain(&b));
+            prop_assert_eq!(x.cmp(&y), want);
+            prop_assert_eq!(y.cmp(&x), want.reverse());
+            prop_assert_eq!(x == y, want == Ordering::Equal);
+        }
+
+        #[test]
+        fn decimal_vs_f64(a in decimal_literal(), x in finite_f64()) {
+            let (n, m) = (num(&a), f(x));
+            prop_assert_eq!(n.cmp(&m), ref_cmp(&ref_plain(&a), &ref_f64_plain(x)));
+            // Near misses: perturb the exact expansion in its last digit.
+            let exact = ref_f64_plain(x);
+            for tweak in ["1", "0", "9"] {
+                let t = if exact.contains('.') {
+                    format!("{exact}{tweak}")
+                } else {
+                    format!("{exact}.{tweak}")
+                };
+                prop_assert_eq!(num(&t).cmp(&m), ref_cmp(&t, &exact));
+                prop_assert_eq!(m.cmp(&num(&t)), ref_cmp(&exact, &t));
+            }
+        }
+    }
+}
