@@ -14,7 +14,7 @@
 //! with an exponent (this is Go's `big.Float` `Text('f', -1)` of the exact
 //! value): `1000`, `0.001`, `-1.5`. The infinities print as `+Inf` and
 //! `-Inf`. [`FromStr`] accepts everything `Display` prints, plus exponents
-//! and a few other forms; see [`Number::from_str`](#impl-FromStr-for-Number).
+//! and a few other forms; see the `FromStr` implementation on [`Number`].
 //!
 //! Every number fits in [`MAX_NUMBER_TEXT_LEN`] characters of plain decimal
 //! text, which bounds the cost of every operation on it.
