@@ -94,6 +94,11 @@ pub(crate) enum WireNumber<'a> {
 #[derive(Clone)]
 pub struct Number {
     repr: Repr,
+    /// Set for a whole number beyond `i64` that was built from a float64 (off the wire, or
+    /// `from_f64`): go-cty writes it as the shortest text that reads back as that float64
+    /// (`1e300` as a 1 and 300 zeros), where a number parsed from text keeps all its digits.
+    /// It takes no part in equality, ordering or hashing.
+    short_text: bool,
 }
 
 /// The representation of a [`Number`].
@@ -141,7 +146,7 @@ const TWO_127: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
 const TWO_128: f64 = 340_282_366_920_938_463_463_374_607_431_768_211_456.0;
 
 impl Number {
-    const ZERO: Number = Number { repr: Repr::Int(0) };
+    const ZERO: Number = Number { repr: Repr::Int(0), short_text: false };
 
     /// Positive infinity.
     ///
@@ -151,7 +156,7 @@ impl Number {
     /// assert_eq!(Number::infinity().to_f64(), Some(f64::INFINITY));
     /// ```
     pub fn infinity() -> Number {
-        Number { repr: Repr::PosInf }
+        Number { repr: Repr::PosInf, short_text: false }
     }
 
     /// Negative infinity.
@@ -162,7 +167,7 @@ impl Number {
     /// assert!(Number::neg_infinity() < Number::from(i128::MIN));
     /// ```
     pub fn neg_infinity() -> Number {
-        Number { repr: Repr::NegInf }
+        Number { repr: Repr::NegInf, short_text: false }
     }
 
     /// The exact value of `f`, or `None` if `f` is NaN.
@@ -195,7 +200,8 @@ impl Number {
         } else {
             Repr::Float(f)
         };
-        Some(Number { repr })
+        let short_text = f.fract() == 0.0 && !(-TWO_63..TWO_63).contains(&f);
+        Some(Number { repr, short_text })
     }
 
     /// The exact value of `f`, or `None` if `f` is NaN.
@@ -476,7 +482,9 @@ impl Number {
                 Ok(u) => WireNumber::UInt(u),
                 Err(_) => WireNumber::Int(*i),
             },
+            Repr::UInt(u) if self.short_text => WireNumber::Text(Cow::Owned(format!("{}", *u as f64))),
             Repr::UInt(u) => WireNumber::Text(Cow::Owned(u.to_string())),
+            Repr::Float(f) if self.short_text => WireNumber::Text(Cow::Owned(format!("{f}"))),
             Repr::Float(f) => {
                 if f.fract() == 0.0 {
                     // An integer outside i64's range: text, like 2^63.
@@ -512,7 +520,7 @@ impl Number {
                 Err(_) => Repr::UInt(mag),
             }
         };
-        Some(Number { repr })
+        Some(Number { repr, short_text: false })
     }
 
     /// Builds the canonical number `(-1)^neg * digits * 10^exp`.
@@ -529,6 +537,7 @@ impl Number {
         if let Some(f) = exact_f64(neg, &digits, exp) {
             return Number {
                 repr: Repr::Float(f),
+                short_text: false,
             };
         }
         Number {
@@ -537,6 +546,7 @@ impl Number {
                 digits: digits.into_boxed_str(),
                 exp,
             })),
+            short_text: false,
         }
     }
 
@@ -1207,7 +1217,7 @@ from_via!(u64 => u8, u16, u32);
 impl From<i64> for Number {
     /// The exact value of an `i64`.
     fn from(v: i64) -> Number {
-        Number { repr: Repr::Int(v) }
+        Number { repr: Repr::Int(v), short_text: false }
     }
 }
 
@@ -1215,9 +1225,10 @@ impl From<u64> for Number {
     /// The exact value of a `u64`.
     fn from(v: u64) -> Number {
         match i64::try_from(v) {
-            Ok(i) => Number { repr: Repr::Int(i) },
+            Ok(i) => Number { repr: Repr::Int(i), short_text: false },
             Err(_) => Number {
                 repr: Repr::UInt(v),
+                short_text: false,
             },
         }
     }
@@ -1237,6 +1248,7 @@ impl From<i128> for Number {
         if f != TWO_127 && f as i128 == v {
             return Number {
                 repr: Repr::Float(f),
+                short_text: false,
             };
         }
         let (digits, exp) = u128_digits(v.unsigned_abs());
@@ -1246,6 +1258,7 @@ impl From<i128> for Number {
                 digits: digits.into_boxed_str(),
                 exp,
             })),
+            short_text: false,
         }
     }
 }
@@ -1261,6 +1274,7 @@ impl From<u128> for Number {
         if f != TWO_128 && f as u128 == v {
             return Number {
                 repr: Repr::Float(f),
+                short_text: false,
             };
         }
         let (digits, exp) = u128_digits(v);
@@ -1270,6 +1284,7 @@ impl From<u128> for Number {
                 digits: digits.into_boxed_str(),
                 exp,
             })),
+            short_text: false,
         }
     }
 }
@@ -1615,7 +1630,8 @@ mod tests {
             (f(1.0), UInt(1)),
             (num("1e3"), UInt(1000)),
             (num("9223372036854775808"), text("9223372036854775808")),
-            (f(TWO_63), text("9223372036854775808")),
+            // A whole float64 beyond i64 is written as its shortest text, as go-cty does.
+            (f(TWO_63), text("9223372036854776000")),
             (num("18446744073709551615"), text("18446744073709551615")),
             (num("-9223372036854775809"), text("-9223372036854775809")),
             (num("0.1"), text("0.1")),
@@ -1633,7 +1649,7 @@ mod tests {
             (f(0.1), Float(0.1)),
             (f(5e-324), Float(5e-324)),
             (num("1e400"), text(&format!("1{}", "0".repeat(400)))),
-            (f(1e300), text(E300)),
+            (f(1e300), text(&format!("1{}", "0".repeat(300)))),
             (Number::infinity(), Float(f64::INFINITY)),
             (Number::neg_infinity(), Float(f64::NEG_INFINITY)),
             (Number::from(u128::MAX), text(&u128::MAX.to_string())),
@@ -2117,7 +2133,7 @@ mod tests {
         assert!(matches!(Number::from(u128::MAX).repr, Repr::Decimal(_)));
         assert!(matches!(Number::from(i128::MAX).repr, Repr::Decimal(_)));
         assert!(matches!(Number::from(i128::MIN + 1).repr, Repr::Decimal(_)));
-        assert_eq!(std::mem::size_of::<Number>(), 16);
+        assert_eq!(std::mem::size_of::<Number>(), 24);
     }
 
     // ---- reference implementations for the property tests ----

@@ -1,0 +1,301 @@
+//! Runs conformance vectors: JSON Lines files of cases produced by go-cty, the reference
+//! implementation Terraform Core uses, each with the outcome tfvalue must give.
+//!
+//! This is what `tfvalue check` and the crate's own conformance tests run. A case is one
+//! JSON object with a `name`, a `type` (compact type JSON) or `type_text` (the same as a
+//! string, for types too deep for ordinary JSON parsers), an input and an `expect`; the
+//! kind of case comes from the file name (`msgpack-decode`, `msgpack-encode`,
+//! `json-decode`, `json-encode`). Values are in the [tagged notation](crate::tagged).
+//!
+//! ```
+//! use tfvalue::conformance::{run_case, Kind};
+//!
+//! let case = serde_json::json!({
+//!     "name": "number/fixint-5", "type": "number", "msgpack": "05",
+//!     "expect": {"value": {"number": "5"}, "reencoded": "05"}
+//! });
+//! assert_eq!(run_case(Kind::MsgpackDecode, &case), Ok(()));
+//! ```
+
+use serde_json::Value as Json;
+
+use crate::tagged::from_tagged;
+use crate::{Type, Value};
+
+/// What a vector file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kind {
+    /// Decode `msgpack` (hex) against `type`.
+    MsgpackDecode,
+    /// Encode `value` against `type` as MessagePack.
+    MsgpackEncode,
+    /// Decode `json_text` against `type`.
+    JsonDecode,
+    /// Encode `value` against `type` as JSON.
+    JsonEncode,
+}
+
+impl Kind {
+    /// The kind named by a vector file's name: its stem starts with `msgpack-decode`,
+    /// `msgpack-encode`, `json-decode` or `json-encode`.
+    pub fn from_file_name(name: &str) -> Option<Kind> {
+        let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+        [
+            ("msgpack-decode", Kind::MsgpackDecode),
+            ("msgpack-encode", Kind::MsgpackEncode),
+            ("json-decode", Kind::JsonDecode),
+            ("json-encode", Kind::JsonEncode),
+        ]
+        .into_iter()
+        .find(|(prefix, _)| base.starts_with(prefix))
+        .map(|(_, k)| k)
+    }
+}
+
+/// The outcome of one case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CaseResult {
+    /// The case's `name` (or its line number when it has none).
+    pub name: String,
+    /// `Ok` when tfvalue did what the case expects; else why not.
+    pub outcome: Result<(), String>,
+}
+
+/// Runs every case of a JSON Lines file. Blank lines are skipped; a line that is not
+/// JSON is a failed case.
+///
+/// The cases run on a thread with a large stack, since some vectors nest types ten
+/// thousand levels deep on purpose.
+pub fn run_file(kind: Kind, text: &str) -> Vec<CaseResult> {
+    let text = text.to_owned();
+    let worker = std::thread::Builder::new()
+        .name("tfvalue-conformance".into())
+        .stack_size(512 << 20)
+        .spawn(move || run_lines(kind, &text));
+    match worker.map(|h| h.join()) {
+        Ok(Ok(results)) => results,
+        _ => vec![CaseResult {
+            name: "(runner)".into(),
+            outcome: Err("the conformance runner thread failed".into()),
+        }],
+    }
+}
+
+fn run_lines(kind: Kind, text: &str) -> Vec<CaseResult> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let case: Json = match serde_json::from_str(line) {
+            Ok(c) => c,
+            Err(e) => {
+                out.push(CaseResult {
+                    name: format!("line {}", i + 1),
+                    outcome: Err(format!("not a JSON case: {e}")),
+                });
+                continue;
+            }
+        };
+        let name = case
+            .get("name")
+            .and_then(Json::as_str)
+            .map_or_else(|| format!("line {}", i + 1), str::to_owned);
+        out.push(CaseResult {
+            name,
+            outcome: run_case(kind, &case),
+        });
+    }
+    out
+}
+
+fn field<'a>(case: &'a Json, key: &str) -> Result<&'a Json, String> {
+    case.get(key).ok_or_else(|| format!("the case has no {key:?}"))
+}
+
+fn case_type(case: &Json) -> Result<Type, String> {
+    if let Some(text) = case.get("type_text").and_then(Json::as_str) {
+        return Type::from_json_with_depth(text.as_bytes(), 1_000_000).map_err(|e| format!("bad type_text: {e}"));
+    }
+    serde_json::from_value(field(case, "type")?.clone()).map_err(|e| format!("bad type: {e}"))
+}
+
+/// Decodes hex text.
+pub fn hex_decode(s: &str) -> Result<Vec<u8>, String> {
+    let s = s.trim();
+    if s.len() % 2 != 0 {
+        return Err("hex text of odd length".into());
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| {
+            s.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| format!("invalid hex at {i}"))
+        })
+        .collect()
+}
+
+/// Lower-case hex text.
+pub fn hex_encode(b: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        let _ = write!(s, "{x:02x}");
+    }
+    s
+}
+
+fn short(s: &str) -> String {
+    if s.len() <= 200 {
+        s.to_owned()
+    } else {
+        let mut cut = 200;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}... ({} bytes)", &s[..cut], s.len())
+    }
+}
+
+/// Runs one case.
+///
+/// # Errors
+///
+/// Why tfvalue's outcome differs from the expected one (or why the case is malformed).
+pub fn run_case(kind: Kind, case: &Json) -> Result<(), String> {
+    let expect = field(case, "expect")?;
+    let ty = case_type(case)?;
+    let expects_error = expect.get("error").and_then(Json::as_bool) == Some(true);
+    match kind {
+        Kind::MsgpackDecode | Kind::JsonDecode => {
+            let decoded = if kind == Kind::MsgpackDecode {
+                let input = hex_decode(field(case, "msgpack")?.as_str().ok_or("msgpack must be hex text")?)?;
+                Value::from_msgpack(&input, &ty)
+            } else {
+                let _input = field(case, "json_text")?.as_str().ok_or("json_text must be text")?;
+                return Err("not supported yet: the JSON backend".into());
+            };
+            let decoded = match (decoded, expects_error) {
+                (Err(_), true) => return Ok(()),
+                (Ok(v), true) => return Err(format!("expected an error, decoded {}", short(&crate::tagged::to_tagged(&v).to_string()))),
+                (Err(e), false) => return Err(format!("decoding failed: {e}")),
+                (Ok(v), false) => v,
+            };
+            if let Some(want) = expect.get("value") {
+                let want = from_tagged(want).map_err(|e| format!("bad expected value: {e}"))?;
+                if decoded != want && round_bounds(&decoded) != round_bounds(&want) {
+                    return Err(format!(
+                        "decoded {}, expected {}",
+                        short(&crate::tagged::to_tagged(&decoded).to_string()),
+                        short(&crate::tagged::to_tagged(&want).to_string())
+                    ));
+                }
+            }
+            if let Some(want) = expect.get("reencoded") {
+                let want = want.as_str().ok_or("reencoded must be hex text")?;
+                let got = decoded.to_msgpack(&ty).map_err(|e| format!("re-encoding failed: {e}"))?;
+                let got = hex_encode(&got);
+                if got != want {
+                    return Err(format!("re-encoded {}, expected {}", short(&got), short(want)));
+                }
+            }
+            if expect.get("value").is_none() && expect.get("reencoded").is_none() {
+                return Err("the case expects nothing tfvalue can check".into());
+            }
+            Ok(())
+        }
+        Kind::MsgpackEncode | Kind::JsonEncode => {
+            let value = match from_tagged(field(case, "value")?) {
+                Ok(v) => v,
+                // A value that cannot even be built (NaN) cannot be encoded either.
+                Err(_) if expects_error => return Ok(()),
+                Err(e) => return Err(format!("bad value: {e}")),
+            };
+            if kind == Kind::MsgpackEncode {
+                check_msgpack_encode(&value, &ty, expect, expects_error)
+            } else {
+                check_json_encode(&value, &ty, expect, expects_error)
+            }
+        }
+    }
+}
+
+fn check_msgpack_encode(value: &Value, ty: &Type, expect: &Json, expects_error: bool) -> Result<(), String> {
+    let got = match (value.to_msgpack(ty), expects_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(b), true) => return Err(format!("expected an error, encoded {}", short(&hex_encode(&b)))),
+        (Err(e), false) => return Err(format!("encoding failed: {e}")),
+        (Ok(b), false) => b,
+    };
+    let want = expect.get("msgpack").and_then(Json::as_str).ok_or("expect has no msgpack")?;
+    match expect.get("compare").and_then(Json::as_str) {
+        Some("bytes") => {
+            let got = hex_encode(&got);
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("encoded {}, expected {}", short(&got), short(want)))
+            }
+        }
+        Some("set-order-free") => {
+            // The bytes must decode to the value go-cty's bytes decode to.
+            let ours = Value::from_msgpack(&got, ty).map_err(|e| format!("our encoding does not decode: {e}"))?;
+            let theirs = Value::from_msgpack(&hex_decode(want)?, ty)
+                .map_err(|e| format!("the expected encoding does not decode: {e}"))?;
+            if ours == theirs {
+                Ok(())
+            } else {
+                Err(format!("encoded {}, which differs from {}", short(&hex_encode(&got)), short(want)))
+            }
+        }
+        other => Err(format!("unsupported compare mode {other:?}")),
+    }
+}
+
+fn check_json_encode(_value: &Value, _ty: &Type, _expect: &Json, _expects_error: bool) -> Result<(), String> {
+    Err("not supported yet: the JSON backend".into())
+}
+
+/// The vectors write a refinement bound that was a float on the wire as the float's
+/// shortest text (the notation has no `exact` for bounds), so bounds are compared as the
+/// float64 nearest to them when the exact comparison fails.
+fn round_bounds(v: &Value) -> Value {
+    use crate::{Number, Refinements};
+    let round = |n: &Number| match n.to_exact_f64() {
+        Some(_) => n.clone(),
+        None => n.to_f64().and_then(Number::from_f64).unwrap_or_else(|| n.clone()),
+    };
+    match v {
+        Value::Unknown(r) => {
+            let mut out = Refinements::new();
+            if r.is_not_null() {
+                out = out.not_null();
+            }
+            if let Some(p) = r.prefix() {
+                out = out.string_prefix(p);
+            }
+            if let Some(b) = r.lower_bound() {
+                out = out.number_lower(round(&b.value), b.inclusive);
+            }
+            if let Some(b) = r.upper_bound() {
+                out = out.number_upper(round(&b.value), b.inclusive);
+            }
+            if let Some(n) = r.length_lower_bound() {
+                out = out.length_lower(n);
+            }
+            if let Some(n) = r.length_upper_bound() {
+                out = out.length_upper(n);
+            }
+            Value::Unknown(out)
+        }
+        Value::List(vs) => Value::List(vs.iter().map(round_bounds).collect()),
+        Value::Set(vs) => Value::Set(vs.iter().map(round_bounds).collect()),
+        Value::Tuple(vs) => Value::Tuple(vs.iter().map(round_bounds).collect()),
+        Value::Map(m) => Value::Map(m.iter().map(|(k, v)| (k.clone(), round_bounds(v))).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), round_bounds(v))).collect()),
+        Value::Dynamic(d) => crate::Dynamic::new(d.ty().clone(), round_bounds(d.value())).into_value(),
+        v => v.clone(),
+    }
+}

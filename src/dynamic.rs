@@ -1,0 +1,357 @@
+//! Values in positions declared `dynamic`: they carry their own type.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeTuple, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::private::DYNAMIC_TOKEN;
+use crate::types::{ObjectType, Type};
+use crate::unknown::{decode_ext, serialize_unknown, RefineKind};
+use crate::value::{canonicalize_set, TypedSeed, TypedValue, Value};
+
+/// A value with its own type: what an attribute declared `dynamic` holds.
+///
+/// On the MessagePack wire it is `[type JSON as bin, value]`; in JSON it is
+/// `{"type": T, "value": V}`. The type is concrete: decoding works out the types of nested
+/// `dynamic` values and drops optional-attribute markers, as go-cty does. A null or
+/// unknown of the `dynamic` type itself has [`Type::Dynamic`] as its type.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use tfvalue::{Dynamic, Type, Value};
+///
+/// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+/// struct Output { value: Dynamic }
+///
+/// let out = Output { value: Dynamic::new(Type::list(Type::String), Value::List(vec!["a".into()])) };
+/// let bytes = tfvalue::msgpack::to_vec(&out)?;
+/// assert_eq!(bytes, b"\x81\xa5value\x92\xc4\x11[\"list\",\"string\"]\x91\xa1a");
+/// let back: Output = tfvalue::msgpack::from_slice(&bytes)?;
+/// assert_eq!(back, out);
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dynamic {
+    ty: Type,
+    value: Value,
+}
+
+impl Dynamic {
+    /// A value of type `ty`. Encoding checks that the value conforms to it.
+    pub fn new(ty: Type, value: Value) -> Self {
+        Dynamic { ty, value }
+    }
+
+    /// The null of the `dynamic` type itself.
+    pub fn null() -> Self {
+        Dynamic::new(Type::Dynamic, Value::Null)
+    }
+
+    /// The type.
+    pub fn ty(&self) -> &Type {
+        &self.ty
+    }
+
+    /// The value.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// The type and the value.
+    pub fn into_parts(self) -> (Type, Value) {
+        (self.ty, self.value)
+    }
+
+    /// As a [`Value`] in a position declared `dynamic`: null and unknown of the `dynamic`
+    /// type itself are plain `Value::Null` and `Value::Unknown`.
+    pub fn into_value(self) -> Value {
+        if self.ty == Type::Dynamic {
+            self.value
+        } else {
+            Value::Dynamic(Box::new(self))
+        }
+    }
+
+    /// Checks that the value conforms to the type.
+    ///
+    /// # Errors
+    ///
+    /// As [`Value::conforms_to`].
+    pub fn validate(&self) -> Result<()> {
+        if self.ty == Type::Dynamic {
+            return match self.value {
+                Value::Null | Value::Unknown(_) => Ok(()),
+                _ => Err(Error::data(
+                    "a value of type dynamic must be null or unknown; known values carry a concrete type",
+                )),
+            };
+        }
+        self.value.conforms_to(&self.ty)
+    }
+}
+
+impl Serialize for Dynamic {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if self.ty == Type::Dynamic {
+            return match &self.value {
+                Value::Null => s.serialize_unit(),
+                Value::Unknown(r) => serialize_unknown(r, RefineKind::Dynamic, s),
+                v => Err(serde::ser::Error::custom(format_args!(
+                    "a {} of type dynamic must carry a concrete type",
+                    v.kind_name()
+                ))),
+            };
+        }
+        s.serialize_newtype_struct(DYNAMIC_TOKEN, &Wire(self))
+    }
+}
+
+/// `[type JSON, value]`.
+struct Wire<'a>(&'a Dynamic);
+
+impl Serialize for Wire<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut json = Vec::new();
+        self.0.ty.write_json(&mut json, false);
+        let mut t = s.serialize_tuple(2)?;
+        t.serialize_element(serde_bytes::Bytes::new(&json))?;
+        t.serialize_element(&TypedValue::new(&self.0.value, Some(&self.0.ty)))?;
+        t.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Dynamic {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_newtype_struct(DYNAMIC_TOKEN, DynamicVisitor)
+    }
+}
+
+/// Reads a `dynamic` value: null, an unknown (as the bytes of its extension), or the
+/// sequence `[type, value]`.
+pub(crate) struct DynamicVisitor;
+
+impl DynamicVisitor {
+    /// The visitor for a `Value` in a `dynamic` position.
+    pub(crate) fn value() -> AsValue {
+        AsValue
+    }
+}
+
+pub(crate) struct AsValue;
+
+impl<'de> Visitor<'de> for AsValue {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        DynamicVisitor.expecting(f)
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> std::result::Result<Value, E> {
+        DynamicVisitor.visit_bytes(ext).map(Dynamic::into_value)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Value, A::Error> {
+        DynamicVisitor.visit_seq(seq).map(Dynamic::into_value)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
+        DynamicVisitor.visit_map(map).map(Dynamic::into_value)
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for DynamicVisitor {
+    type Value = Dynamic;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a dynamic value [type JSON, value]")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Dynamic, E> {
+        Ok(Dynamic::null())
+    }
+
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Dynamic, E> {
+        Ok(Dynamic::null())
+    }
+
+    /// An unknown of the dynamic type itself: its refinements say nothing.
+    fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> std::result::Result<Dynamic, E> {
+        decode_ext(ext, RefineKind::Dynamic).map_err(E::custom)?;
+        Ok(Dynamic::new(Type::Dynamic, Value::Unknown(Default::default())))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Dynamic, A::Error> {
+        let Some(ty) = seq.next_element_seed(TypeJsonSeed)? else {
+            return Err(de::Error::custom("a dynamic value needs a type"));
+        };
+        let Some(value) = seq.next_element_seed(TypedSeed::new(&ty))? else {
+            return Err(de::Error::custom("a dynamic value needs a value"));
+        };
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom("a dynamic value has two elements: type and value"));
+        }
+        concretize(&ty, value).map_err(de::Error::custom)
+    }
+
+    /// `{"type": T, "value": V}` from a deserializer that does not know tfvalue's tokens
+    /// (serde_json used directly): the type must come first there.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Dynamic, A::Error> {
+        let mut ty: Option<Type> = None;
+        let mut value: Option<Value> = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "type" if ty.is_none() => ty = Some(map.next_value::<Type>()?),
+                "value" if value.is_none() => match &ty {
+                    Some(t) => value = Some(map.next_value_seed(TypedSeed::new(t))?),
+                    None => {
+                        return Err(de::Error::custom(
+                            "\"value\" before \"type\" needs tfvalue::json to decode",
+                        ))
+                    }
+                },
+                other => {
+                    return Err(de::Error::custom(format_args!(
+                        "unexpected or repeated key {other:?} in a dynamic value"
+                    )))
+                }
+            }
+        }
+        match (ty, value) {
+            (Some(t), Some(v)) => concretize(&t, v).map_err(de::Error::custom),
+            _ => Err(de::Error::custom("a dynamic value needs \"type\" and \"value\"")),
+        }
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Dynamic, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// The type of a dynamic value, from its JSON text (bin or str in MessagePack, the raw JSON
+/// of the `type` member in JSON).
+struct TypeJsonSeed;
+
+impl<'de> DeserializeSeed<'de> for TypeJsonSeed {
+    type Value = Type;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Type, D::Error> {
+        d.deserialize_bytes(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TypeJsonSeed {
+    type Value = Type;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("type JSON")
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> std::result::Result<Type, E> {
+        Type::from_json(v).map_err(E::custom)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Type, E> {
+        self.visit_bytes(v.as_bytes())
+    }
+}
+
+/// Works out the concrete type of a value decoded against a type that may contain
+/// `dynamic`, taking off the wrappers of nested dynamic values whose types are now part of
+/// the outer type, and dropping optional-attribute markers.
+pub(crate) fn concretize(ty: &Type, value: Value) -> Result<Dynamic> {
+    if !ty.has_dynamic() {
+        return Ok(Dynamic::new(strip_optional(ty), value));
+    }
+    let (ty, value) = concretize_inner(ty, value)?;
+    Ok(Dynamic::new(ty, value))
+}
+
+fn concretize_inner(ty: &Type, value: Value) -> Result<(Type, Value)> {
+    Ok(match (ty, value) {
+        (Type::Dynamic, Value::Dynamic(d)) => (d.ty, d.value),
+        (Type::Dynamic, v) => (Type::Dynamic, v),
+        (t, v @ (Value::Null | Value::Unknown(_))) => (strip_optional(t), v),
+        (Type::List(t), Value::List(vs)) => {
+            let (et, vs) = concretize_elems(t, vs)?;
+            (Type::List(Box::new(et)), Value::List(vs))
+        }
+        (Type::Set(t), Value::Set(vs)) => {
+            let (et, mut vs) = concretize_elems(t, vs)?;
+            canonicalize_set(&mut vs);
+            (Type::Set(Box::new(et)), Value::Set(vs))
+        }
+        (Type::Map(t), Value::Map(m)) => {
+            let (keys, vs): (Vec<String>, Vec<Value>) = m.into_iter().unzip();
+            let (et, vs) = concretize_elems(t, vs)?;
+            (Type::Map(Box::new(et)), Value::Map(keys.into_iter().zip(vs).collect()))
+        }
+        (Type::Object(o), Value::Object(m)) => {
+            let mut attrs = Vec::with_capacity(m.len());
+            let mut out = crate::value::Map::new();
+            for (name, v) in m {
+                let aty = o.get(&name).unwrap_or(&Type::Dynamic);
+                let (t, v) = concretize_inner(aty, v)?;
+                attrs.push((name.clone(), t));
+                out.insert(name, v);
+            }
+            (Type::Object(ObjectType::new(attrs)), Value::Object(out))
+        }
+        (Type::Tuple(ts), Value::Tuple(vs)) => {
+            let mut types = Vec::with_capacity(vs.len());
+            let mut out = Vec::with_capacity(vs.len());
+            for (t, v) in ts.iter().zip(vs) {
+                let (t, v) = concretize_inner(t, v)?;
+                types.push(t);
+                out.push(v);
+            }
+            (Type::Tuple(types), Value::Tuple(out))
+        }
+        (t, v) => (strip_optional(t), v),
+    })
+}
+
+/// The elements of a collection must end up with one type; nulls and unknowns take it.
+fn concretize_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
+    let mut elem_ty: Option<Type> = None;
+    let mut out = Vec::with_capacity(vs.len());
+    for v in vs {
+        let placeholder = matches!(v, Value::Null | Value::Unknown(_));
+        let (et, v) = concretize_inner(t, v)?;
+        if !placeholder {
+            match &elem_ty {
+                None => elem_ty = Some(et),
+                Some(prev) if *prev == et => {}
+                Some(prev) => {
+                    return Err(Error::data(format_args!(
+                        "inconsistent element types in a collection of dynamic values: {prev} and {et}"
+                    )))
+                }
+            }
+        }
+        out.push(v);
+    }
+    Ok((elem_ty.unwrap_or_else(|| strip_optional(t)), out))
+}
+
+/// The same type without optional-attribute markers.
+pub(crate) fn strip_optional(ty: &Type) -> Type {
+    match ty {
+        Type::List(t) => Type::list(strip_optional(t)),
+        Type::Set(t) => Type::set(strip_optional(t)),
+        Type::Map(t) => Type::map(strip_optional(t)),
+        Type::Object(o) => Type::Object(ObjectType::new(
+            o.attributes().iter().map(|(k, t)| (k.clone(), strip_optional(t))),
+        )),
+        Type::Tuple(ts) => Type::Tuple(ts.iter().map(strip_optional).collect()),
+        t => t.clone(),
+    }
+}

@@ -1,0 +1,645 @@
+//! The MessagePack deserializer.
+
+use std::collections::HashSet;
+
+use serde::de::{
+    self, value::BorrowedBytesDeserializer, value::BorrowedStrDeserializer, DeserializeSeed,
+    IntoDeserializer, Visitor,
+};
+
+use super::read::{number_from_token, SliceReader, Token};
+use crate::error::{Error, Origin, Result};
+use crate::path::PathStep;
+use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
+
+/// The default nesting limit.
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// Deserializes Terraform's MessagePack wire format into any `serde::Deserialize` type.
+///
+/// Build it from a slice, set limits, deserialize, then call [`end`](Deserializer::end)
+/// to reject trailing bytes (the free function [`from_slice`](super::from_slice) does
+/// all of that):
+///
+/// ```
+/// use tfvalue::msgpack::Deserializer;
+/// use serde::Deserialize;
+///
+/// let bytes = b"\x92\xa1a\xa1b";
+/// let mut de = Deserializer::from_slice(bytes).max_depth(16);
+/// let v = Vec::<String>::deserialize(&mut de)?;
+/// de.end()?;
+/// assert_eq!(v, ["a", "b"]);
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+pub struct Deserializer<'de> {
+    r: SliceReader<'de>,
+    depth_left: usize,
+    max_depth: usize,
+}
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer over `input`, borrowing strings from it where the target allows.
+    pub fn from_slice(input: &'de [u8]) -> Self {
+        Deserializer {
+            r: SliceReader::new(input),
+            depth_left: DEFAULT_MAX_DEPTH,
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+
+    /// Sets the nesting limit (default 128): arrays, maps, refined unknowns and the body of
+    /// each `dynamic` value count one level each.
+    #[must_use]
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.depth_left = depth;
+        self.max_depth = depth;
+        self
+    }
+
+    /// The byte offset of the next item.
+    pub fn position(&self) -> usize {
+        self.r.pos()
+    }
+
+    /// Checks that the whole input was consumed.
+    ///
+    /// # Errors
+    ///
+    /// `trailing bytes after value` when any input is left.
+    pub fn end(&mut self) -> Result<()> {
+        if self.r.remaining() == 0 {
+            Ok(())
+        } else {
+            Err(self.r.err(Error::syntax(format_args!(
+                "trailing bytes after value ({} left)",
+                self.r.remaining()
+            ))))
+        }
+    }
+
+    /// The input that has not been consumed yet.
+    pub fn remaining_input(&self) -> &'de [u8] {
+        self.r.rest()
+    }
+
+    #[inline]
+    fn enter(&mut self) -> Result<()> {
+        match self.depth_left.checked_sub(1) {
+            Some(d) => {
+                self.depth_left = d;
+                Ok(())
+            }
+            None => Err(self.r.err(Error::limit(format_args!(
+                "nesting is deeper than the limit of {}",
+                self.max_depth
+            )))),
+        }
+    }
+
+    #[inline]
+    fn leave(&mut self) {
+        self.depth_left += 1;
+    }
+
+    #[cold]
+    fn invalid(&self, at: usize, t: &Token<'_>, expected: &str) -> Error {
+        if let Token::Ext(_) = t {
+            return Error::data(format_args!(
+                "unknown value where a known {expected} was expected (use tfvalue::Unknown<T> for values that can be unknown)"
+            ))
+            .at_offset(Origin::Msgpack, at as u64);
+        }
+        Error::invalid_type(t.describe(), expected).at_offset(Origin::Msgpack, at as u64)
+    }
+
+    #[inline]
+    fn visit_seq_of<V: Visitor<'de>>(&mut self, n: u32, at: usize, visitor: V) -> Result<V::Value> {
+        self.enter()?;
+        let mut access = SeqAccess {
+            de: self,
+            left: n,
+            index: 0,
+        };
+        let v = visitor.visit_seq(&mut access).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+        let left = access.left;
+        if left != 0 {
+            return Err(self.r.err(Error::data(format_args!(
+                "invalid length: array of {n} elements, expected {}",
+                n - left
+            ))));
+        }
+        self.leave();
+        Ok(v)
+    }
+
+    #[inline]
+    fn visit_map_of<V: Visitor<'de>>(
+        &mut self,
+        n: u32,
+        at: usize,
+        attrs: bool,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.enter()?;
+        let start = self.r.pos();
+        let mut access = MapAccess {
+            de: self,
+            left: n,
+            total: n,
+            attrs,
+            start,
+            key: "",
+            prev: None,
+            seen: None,
+        };
+        let v = visitor.visit_map(&mut access).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+        let left = access.left;
+        if left != 0 {
+            return Err(self.r.err(Error::data(format_args!(
+                "invalid length: map of {n} entries was not read to the end"
+            ))));
+        }
+        self.leave();
+        Ok(v)
+    }
+
+    /// Integers, floats and decimal strings all carry numbers.
+    fn number_hint<V: Visitor<'de>>(&mut self, visitor: V, expected: &str, float: bool) -> Result<V::Value> {
+        let at = self.r.pos();
+        let t = self.r.next()?;
+        let res = match t {
+            Token::UInt(n) => visitor.visit_u64(n),
+            Token::Int(n) => visitor.visit_i64(n),
+            Token::Nil => visitor.visit_unit(),
+            Token::F64(f) if float => visitor.visit_f64(f),
+            Token::F32(f) if float => visitor.visit_f32(f),
+            Token::F32(_) | Token::F64(_) | Token::Str(_) | Token::Bin(_) => {
+                let n = number_from_token(t).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                if float {
+                    match n.to_f64() {
+                        Some(f) => visitor.visit_f64(f),
+                        None => Err(Error::data(format_args!(
+                            "number {n} is out of range for {expected}"
+                        ))),
+                    }
+                } else if let Some(i) = n.to_i64() {
+                    visitor.visit_i64(i)
+                } else if let Some(u) = n.to_u64() {
+                    visitor.visit_u64(u)
+                } else if let Some(i) = n.to_i128() {
+                    visitor.visit_i128(i)
+                } else if let Some(u) = n.to_u128() {
+                    visitor.visit_u128(u)
+                } else if n.is_integer() {
+                    Err(Error::data(format_args!(
+                        "number {n} is out of range for {expected}"
+                    )))
+                } else {
+                    Err(Error::data(format_args!(
+                        "invalid value: number {n}, expected {expected}"
+                    )))
+                }
+            }
+            t => return Err(self.invalid(at, &t, expected)),
+        };
+        res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
+    }
+}
+
+macro_rules! number_hints {
+    ($($method:ident => $name:literal, $float:literal;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.number_hint(visitor, $name, $float)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.r.pos();
+        let t = self.r.next()?;
+        let res = match t {
+            Token::Nil => visitor.visit_unit(),
+            Token::Bool(b) => visitor.visit_bool(b),
+            Token::UInt(n) => visitor.visit_u64(n),
+            Token::Int(n) => visitor.visit_i64(n),
+            Token::F32(f) => visitor.visit_f32(f),
+            Token::F64(f) => visitor.visit_f64(f),
+            Token::Str(b) => {
+                let s = self.r.utf8(b).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                visitor.visit_borrowed_str(s)
+            }
+            Token::Bin(b) => visitor.visit_borrowed_bytes(b),
+            Token::Array(n) => return self.visit_seq_of(n, at, visitor),
+            Token::Map(n) => return self.visit_map_of(n, at, false, visitor),
+            Token::Ext(_) => return Err(self.invalid(at, &t, "value")),
+        };
+        res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.r.pos();
+        let t = self.r.next()?;
+        let res = match t {
+            Token::Bool(b) => visitor.visit_bool(b),
+            Token::Nil => visitor.visit_unit(),
+            t => return Err(self.invalid(at, &t, "bool")),
+        };
+        res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
+    }
+
+    number_hints! {
+        deserialize_i8 => "i8", false;
+        deserialize_i16 => "i16", false;
+        deserialize_i32 => "i32", false;
+        deserialize_i64 => "i64", false;
+        deserialize_i128 => "i128", false;
+        deserialize_u8 => "u8", false;
+        deserialize_u16 => "u16", false;
+        deserialize_u32 => "u32", false;
+        deserialize_u64 => "u64", false;
+        deserialize_u128 => "u128", false;
+        deserialize_f32 => "f32", true;
+        deserialize_f64 => "f64", true;
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.r.pos();
+        let t = self.r.next()?;
+        let res = match t {
+            // bin is accepted where a string is expected, if it is valid UTF-8
+            Token::Str(b) | Token::Bin(b) => {
+                let s = self.r.utf8(b).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                visitor.visit_borrowed_str(s)
+            }
+            Token::Nil => visitor.visit_unit(),
+            t => return Err(self.invalid(at, &t, "string")),
+        };
+        res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.r.pos();
+        let t = self.r.next()?;
+        let res = match t {
+            Token::Str(b) | Token::Bin(b) => visitor.visit_borrowed_bytes(b),
+            Token::Nil => visitor.visit_unit(),
+            t => return Err(self.invalid(at, &t, "bytes")),
+        };
+        res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.r.peek()? == 0xc0 {
+            let at = self.r.pos();
+            self.r.next()?;
+            visitor.visit_none().map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.r.pos();
+        match self.r.next()? {
+            Token::Nil => visitor.visit_unit(),
+            t => Err(self.invalid(at, &t, "null")),
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name == UNKNOWN_TOKEN {
+            let at = self.r.pos();
+            let m = self.r.peek()?;
+            if matches!(m, 0xc7..=0xc9 | 0xd4..=0xd8) {
+                let Token::Ext(raw) = self.r.next()? else {
+                    return Err(self.r.err(Error::syntax("malformed extension")));
+                };
+                // A refined unknown's payload is one more level of nesting.
+                self.enter()?;
+                let v = visitor
+                    .visit_borrowed_bytes(raw)
+                    .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))?;
+                self.leave();
+                return Ok(v);
+            }
+            return visitor.visit_newtype_struct(self);
+        }
+        if name == DYNAMIC_TOKEN {
+            let at = self.r.pos();
+            let t = self.r.next()?;
+            return match t {
+                Token::Nil => visitor.visit_unit(),
+                Token::Ext(raw) => visitor.visit_borrowed_bytes(raw),
+                Token::Array(2) => {
+                    self.enter()?;
+                    let mut access = DynamicAccess { de: self, state: 0 };
+                    let v = visitor.visit_seq(&mut access)?;
+                    if access.state < 2 {
+                        return Err(Error::data("a dynamic value was not read to the end"));
+                    }
+                    self.leave();
+                    Ok(v)
+                }
+                Token::Array(n) => Err(Error::data(format_args!(
+                    "a dynamic value must be an array of [type, value], found an array of {n}"
+                ))),
+                t => Err(Error::invalid_type(
+                    t.describe(),
+                    "a dynamic value [type JSON, value]",
+                )),
+            }
+            .map_err(|e| e.at_offset(Origin::Msgpack, at as u64));
+        }
+        if name == NUMBER_TOKEN {
+            let at = self.r.pos();
+            let t = self.r.next()?;
+            let res = match t {
+                Token::Nil => visitor.visit_unit(),
+                Token::UInt(n) => visitor.visit_u64(n),
+                Token::Int(n) => visitor.visit_i64(n),
+                Token::F32(f) => visitor.visit_f64(f as f64),
+                Token::F64(f) => visitor.visit_f64(f),
+                Token::Str(b) | Token::Bin(b) => {
+                    let s = self.r.utf8(b).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                    visitor.visit_borrowed_str(s)
+                }
+                t => return Err(self.invalid(at, &t, "number")),
+            };
+            return res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64));
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.r.pos();
+        match self.r.next()? {
+            Token::Array(n) => self.visit_seq_of(n, at, visitor),
+            Token::Nil => visitor
+                .visit_unit()
+                .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
+            t => Err(self.invalid(at, &t, "array")),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let at = self.r.pos();
+        match self.r.next()? {
+            Token::Map(n) => self.visit_map_of(n, at, false, visitor),
+            Token::Nil => visitor
+                .visit_unit()
+                .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
+            t => Err(self.invalid(at, &t, "map")),
+        }
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let at = self.r.pos();
+        match self.r.next()? {
+            Token::Map(n) => self.visit_map_of(n, at, true, visitor),
+            Token::Nil => visitor
+                .visit_unit()
+                .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
+            t => Err(self.invalid(at, &t, "object")),
+        }
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        let at = self.r.pos();
+        match self.r.next()? {
+            Token::Str(b) | Token::Bin(b) => {
+                let s = self.r.utf8(b).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                visitor
+                    .visit_enum(s.into_deserializer())
+                    .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
+            }
+            t => Err(self.invalid(at, &t, "string (enum variant)")),
+        }
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.r.skip_value(self.depth_left)?;
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+struct SeqAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    left: u32,
+    index: u64,
+}
+
+impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let i = self.index;
+        self.index += 1;
+        match seed.deserialize(&mut *self.de) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(e.prepend(PathStep::Index(i))),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left as usize)
+    }
+}
+
+struct MapAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    left: u32,
+    total: u32,
+    /// Keys are attribute names (struct, object) rather than map keys.
+    attrs: bool,
+    /// Where the entries start, to rescan for duplicates when keys arrive out of order.
+    start: usize,
+    key: &'de str,
+    prev: Option<&'de str>,
+    seen: Option<HashSet<&'de str>>,
+}
+
+impl<'de> MapAccess<'_, 'de> {
+    /// Reads a key. Strings and valid UTF-8 bin are keys; go-cty reads nil and integer
+    /// keys as the empty string, and so do we.
+    fn read_key(r: &mut SliceReader<'de>) -> Result<&'de str> {
+        let at = r.pos();
+        match r.next()? {
+            Token::Str(b) | Token::Bin(b) => r.utf8(b),
+            Token::Nil | Token::UInt(_) | Token::Int(_) => Ok(""),
+            t => Err(Error::data(format_args!(
+                "map keys must be strings, found {}",
+                t.describe()
+            ))
+            .at_offset(Origin::Msgpack, at as u64)),
+        }
+    }
+
+    /// Rejects a key seen before. Terraform writes keys sorted, so the common case is a
+    /// comparison with the previous key; out of order, a set of the keys so far is built once.
+    fn check_duplicate(&mut self, key: &'de str, at: usize) -> Result<()> {
+        let dup = || {
+            Error::data(format_args!("duplicate key {key:?}")).at_offset(Origin::Msgpack, at as u64)
+        };
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(key) {
+                return Err(dup());
+            }
+            return Ok(());
+        }
+        match self.prev {
+            None => {}
+            Some(prev) if prev < key => {}
+            Some(prev) if prev == key => return Err(dup()),
+            Some(_) => {
+                // Out of order: collect the keys read so far by scanning again.
+                let read = self.total - self.left - 1;
+                let mut r = SliceReader::new(self.de.r.input_full());
+                r.seek(self.start);
+                let mut seen = HashSet::with_capacity(read as usize + 1);
+                for _ in 0..read {
+                    seen.insert(Self::read_key(&mut r)?);
+                    r.skip_value(self.de.depth_left)?;
+                }
+                if !seen.insert(key) {
+                    return Err(dup());
+                }
+                self.seen = Some(seen);
+            }
+        }
+        self.prev = Some(key);
+        Ok(())
+    }
+}
+
+impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
+    type Error = Error;
+
+    #[inline]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let at = self.de.r.pos();
+        let key = Self::read_key(&mut self.de.r)?;
+        self.check_duplicate(key, at)?;
+        self.key = key;
+        seed.deserialize(BorrowedStrDeserializer::<Error>::new(key))
+            .map(Some)
+            .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))
+    }
+
+    #[inline]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        match seed.deserialize(&mut *self.de) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.prepend(if self.attrs {
+                PathStep::Attr(self.key.to_owned())
+            } else {
+                PathStep::Key(self.key.to_owned())
+            })),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left as usize)
+    }
+}
+
+/// The two elements of a `dynamic` value: its type JSON (str or bin), then the value.
+struct DynamicAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    state: u8,
+}
+
+impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        self.state += 1;
+        match self.state {
+            1 => {
+                let at = self.de.r.pos();
+                match self.de.r.next()? {
+                    Token::Str(b) | Token::Bin(b) => seed
+                        .deserialize(BorrowedBytesDeserializer::<Error>::new(b))
+                        .map(Some)
+                        .map_err(|e| e.at_offset(Origin::Msgpack, at as u64)),
+                    t => Err(Error::invalid_type(t.describe(), "type JSON as bytes")
+                        .at_offset(Origin::Msgpack, at as u64)),
+                }
+            }
+            2 => seed.deserialize(&mut *self.de).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(2usize.saturating_sub(self.state as usize))
+    }
+}
+

@@ -1,0 +1,97 @@
+//! Terraform's MessagePack wire format as a serde data format.
+//!
+//! This is the encoding of the `msgpack` field of tfplugin5/6 `DynamicValue`, and the one
+//! tfvalue always produces. The serde data model maps onto it like this:
+//!
+//! | Rust (serde) | wire |
+//! | --- | --- |
+//! | `bool` | bool |
+//! | integers, floats, [`Number`](crate::Number) | number: the smallest int, a float64, or a decimal string; on decode any of these, range-checked |
+//! | `String`, `&str`, `Cow<str>`, `char` | str, NFC-normalized on encode; bin that is valid UTF-8 is accepted on decode |
+//! | `Option<T>` | nil for `None` |
+//! | `Vec<T>`, slices, sets, tuples | array |
+//! | maps with string keys, structs | map, keys in bytewise order on encode; duplicate keys rejected on decode |
+//! | unit enum variants | str |
+//! | [`Unknown<T>`](crate::Unknown) | extension 0, or 12 with refinements |
+//! | [`Dynamic`](crate::Dynamic) | `[type JSON as bin, value]` |
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use std::collections::BTreeMap;
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Bucket<'a> {
+//!     name: &'a str,
+//!     tags: BTreeMap<String, String>,
+//!     versioning: Option<bool>,
+//! }
+//!
+//! let bucket = Bucket { name: "logs", tags: BTreeMap::from([("env".into(), "prod".into())]), versioning: None };
+//! let bytes = tfvalue::msgpack::to_vec(&bucket)?;
+//! let back: Bucket = tfvalue::msgpack::from_slice(&bytes)?; // `name` borrows from `bytes`
+//! assert_eq!(back, bucket);
+//! # Ok::<(), tfvalue::Error>(())
+//! ```
+
+mod de;
+pub(crate) mod read;
+mod ser;
+pub(crate) mod write;
+
+use std::io;
+
+pub use de::{Deserializer, DEFAULT_MAX_DEPTH};
+pub use ser::{Compound, Serializer};
+
+use crate::error::{Error, Result};
+
+/// Serializes `value` into a new byte vector.
+///
+/// # Errors
+///
+/// A value that the wire format cannot carry: NaN, an enum variant with data, a map key
+/// that is not a string, duplicate map keys, a refinement that contradicts itself, or
+/// nesting deeper than 128.
+pub fn to_vec<T: ?Sized + serde::Serialize>(value: &T) -> Result<Vec<u8>> {
+    let mut ser = Serializer::new();
+    value.serialize(&mut ser)?;
+    Ok(ser.into_inner())
+}
+
+/// Serializes `value` into a writer.
+///
+/// # Errors
+///
+/// As [`to_vec`], plus I/O errors from the writer.
+pub fn to_writer<W: io::Write, T: ?Sized + serde::Serialize>(mut writer: W, value: &T) -> Result<()> {
+    let bytes = to_vec(value)?;
+    writer.write_all(&bytes).map_err(Error::io)
+}
+
+/// Deserializes a `T` from the whole of `bytes`, borrowing strings where `T` allows.
+///
+/// # Errors
+///
+/// Malformed or truncated input, trailing bytes after the value, a value that does not
+/// fit `T` (with the attribute path and the byte offset), an unknown where `T` has no
+/// [`Unknown`](crate::Unknown), or nesting deeper than 128.
+pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    let mut de = Deserializer::from_slice(bytes);
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// Deserializes a `T` from a reader, which is read to its end.
+///
+/// The plugin protocol hands values over as whole byte buffers, so the reader is read into
+/// memory first; the decoder then runs over the buffer as [`from_slice`] does.
+///
+/// # Errors
+///
+/// As [`from_slice`], plus I/O errors from the reader.
+pub fn from_reader<R: io::Read, T: serde::de::DeserializeOwned>(mut reader: R) -> Result<T> {
+    let mut buf = Vec::new();
+    reader.read_to_end(&mut buf).map_err(Error::io)?;
+    from_slice(&buf)
+}

@@ -1,0 +1,669 @@
+//! The MessagePack serializer.
+
+use serde::ser::{self, Serialize};
+
+use super::read::{SliceReader, Token};
+use super::write::*;
+use crate::error::{Error, Result};
+use crate::number::Number;
+use crate::private::UNKNOWN_TOKEN;
+
+/// Serializes any `serde::Serialize` value into Terraform's MessagePack wire format.
+///
+/// The output is what go-cty writes: the smallest integer forms, strings in NFC, object
+/// attributes and map keys in bytewise order (whatever order a struct declares its fields
+/// in or a `HashMap` yields its keys), unknowns as extension 0 or 12.
+///
+/// The serializer writes into a buffer of its own, because sorting attributes and keys
+/// needs to look back at what was written; [`into_inner`](Serializer::into_inner) takes it.
+///
+/// ```
+/// use serde::Serialize;
+/// use tfvalue::msgpack::Serializer;
+///
+/// #[derive(Serialize)]
+/// struct Tag { value: String, key: String }
+///
+/// let mut ser = Serializer::new();
+/// Tag { value: "prod".into(), key: "env".into() }.serialize(&mut ser)?;
+/// // attributes come out sorted: key, then value
+/// assert_eq!(ser.into_inner(), b"\x82\xa3key\xa3env\xa5value\xa4prod");
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+pub struct Serializer {
+    out: Vec<u8>,
+    depth_left: usize,
+    max_depth: usize,
+    /// Set while the private unknown token's bytes are being written verbatim.
+    raw_next: bool,
+}
+
+impl Default for Serializer {
+    fn default() -> Self {
+        Serializer::new()
+    }
+}
+
+impl Serializer {
+    /// A serializer with an empty buffer.
+    pub fn new() -> Self {
+        Serializer::with_buffer(Vec::new())
+    }
+
+    /// A serializer that appends to `buf`.
+    pub fn with_buffer(buf: Vec<u8>) -> Self {
+        Serializer {
+            out: buf,
+            depth_left: super::DEFAULT_MAX_DEPTH,
+            max_depth: super::DEFAULT_MAX_DEPTH,
+            raw_next: false,
+        }
+    }
+
+    /// Sets the nesting limit (default 128).
+    #[must_use]
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.depth_left = depth;
+        self.max_depth = depth;
+        self
+    }
+
+    /// The bytes written so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.out
+    }
+
+    /// Takes the buffer.
+    pub fn into_inner(self) -> Vec<u8> {
+        self.out
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        match self.depth_left.checked_sub(1) {
+            Some(d) => {
+                self.depth_left = d;
+                Ok(())
+            }
+            None => Err(Error::limit(format_args!(
+                "nesting is deeper than the limit of {}",
+                self.max_depth
+            ))),
+        }
+    }
+
+    fn leave(&mut self) {
+        self.depth_left += 1;
+    }
+
+    fn write_header(&mut self, len: Option<usize>, map: bool) -> Result<Header> {
+        let pos = self.out.len();
+        match len {
+            Some(n) => {
+                let n = u32::try_from(n)
+                    .map_err(|_| Error::limit("more than 2^32-1 elements cannot be encoded"))?;
+                if map {
+                    write_map_len(&mut self.out, n);
+                } else {
+                    write_array_len(&mut self.out, n);
+                }
+                Ok(Header {
+                    pos,
+                    announced: Some(n),
+                    body: self.out.len(),
+                })
+            }
+            None => {
+                // The length is not known yet: reserve the largest header, shrink it at the end.
+                self.out.extend_from_slice(&[if map { 0xdf } else { 0xdd }, 0, 0, 0, 0]);
+                Ok(Header {
+                    pos,
+                    announced: None,
+                    body: self.out.len(),
+                })
+            }
+        }
+    }
+
+    fn finish_header(&mut self, h: &Header, count: u32, map: bool) -> Result<()> {
+        match h.announced {
+            Some(n) if n == count => Ok(()),
+            Some(n) => Err(Error::data(format_args!(
+                "{} announced {n} elements but {count} were written",
+                if map { "a map" } else { "a sequence" }
+            ))),
+            None => {
+                let mut header = Vec::with_capacity(5);
+                if map {
+                    write_map_len(&mut header, count);
+                } else {
+                    write_array_len(&mut header, count);
+                }
+                let body_len = self.out.len() - h.body;
+                self.out.copy_within(h.body.., h.pos + header.len());
+                self.out[h.pos..h.pos + header.len()].copy_from_slice(&header);
+                self.out.truncate(h.pos + header.len() + body_len);
+                Ok(())
+            }
+        }
+    }
+
+    /// Puts the entries of the map whose body starts at `body` in bytewise key order.
+    fn sort_entries(&mut self, body: usize, count: u32) -> Result<()> {
+        let bytes = &self.out[body..];
+        let mut r = SliceReader::new(bytes);
+        let mut entries: Vec<(&[u8], std::ops::Range<usize>)> = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let start = r.pos();
+            let key = match r.next()? {
+                Token::Str(k) => k,
+                _ => return Err(Error::data("map keys must be strings")),
+            };
+            r.skip_value(usize::MAX)?;
+            entries.push((key, start..r.pos()));
+        }
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::data(format_args!(
+                "duplicate key {:?}",
+                String::from_utf8_lossy(w[0].0)
+            )));
+        }
+        let mut sorted = Vec::with_capacity(bytes.len());
+        for (_, range) in &entries {
+            sorted.extend_from_slice(&bytes[range.clone()]);
+        }
+        self.out.truncate(body);
+        self.out.extend_from_slice(&sorted);
+        Ok(())
+    }
+}
+
+struct Header {
+    pos: usize,
+    announced: Option<u32>,
+    body: usize,
+}
+
+#[cold]
+fn unsupported(what: &str) -> Error {
+    Error::data(format_args!(
+        "{what} cannot be represented in Terraform's wire format"
+    ))
+}
+
+impl<'a> ser::Serializer for &'a mut Serializer {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = Compound<'a>;
+    type SerializeStruct = Compound<'a>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.out.push(if v { 0xc3 } else { 0xc2 });
+        Ok(())
+    }
+
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        write_i64(&mut self.out, v as i64);
+        Ok(())
+    }
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        write_i64(&mut self.out, v as i64);
+        Ok(())
+    }
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        write_i64(&mut self.out, v as i64);
+        Ok(())
+    }
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        write_i64(&mut self.out, v);
+        Ok(())
+    }
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        write_number(&mut self.out, &Number::from(v));
+        Ok(())
+    }
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        write_u64(&mut self.out, v as u64);
+        Ok(())
+    }
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        write_u64(&mut self.out, v as u64);
+        Ok(())
+    }
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        write_u64(&mut self.out, v as u64);
+        Ok(())
+    }
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        write_u64(&mut self.out, v);
+        Ok(())
+    }
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        write_number(&mut self.out, &Number::from(v));
+        Ok(())
+    }
+
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.serialize_f64(v as f64)
+    }
+
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        // An integral float is written as an integer, as go-cty does.
+        if v.fract() == 0.0 && v.abs() < 9.0e15 {
+            write_i64(&mut self.out, v as i64);
+            return Ok(());
+        }
+        match Number::from_f64(v) {
+            Some(n) => {
+                write_number(&mut self.out, &n);
+                Ok(())
+            }
+            None => Err(Error::data("NaN is not a number and cannot be encoded")),
+        }
+    }
+
+    fn serialize_char(self, v: char) -> Result<()> {
+        let mut buf = [0u8; 4];
+        self.serialize_str(v.encode_utf8(&mut buf))
+    }
+
+    fn serialize_str(self, v: &str) -> Result<()> {
+        write_str(&mut self.out, v);
+        Ok(())
+    }
+
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        if self.raw_next {
+            // The bytes of an unknown's extension, already encoded.
+            self.raw_next = false;
+            self.out.extend_from_slice(v);
+        } else {
+            write_bin(&mut self.out, v);
+        }
+        Ok(())
+    }
+
+    fn serialize_none(self) -> Result<()> {
+        self.out.push(0xc0);
+        Ok(())
+    }
+
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<()> {
+        self.out.push(0xc0);
+        Ok(())
+    }
+
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
+        self.serialize_unit()
+    }
+
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<()> {
+        self.serialize_str(variant)
+    }
+
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        if name == UNKNOWN_TOKEN {
+            self.raw_next = true;
+            let r = value.serialize(&mut *self);
+            self.raw_next = false;
+            return r;
+        }
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _value: &T,
+    ) -> Result<()> {
+        Err(unsupported(&format!(
+            "enum variant `{name}::{variant}` with data"
+        )))
+    }
+
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a>> {
+        self.enter()?;
+        let header = self.write_header(len, false)?;
+        Ok(Compound::new(self, header))
+    }
+
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'a>> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>> {
+        self.serialize_seq(Some(len))
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(unsupported(&format!(
+            "enum variant `{name}::{variant}` with data"
+        )))
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a>> {
+        self.enter()?;
+        let header = self.write_header(len, true)?;
+        Ok(Compound::new(self, header))
+    }
+
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>> {
+        self.serialize_map(Some(len))
+    }
+
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(unsupported(&format!(
+            "enum variant `{name}::{variant}` with data"
+        )))
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// The state of an array, map or struct being written.
+#[doc(hidden)]
+pub struct Compound<'a> {
+    ser: &'a mut Serializer,
+    header: Header,
+    count: u32,
+    /// Whether the keys so far came in strictly increasing order.
+    sorted: bool,
+    /// The byte range of the previous map key's text, or the previous field name.
+    prev_key: Option<std::ops::Range<usize>>,
+    prev_field: Option<&'static str>,
+}
+
+impl<'a> Compound<'a> {
+    fn new(ser: &'a mut Serializer, header: Header) -> Self {
+        Compound {
+            ser,
+            header,
+            count: 0,
+            sorted: true,
+            prev_key: None,
+            prev_field: None,
+        }
+    }
+
+    fn bump(&mut self) -> Result<()> {
+        self.count = self
+            .count
+            .checked_add(1)
+            .ok_or_else(|| Error::limit("more than 2^32-1 elements cannot be encoded"))?;
+        Ok(())
+    }
+
+    fn end_seq(self) -> Result<()> {
+        self.ser.finish_header(&self.header, self.count, false)?;
+        self.ser.leave();
+        Ok(())
+    }
+
+    fn end_map(self) -> Result<()> {
+        if !self.sorted {
+            self.ser.sort_entries(self.header.body, self.count)?;
+        }
+        self.ser.finish_header(&self.header, self.count, true)?;
+        self.ser.leave();
+        Ok(())
+    }
+}
+
+impl ser::SerializeSeq for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.bump()?;
+        value.serialize(&mut *self.ser)
+    }
+
+    fn end(self) -> Result<()> {
+        self.end_seq()
+    }
+}
+
+impl ser::SerializeTuple for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+
+    fn end(self) -> Result<()> {
+        self.end_seq()
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+
+    fn end(self) -> Result<()> {
+        self.end_seq()
+    }
+}
+
+impl ser::SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        self.bump()?;
+        let start = self.ser.out.len();
+        key.serialize(KeySerializer { out: &mut self.ser.out })?;
+        // The key text follows its header; find where it starts.
+        let text = key_text_range(&self.ser.out, start);
+        if self.sorted {
+            if let Some(prev) = &self.prev_key {
+                let out = &self.ser.out;
+                match out[prev.clone()].cmp(&out[text.clone()]) {
+                    std::cmp::Ordering::Less => {}
+                    std::cmp::Ordering::Equal => {
+                        return Err(Error::data(format_args!(
+                            "duplicate key {:?}",
+                            String::from_utf8_lossy(&out[text])
+                        )))
+                    }
+                    std::cmp::Ordering::Greater => self.sorted = false,
+                }
+            }
+        }
+        self.prev_key = Some(text);
+        Ok(())
+    }
+
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        value.serialize(&mut *self.ser)
+    }
+
+    fn end(self) -> Result<()> {
+        self.end_map()
+    }
+}
+
+fn key_text_range(out: &[u8], start: usize) -> std::ops::Range<usize> {
+    let header = match out.get(start) {
+        Some(0xd9) => 2,
+        Some(0xda) => 3,
+        Some(0xdb) => 5,
+        _ => 1,
+    };
+    (start + header).min(out.len())..out.len()
+}
+
+impl ser::SerializeStruct for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        self.bump()?;
+        if self.sorted {
+            if let Some(prev) = self.prev_field {
+                if prev >= key {
+                    self.sorted = false;
+                }
+            }
+            self.prev_field = Some(key);
+        }
+        write_str(&mut self.ser.out, key);
+        value.serialize(&mut *self.ser)
+    }
+
+    fn end(self) -> Result<()> {
+        self.end_map()
+    }
+}
+
+/// Map keys must be strings; numbers and chars are written as their text.
+struct KeySerializer<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+#[cold]
+fn key_must_be_string() -> Error {
+    Error::data("map keys must be strings")
+}
+
+macro_rules! int_keys {
+    ($($m:ident: $t:ty),*) => {$(
+        fn $m(self, v: $t) -> Result<()> {
+            write_str_raw(self.out, &v.to_string());
+            Ok(())
+        }
+    )*};
+}
+
+impl ser::Serializer for KeySerializer<'_> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_str(self, v: &str) -> Result<()> {
+        write_str(self.out, v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<()> {
+        let mut buf = [0u8; 4];
+        self.serialize_str(v.encode_utf8(&mut buf))
+    }
+    int_keys!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64, serialize_i128: i128,
+              serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64, serialize_u128: u128);
+    fn serialize_bool(self, _: bool) -> Result<()> {
+        Err(key_must_be_string())
+    }
+    fn serialize_f32(self, _: f32) -> Result<()> {
+        Err(key_must_be_string())
+    }
+    fn serialize_f64(self, _: f64) -> Result<()> {
+        Err(key_must_be_string())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
+        Err(key_must_be_string())
+    }
+    fn serialize_none(self) -> Result<()> {
+        Err(key_must_be_string())
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        Err(key_must_be_string())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
+        Err(key_must_be_string())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<()> {
+        Err(key_must_be_string())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
+        Err(key_must_be_string())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+        Err(key_must_be_string())
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct> {
+        Err(key_must_be_string())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant> {
+        Err(key_must_be_string())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
+        Err(key_must_be_string())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
+        Err(key_must_be_string())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant> {
+        Err(key_must_be_string())
+    }
+}

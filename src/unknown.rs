@@ -1,0 +1,929 @@
+//! Unknown values and their refinements.
+//!
+//! During planning Terraform does not know every value yet. An unknown value travels as a
+//! MessagePack extension: code 0 when nothing more is known, or code 12 whose payload is a
+//! map of *refinements*, facts that will hold once the value is known:
+//!
+//! | key | refinement | applies to |
+//! | --- | --- | --- |
+//! | 1 | the value will not be null (`false`) | every type |
+//! | 2 | a string prefix | `string` |
+//! | 3, 4 | number lower / upper bound `[number, inclusive]` | `number` |
+//! | 5, 6 | collection length lower / upper bound | `list`, `set`, `map` |
+//!
+//! [`Refinements`] holds these facts; [`Unknown<T>`] is the field type for a value that may
+//! be unknown in a typed model.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::ser::{Serialize, Serializer};
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::error::{Error, Result};
+use crate::msgpack::read::SliceReader;
+use crate::number::Number;
+use crate::private::UNKNOWN_TOKEN;
+
+/// The largest refinement payload accepted when decoding, in bytes (as go-cty).
+pub const MAX_REFINEMENT_PAYLOAD: usize = 1024;
+
+/// A prefix longer than this many bytes is shortened when encoding (as go-cty).
+pub const MAX_PREFIX_LEN: usize = 256;
+
+/// One bound of a number range: the bound itself, and whether it is included.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NumberBound {
+    /// The bound.
+    pub value: Number,
+    /// Whether the bound itself is a possible value.
+    pub inclusive: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct Inner {
+    not_null: bool,
+    prefix: Option<String>,
+    lower: Option<NumberBound>,
+    upper: Option<NumberBound>,
+    len_lower: Option<u64>,
+    len_upper: Option<u64>,
+}
+
+/// What is known about an unknown value.
+///
+/// Vacuous refinements are dropped when they are set: an empty prefix, a lower bound of
+/// -∞, an upper bound of +∞, a minimum length of 0. So `Refinements::default()` is the plain
+/// unknown, and two `Refinements` are equal when they say the same thing.
+///
+/// ```
+/// use tfvalue::{Number, Refinements};
+///
+/// let r = Refinements::new().not_null().string_prefix("arn:aws:");
+/// assert!(r.is_not_null());
+/// assert_eq!(r.prefix(), Some("arn:aws:"));
+/// assert!(Refinements::new().string_prefix("").is_empty());
+///
+/// let port = Refinements::new().number_lower(Number::from(1), true).number_upper(Number::from(65535), true);
+/// assert_eq!(port.lower_bound().unwrap().value, Number::from(1));
+/// ```
+#[derive(Clone, Default)]
+pub struct Refinements(Option<Box<Inner>>);
+
+impl Inner {
+    /// The bounds that say something: decoding keeps a -∞ lower or +∞ upper bound as
+    /// given (go-cty writes it back), but it means the same as no bound.
+    fn effective_lower(&self) -> Option<&NumberBound> {
+        self.lower.as_ref().filter(|b| b.value != Number::neg_infinity())
+    }
+    fn effective_upper(&self) -> Option<&NumberBound> {
+        self.upper.as_ref().filter(|b| b.value != Number::infinity())
+    }
+}
+
+impl PartialEq for Refinements {
+    /// Equal when they say the same thing.
+    fn eq(&self, other: &Refinements) -> bool {
+        let empty = Inner::default();
+        let a = self.0.as_deref().unwrap_or(&empty);
+        let b = other.0.as_deref().unwrap_or(&empty);
+        a.not_null == b.not_null
+            && a.prefix == b.prefix
+            && a.effective_lower() == b.effective_lower()
+            && a.effective_upper() == b.effective_upper()
+            && a.len_lower == b.len_lower
+            && a.len_upper == b.len_upper
+    }
+}
+
+impl Eq for Refinements {}
+
+impl std::hash::Hash for Refinements {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let empty = Inner::default();
+        let a = self.0.as_deref().unwrap_or(&empty);
+        a.not_null.hash(state);
+        a.prefix.hash(state);
+        a.effective_lower().hash(state);
+        a.effective_upper().hash(state);
+        a.len_lower.hash(state);
+        a.len_upper.hash(state);
+    }
+}
+
+impl fmt::Debug for Refinements {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Refinements");
+        if let Some(i) = &self.0 {
+            if i.not_null {
+                d.field("not_null", &true);
+            }
+            if let Some(p) = &i.prefix {
+                d.field("prefix", p);
+            }
+            if let Some(b) = &i.lower {
+                d.field("lower", b);
+            }
+            if let Some(b) = &i.upper {
+                d.field("upper", b);
+            }
+            if let Some(n) = i.len_lower {
+                d.field("len_lower", &n);
+            }
+            if let Some(n) = i.len_upper {
+                d.field("len_upper", &n);
+            }
+        }
+        d.finish()
+    }
+}
+
+impl fmt::Display for Refinements {
+    /// Terraform's wording: `not null, prefix "arn:", >= 1, <= 10, length 1..5`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(i) = &self.0 else { return Ok(()) };
+        let mut first = true;
+        let mut sep = |f: &mut fmt::Formatter<'_>| {
+            if first {
+                first = false;
+                Ok(())
+            } else {
+                f.write_str(", ")
+            }
+        };
+        if i.not_null {
+            sep(f)?;
+            f.write_str("not null")?;
+        }
+        if let Some(p) = &i.prefix {
+            sep(f)?;
+            write!(f, "prefix {p:?}")?;
+        }
+        if let Some(b) = &i.lower {
+            sep(f)?;
+            write!(f, "{} {}", if b.inclusive { ">=" } else { ">" }, b.value)?;
+        }
+        if let Some(b) = &i.upper {
+            sep(f)?;
+            write!(f, "{} {}", if b.inclusive { "<=" } else { "<" }, b.value)?;
+        }
+        match (i.len_lower, i.len_upper) {
+            (None, None) => {}
+            (lo, hi) => {
+                sep(f)?;
+                let lo = lo.unwrap_or(0);
+                match hi {
+                    Some(hi) if hi == lo => write!(f, "length {lo}")?,
+                    Some(hi) => write!(f, "length {lo}..{hi}")?,
+                    None => write!(f, "length >= {lo}")?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Refinements {
+    /// No refinements: the plain unknown.
+    pub const fn new() -> Self {
+        Refinements(None)
+    }
+
+    /// Whether nothing is refined.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    fn edit(mut self, f: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = self.0.take().unwrap_or_default();
+        f(&mut inner);
+        if *inner == Inner::default() {
+            Refinements(None)
+        } else {
+            Refinements(Some(inner))
+        }
+    }
+
+    /// The value will not be null.
+    #[must_use]
+    pub fn not_null(self) -> Self {
+        self.edit(|i| i.not_null = true)
+    }
+
+    /// A string value will start with `prefix` (an empty prefix says nothing).
+    #[must_use]
+    pub fn string_prefix(self, prefix: impl Into<String>) -> Self {
+        let prefix = prefix.into();
+        self.edit(|i| i.prefix = if prefix.is_empty() { None } else { Some(prefix) })
+    }
+
+    /// A number will be at least (`inclusive`) or above `value`. -∞ says nothing.
+    #[must_use]
+    pub fn number_lower(self, value: Number, inclusive: bool) -> Self {
+        self.edit(|i| {
+            i.lower = if value == Number::neg_infinity() {
+                None
+            } else {
+                Some(NumberBound { value, inclusive })
+            }
+        })
+    }
+
+    /// A number will be at most (`inclusive`) or below `value`. +∞ says nothing.
+    #[must_use]
+    pub fn number_upper(self, value: Number, inclusive: bool) -> Self {
+        self.edit(|i| {
+            i.upper = if value == Number::infinity() {
+                None
+            } else {
+                Some(NumberBound { value, inclusive })
+            }
+        })
+    }
+
+    /// A collection will have at least `len` elements (0 says nothing).
+    #[must_use]
+    pub fn length_lower(self, len: u64) -> Self {
+        self.edit(|i| i.len_lower = if len == 0 { None } else { Some(len) })
+    }
+
+    /// A collection will have at most `len` elements.
+    #[must_use]
+    pub fn length_upper(self, len: u64) -> Self {
+        self.edit(|i| i.len_upper = Some(len))
+    }
+
+    /// Whether the value is known not to be null.
+    pub fn is_not_null(&self) -> bool {
+        self.0.as_ref().is_some_and(|i| i.not_null)
+    }
+
+    /// The string prefix, if any.
+    pub fn prefix(&self) -> Option<&str> {
+        self.0.as_ref().and_then(|i| i.prefix.as_deref())
+    }
+
+    /// The number lower bound, if any.
+    pub fn lower_bound(&self) -> Option<&NumberBound> {
+        self.0.as_ref().and_then(|i| i.lower.as_ref())
+    }
+
+    /// The number upper bound, if any.
+    pub fn upper_bound(&self) -> Option<&NumberBound> {
+        self.0.as_ref().and_then(|i| i.upper.as_ref())
+    }
+
+    /// The collection length lower bound, if any (never 0).
+    pub fn length_lower_bound(&self) -> Option<u64> {
+        self.0.as_ref().and_then(|i| i.len_lower)
+    }
+
+    /// The collection length upper bound, if any.
+    pub fn length_upper_bound(&self) -> Option<u64> {
+        self.0.as_ref().and_then(|i| i.len_upper)
+    }
+
+    /// Keeps only the refinements that apply to values of `kind`.
+    pub(crate) fn restricted_to(&self, kind: RefineKind) -> Refinements {
+        let Some(i) = &self.0 else {
+            return Refinements(None);
+        };
+        let keep = Inner {
+            not_null: i.not_null && kind != RefineKind::Dynamic,
+            prefix: if kind.allows_prefix() { i.prefix.clone() } else { None },
+            lower: if kind.allows_bounds() { i.lower.clone() } else { None },
+            upper: if kind.allows_bounds() { i.upper.clone() } else { None },
+            len_lower: if kind.allows_length() { i.len_lower } else { None },
+            len_upper: if kind.allows_length() { i.len_upper } else { None },
+        };
+        if keep == Inner::default() {
+            Refinements(None)
+        } else {
+            Refinements(Some(Box::new(keep)))
+        }
+    }
+
+    /// Checks that the refinements can all hold at once.
+    ///
+    /// # Errors
+    ///
+    /// A lower number bound above the upper one (or equal, with either exclusive), or a
+    /// length lower bound above the upper one.
+    pub fn validate(&self) -> Result<()> {
+        let Some(i) = &self.0 else { return Ok(()) };
+        if let (Some(lo), Some(hi)) = (&i.lower, &i.upper) {
+            let ok = match lo.value.cmp(&hi.value) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Equal => lo.inclusive && hi.inclusive,
+                std::cmp::Ordering::Greater => false,
+            };
+            if !ok {
+                return Err(Error::data(format_args!(
+                    "contradictory refinements: number lower bound {} {} is not below upper bound {} {}",
+                    lo.value,
+                    if lo.inclusive { "(inclusive)" } else { "(exclusive)" },
+                    hi.value,
+                    if hi.inclusive { "(inclusive)" } else { "(exclusive)" },
+                )));
+            }
+        }
+        if let (Some(lo), Some(hi)) = (i.len_lower, i.len_upper) {
+            if lo > hi {
+                return Err(Error::data(format_args!(
+                    "contradictory refinements: length lower bound {lo} is above upper bound {hi}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// For a number that is not null and whose bounds are one included point, that number:
+    /// go-cty writes such an unknown as the known number.
+    fn collapsed_number(&self, kind: RefineKind) -> Option<&Number> {
+        let i = self.0.as_ref()?;
+        if !kind.allows_bounds() || !i.not_null {
+            return None;
+        }
+        match (&i.lower, &i.upper) {
+            (Some(lo), Some(hi))
+                if lo.inclusive && hi.inclusive && lo.value == hi.value && !lo.value.is_infinite() =>
+            {
+                Some(&lo.value)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Which refinements apply, by the kind of type the unknown stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RefineKind {
+    /// The type is not known (a typed `Unknown<T>`): every refinement may be given.
+    Any,
+    String,
+    Number,
+    Collection,
+    /// bool, object, tuple: only nullness.
+    NullnessOnly,
+    /// `dynamic` itself: no refinement is written, and none is read.
+    Dynamic,
+}
+
+impl RefineKind {
+    fn allows_prefix(self) -> bool {
+        matches!(self, RefineKind::Any | RefineKind::String)
+    }
+    fn allows_bounds(self) -> bool {
+        matches!(self, RefineKind::Any | RefineKind::Number)
+    }
+    fn allows_length(self) -> bool {
+        matches!(self, RefineKind::Any | RefineKind::Collection)
+    }
+    pub(crate) fn of(ty: &crate::Type) -> RefineKind {
+        use crate::Type;
+        match ty {
+            Type::String => RefineKind::String,
+            Type::Number => RefineKind::Number,
+            Type::List(_) | Type::Set(_) | Type::Map(_) => RefineKind::Collection,
+            Type::Dynamic => RefineKind::Dynamic,
+            _ => RefineKind::NullnessOnly,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The extension codec. Kept in one place so the rules live together.
+
+/// What an unknown extension decoded to.
+pub(crate) enum Decoded {
+    Unknown(Refinements),
+    /// A code-12 unknown refined as "definitely null" is the known null.
+    Null,
+}
+
+/// Decodes a whole extension value (header included) as an unknown of `kind`.
+pub(crate) fn decode_ext(ext: &[u8], kind: RefineKind) -> Result<Decoded> {
+    let mut r = SliceReader::new(ext);
+    let (code, payload) = r.read_ext()?;
+    if code != 12 || payload.len() <= 1 {
+        // Any other code is an unknown and its payload is ignored; so is a payload of one
+        // byte (go-cty reads every extension that short as the plain unknown, `d4 00 00`).
+        return Ok(Decoded::Unknown(Refinements::new()));
+    }
+    decode_payload(payload, kind)
+}
+
+fn decode_payload(payload: &[u8], kind: RefineKind) -> Result<Decoded> {
+    if payload.len() > MAX_REFINEMENT_PAYLOAD {
+        return Err(Error::limit(format_args!(
+            "refinement payload of {} bytes is over the limit of {MAX_REFINEMENT_PAYLOAD}",
+            payload.len()
+        )));
+    }
+    let mut r = SliceReader::new(payload);
+    let Some(n) = r.try_read_map_len()? else {
+        return Err(Error::data("refinement payload must be a map"));
+    };
+    if kind == RefineKind::Dynamic {
+        // Refinements of an unknown of type `dynamic` itself carry no information.
+        return Ok(Decoded::Unknown(Refinements::new()));
+    }
+    let mut seen: Vec<i64> = Vec::new();
+    let mut inner = Inner::default();
+    let mut null = false;
+    for _ in 0..n {
+        let key = r.read_refinement_key()?;
+        if seen.contains(&key) {
+            return Err(Error::data(format_args!("duplicate refinement key {key}")));
+        }
+        seen.push(key);
+        match key {
+            1 => {
+                // nil reads as false, as go-cty does.
+                match r.read_bool_or_nil()? {
+                    Some(true) => null = true,
+                    _ => inner.not_null = true,
+                }
+            }
+            2 => {
+                if !kind.allows_prefix() {
+                    return Err(Error::data("a string prefix refinement on a value that is not a string"));
+                }
+                let s = r.read_str_or_bin()?;
+                if !s.is_empty() {
+                    inner.prefix = Some(s.to_owned());
+                }
+            }
+            3 | 4 => {
+                if !kind.allows_bounds() {
+                    return Err(Error::data("a number bound refinement on a value that is not a number"));
+                }
+                let len = r.read_array_len()?;
+                if len != 2 {
+                    return Err(Error::data(format_args!(
+                        "a number bound refinement must be [number, inclusive], found an array of {len}"
+                    )));
+                }
+                let value = r.read_number()?;
+                let Some(inclusive) = r.read_bool_or_nil()? else {
+                    return Err(Error::data("a number bound's inclusive flag must be a bool, found nil"));
+                };
+                // Kept as given, infinite ones too: go-cty writes them back.
+                let bound = Some(NumberBound { value, inclusive });
+                if key == 3 {
+                    inner.lower = bound;
+                } else {
+                    inner.upper = bound;
+                }
+            }
+            5 | 6 => {
+                if !kind.allows_length() {
+                    return Err(Error::data("a length refinement on a value that is not a collection"));
+                }
+                let n = r.read_int()?;
+                if key == 5 {
+                    // A negative minimum says nothing.
+                    if n > 0 {
+                        inner.len_lower = Some(n as u64);
+                    }
+                } else if n < 0 {
+                    return Err(Error::data(format_args!(
+                        "collection length upper bound {n} is negative"
+                    )));
+                } else {
+                    inner.len_upper = Some(n as u64);
+                }
+            }
+            _ => r.skip_value(crate::msgpack::DEFAULT_MAX_DEPTH)?,
+        }
+    }
+    // Anything after the map inside the payload is padding and ignored, as go-cty does.
+    let refinements = if inner == Inner::default() {
+        Refinements(None)
+    } else {
+        Refinements(Some(Box::new(inner)))
+    };
+    refinements.validate()?;
+    if null {
+        if refinements.is_not_null() {
+            return Err(Error::data("contradictory refinements: null and not null"));
+        }
+        return Ok(Decoded::Null);
+    }
+    Ok(Decoded::Unknown(refinements))
+}
+
+/// The bytes an unknown of `kind` is written as: `d4 00 00`, an ext 12, or, for a number
+/// pinned to one value, that number.
+pub(crate) fn encode_unknown(out: &mut Vec<u8>, r: &Refinements, kind: RefineKind) -> Result<()> {
+    r.validate()?;
+    if let Some(n) = r.collapsed_number(kind) {
+        crate::msgpack::write::write_number(out, n);
+        return Ok(());
+    }
+    let r = r.restricted_to(kind);
+    let Some(i) = &r.0 else {
+        out.extend_from_slice(&[0xd4, 0x00, 0x00]);
+        return Ok(());
+    };
+    let mut payload = Vec::with_capacity(16);
+    let mut n = 0u32;
+    let mut body = Vec::with_capacity(16);
+    if i.not_null {
+        n += 1;
+        body.extend_from_slice(&[0x01, 0xc2]);
+    }
+    if let Some(prefix) = &i.prefix {
+        let prefix = safe_prefix(prefix);
+        if !prefix.is_empty() {
+            n += 1;
+            body.push(0x02);
+            crate::msgpack::write::write_str_raw(&mut body, &prefix);
+        }
+    }
+    for (key, bound) in [(0x03u8, &i.lower), (0x04, &i.upper)] {
+        if let Some(b) = bound {
+            n += 1;
+            body.extend_from_slice(&[key, 0x92]);
+            crate::msgpack::write::write_number(&mut body, &b.value);
+            body.push(if b.inclusive { 0xc3 } else { 0xc2 });
+        }
+    }
+    if let Some(lo) = i.len_lower {
+        n += 1;
+        body.push(0x05);
+        crate::msgpack::write::write_u64(&mut body, lo);
+    }
+    if let Some(hi) = i.len_upper {
+        n += 1;
+        body.push(0x06);
+        crate::msgpack::write::write_u64(&mut body, hi);
+    }
+    if n == 0 {
+        out.extend_from_slice(&[0xd4, 0x00, 0x00]);
+        return Ok(());
+    }
+    crate::msgpack::write::write_map_len(&mut payload, n);
+    payload.extend_from_slice(&body);
+    crate::msgpack::write::write_ext_header(out, payload.len(), 12);
+    out.extend_from_slice(&payload);
+    Ok(())
+}
+
+/// The prefix as it is written: NFC, and if longer than 256 bytes, cut to 255 bytes on a
+/// character boundary and then short of its last grapheme cluster, which a longer string
+/// could still extend.
+fn safe_prefix(prefix: &str) -> std::borrow::Cow<'_, str> {
+    let nfc = nfc(prefix);
+    if nfc.len() <= MAX_PREFIX_LEN {
+        return nfc;
+    }
+    let mut cut = MAX_PREFIX_LEN - 1;
+    while !nfc.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &nfc[..cut];
+    let keep = match head.grapheme_indices(true).next_back() {
+        Some((start, _)) => start,
+        None => 0,
+    };
+    std::borrow::Cow::Owned(head[..keep].to_owned())
+}
+
+/// NFC-normalizes a string, borrowing when it already is (always for ASCII).
+pub(crate) fn nfc(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.is_ascii() || is_nfc_quick(s.chars()) == IsNormalized::Yes {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        let n: String = s.nfc().collect();
+        if n == s {
+            std::borrow::Cow::Borrowed(s)
+        } else {
+            std::borrow::Cow::Owned(n)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Unknown<T>
+
+/// A value that may not be known yet: the field type for computed attributes.
+///
+/// `Option<T>` carries null, so the usual type of a computed, optional attribute is
+/// `Unknown<Option<T>>`.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use tfvalue::Unknown;
+///
+/// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+/// struct Instance {
+///     ami: String,
+///     arn: Unknown<Option<String>>,
+/// }
+///
+/// let planned = Instance {
+///     ami: "ami-123".into(),
+///     arn: Unknown::unknown().not_null().with_prefix("arn:aws:ec2:"),
+/// };
+/// let bytes = tfvalue::msgpack::to_vec(&planned)?;
+/// let back: Instance = tfvalue::msgpack::from_slice(&bytes)?;
+/// assert_eq!(back, planned);
+/// assert_eq!(back.arn.refinements().unwrap().prefix(), Some("arn:aws:ec2:"));
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+///
+/// # Under other serializers
+///
+/// The unknown travels through serde as a private newtype (`$tfvalue::private::Unknown`)
+/// that only tfvalue's own serializers and deserializers recognise. Under a foreign
+/// deserializer (serde_json used directly, say) every value is known. Under a foreign
+/// serializer a known value is written as its inner value, and an unknown as the bytes of
+/// its MessagePack extension. `tfvalue::json` refuses unknowns, since JSON cannot carry
+/// them. Buffering in serde's `#[serde(flatten)]`, `untagged` and internally tagged enums
+/// loses the private newtype, so an unknown inside them fails to decode: keep `Unknown<T>`
+/// fields in plain structs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Unknown<T> {
+    /// The value is known.
+    Known(T),
+    /// The value is not known yet; the refinements say what is.
+    Unknown(Refinements),
+}
+
+impl<T> Default for Unknown<T> {
+    /// The plain unknown.
+    fn default() -> Self {
+        Unknown::Unknown(Refinements::new())
+    }
+}
+
+impl<T> From<T> for Unknown<T> {
+    fn from(value: T) -> Self {
+        Unknown::Known(value)
+    }
+}
+
+impl<T> Unknown<T> {
+    /// The plain unknown: nothing is known about the value.
+    pub const fn unknown() -> Self {
+        Unknown::Unknown(Refinements::new())
+    }
+
+    /// An unknown with these refinements.
+    ///
+    /// Refinements that do not apply to the kind of `T` (a prefix on a number) are written
+    /// as given by `tfvalue::msgpack`; prefer the typed builders ([`Unknown::with_prefix`],
+    /// [`Unknown::with_lower`], [`Unknown::with_min_len`], ...) which exist only where they apply.
+    pub const fn refined(refinements: Refinements) -> Self {
+        Unknown::Unknown(refinements)
+    }
+
+    /// Whether the value is known.
+    pub fn is_known(&self) -> bool {
+        matches!(self, Unknown::Known(_))
+    }
+
+    /// Whether the value is unknown.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Unknown::Unknown(_))
+    }
+
+    /// The known value.
+    pub fn known(&self) -> Option<&T> {
+        match self {
+            Unknown::Known(v) => Some(v),
+            Unknown::Unknown(_) => None,
+        }
+    }
+
+    /// The known value, by value.
+    pub fn into_known(self) -> Option<T> {
+        match self {
+            Unknown::Known(v) => Some(v),
+            Unknown::Unknown(_) => None,
+        }
+    }
+
+    /// The refinements of an unknown value.
+    pub fn refinements(&self) -> Option<&Refinements> {
+        match self {
+            Unknown::Known(_) => None,
+            Unknown::Unknown(r) => Some(r),
+        }
+    }
+
+    /// `Unknown<&T>`.
+    pub fn as_ref(&self) -> Unknown<&T> {
+        match self {
+            Unknown::Known(v) => Unknown::Known(v),
+            Unknown::Unknown(r) => Unknown::Unknown(r.clone()),
+        }
+    }
+
+    /// Maps the known value.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Unknown<U> {
+        match self {
+            Unknown::Known(v) => Unknown::Known(f(v)),
+            Unknown::Unknown(r) => Unknown::Unknown(r),
+        }
+    }
+
+    fn refine(self, f: impl FnOnce(Refinements) -> Refinements) -> Self {
+        match self {
+            Unknown::Known(v) => Unknown::Known(v),
+            Unknown::Unknown(r) => Unknown::Unknown(f(r)),
+        }
+    }
+
+    /// Refines an unknown as "will not be null". A known value is returned unchanged.
+    #[must_use]
+    pub fn not_null(self) -> Self {
+        self.refine(Refinements::not_null)
+    }
+}
+
+impl<T: kind::Str> Unknown<T> {
+    /// Refines an unknown string: it will start with `prefix`. A known value is returned unchanged.
+    #[must_use]
+    pub fn with_prefix(self, prefix: impl Into<String>) -> Self {
+        self.refine(|r| r.string_prefix(prefix))
+    }
+}
+
+impl<T: kind::Num> Unknown<T> {
+    /// Refines an unknown number with a lower bound. A known value is returned unchanged.
+    #[must_use]
+    pub fn with_lower(self, bound: impl Into<Number>, inclusive: bool) -> Self {
+        self.refine(|r| r.number_lower(bound.into(), inclusive))
+    }
+
+    /// Refines an unknown number with an upper bound. A known value is returned unchanged.
+    #[must_use]
+    pub fn with_upper(self, bound: impl Into<Number>, inclusive: bool) -> Self {
+        self.refine(|r| r.number_upper(bound.into(), inclusive))
+    }
+}
+
+impl<T: kind::Collection> Unknown<T> {
+    /// Refines an unknown collection: at least `len` elements. A known value is returned unchanged.
+    #[must_use]
+    pub fn with_min_len(self, len: u64) -> Self {
+        self.refine(|r| r.length_lower(len))
+    }
+
+    /// Refines an unknown collection: at most `len` elements. A known value is returned unchanged.
+    #[must_use]
+    pub fn with_max_len(self, len: u64) -> Self {
+        self.refine(|r| r.length_upper(len))
+    }
+}
+
+/// Marker traits that say which refinements apply to a Rust type (sealed).
+pub mod kind {
+    use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+    mod sealed {
+        pub trait Sealed {}
+    }
+
+    /// Types that hold a Terraform string: a prefix refinement applies.
+    pub trait Str: sealed::Sealed {}
+    /// Types that hold a Terraform number: bound refinements apply.
+    pub trait Num: sealed::Sealed {}
+    /// Types that hold a Terraform list, set or map: length refinements apply.
+    pub trait Collection: sealed::Sealed {}
+
+    macro_rules! mark {
+        ($tr:ident: $($t:ty),*) => {$(
+            impl sealed::Sealed for $t {}
+            impl $tr for $t {}
+        )*};
+    }
+    mark!(Str: String, Box<str>, std::borrow::Cow<'_, str>, &str);
+    mark!(Num: i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, crate::Number);
+
+    impl<T> sealed::Sealed for Vec<T> {}
+    impl<T> Collection for Vec<T> {}
+    impl<T> sealed::Sealed for BTreeSet<T> {}
+    impl<T> Collection for BTreeSet<T> {}
+    impl<T, S> sealed::Sealed for HashSet<T, S> {}
+    impl<T, S> Collection for HashSet<T, S> {}
+    impl<K, V> sealed::Sealed for BTreeMap<K, V> {}
+    impl<K, V> Collection for BTreeMap<K, V> {}
+    impl<K, V, S> sealed::Sealed for HashMap<K, V, S> {}
+    impl<K, V, S> Collection for HashMap<K, V, S> {}
+
+    impl<T: sealed::Sealed> sealed::Sealed for Option<T> {}
+    impl<T: Str> Str for Option<T> {}
+    impl<T: Num> Num for Option<T> {}
+    impl<T: Collection> Collection for Option<T> {}
+}
+
+/// The bytes of an unknown's extension, serialized under the private token.
+pub(crate) struct ExtBytes(pub(crate) Vec<u8>);
+
+impl Serialize for ExtBytes {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+/// Serializes an unknown of `kind` through any serializer.
+pub(crate) fn serialize_unknown<S: Serializer>(
+    r: &Refinements,
+    kind: RefineKind,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    let mut out = Vec::new();
+    encode_unknown(&mut out, r, kind).map_err(serde::ser::Error::custom)?;
+    s.serialize_newtype_struct(UNKNOWN_TOKEN, &ExtBytes(out))
+}
+
+impl<T: Serialize> Serialize for Unknown<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Unknown::Known(v) => v.serialize(s),
+            Unknown::Unknown(r) => serialize_unknown(r, RefineKind::Any, s),
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Unknown<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_newtype_struct(UNKNOWN_TOKEN, UnknownVisitor(PhantomData))
+    }
+}
+
+struct UnknownVisitor<T>(PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>> Visitor<'de> for UnknownVisitor<T> {
+    type Value = Unknown<T>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a known or unknown value")
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        T::deserialize(d).map(Unknown::Known)
+    }
+
+    // tfvalue's deserializers hand over an unknown as the bytes of its extension.
+    fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> std::result::Result<Self::Value, E> {
+        match decode_ext(ext, RefineKind::Any).map_err(E::custom)? {
+            Decoded::Unknown(r) => Ok(Unknown::Unknown(r)),
+            Decoded::Null => {
+                // A "definitely null" unknown is the known null.
+                T::deserialize(de::value::UnitDeserializer::<E>::new()).map(Unknown::Known)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enc(r: &Refinements, kind: RefineKind) -> String {
+        let mut out = Vec::new();
+        encode_unknown(&mut out, r, kind).unwrap();
+        out.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn plain_unknown_is_ext0() {
+        assert_eq!(enc(&Refinements::new(), RefineKind::String), "d40000");
+        // not-null on dynamic is never written
+        assert_eq!(enc(&Refinements::new().not_null(), RefineKind::Dynamic), "d40000");
+        // vacuous refinements
+        assert_eq!(enc(&Refinements::new().string_prefix(""), RefineKind::String), "d40000");
+        assert_eq!(
+            enc(&Refinements::new().number_lower(Number::neg_infinity(), true), RefineKind::Number),
+            "d40000"
+        );
+    }
+
+    #[test]
+    fn prefix_cut_keeps_whole_graphemes() {
+        let long = "é".repeat(150);
+        let cut = safe_prefix(&long);
+        assert_eq!(cut.len(), 252);
+        assert_eq!(safe_prefix(&"p".repeat(256)).len(), 256);
+        assert_eq!(safe_prefix(&"p".repeat(257)).len(), 254);
+    }
+
+    #[test]
+    fn contradictions_are_rejected() {
+        let r = Refinements::new()
+            .number_lower(Number::from(5), false)
+            .number_upper(Number::from(5), true);
+        assert!(r.validate().is_err());
+        let r = Refinements::new().length_lower(5).length_upper(2);
+        assert!(r.validate().is_err());
+    }
+}

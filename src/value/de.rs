@@ -1,0 +1,309 @@
+//! Decoding a `Value` by walking a `Type`: one `DeserializeSeed` for every format.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::{canonicalize_set, check_same_dynamic_types, Map, Value};
+use crate::dynamic::DynamicVisitor;
+use crate::number::Number;
+use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
+use crate::types::{ObjectType, Type};
+use crate::unknown::{decode_ext, Decoded, RefineKind};
+
+/// Decodes a [`Value`] of a given [`Type`] from any deserializer that speaks tfvalue's
+/// private tokens (`tfvalue::msgpack`, `tfvalue::json`).
+#[derive(Clone, Copy)]
+pub struct TypedSeed<'t> {
+    ty: &'t Type,
+}
+
+impl<'t> TypedSeed<'t> {
+    /// A seed for values of `ty`.
+    pub fn new(ty: &'t Type) -> Self {
+        TypedSeed { ty }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for TypedSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        match self.ty {
+            Type::Dynamic => d.deserialize_newtype_struct(DYNAMIC_TOKEN, DynamicVisitor::value()),
+            ty => d.deserialize_newtype_struct(UNKNOWN_TOKEN, KnownOrUnknown { ty }),
+        }
+    }
+}
+
+/// Either an unknown (handed over as the bytes of its extension) or a known value.
+struct KnownOrUnknown<'t> {
+    ty: &'t Type,
+}
+
+impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a value of type {}", self.ty)
+    }
+
+    fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> Result<Value, E> {
+        match decode_ext(ext, RefineKind::of(self.ty)).map_err(E::custom)? {
+            Decoded::Unknown(r) => Ok(Value::Unknown(r)),
+            Decoded::Null => Ok(Value::Null),
+        }
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        match self.ty {
+            Type::String => d.deserialize_str(StringVisitor),
+            Type::Number => d.deserialize_newtype_struct(NUMBER_TOKEN, NumberVisitor),
+            Type::Bool => d.deserialize_bool(BoolVisitor),
+            Type::List(t) => d.deserialize_seq(SeqVisitor { elem: t, set: false }),
+            Type::Set(t) => d.deserialize_seq(SeqVisitor { elem: t, set: true }),
+            Type::Map(t) => d.deserialize_map(MapVisitor { elem: t }),
+            Type::Object(o) => d.deserialize_struct("", &[], ObjectVisitor { ty: o }),
+            Type::Tuple(ts) => d.deserialize_tuple(ts.len(), TupleVisitor { elems: ts }),
+            Type::Dynamic => d.deserialize_newtype_struct(DYNAMIC_TOKEN, DynamicVisitor::value()),
+        }
+    }
+}
+
+macro_rules! null_visits {
+    () => {
+        fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+    };
+}
+
+struct StringVisitor;
+
+impl<'de> Visitor<'de> for StringVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("string")
+    }
+
+    null_visits!();
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+}
+
+struct NumberVisitor;
+
+impl<'de> Visitor<'de> for NumberVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("number")
+    }
+
+    null_visits!();
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(Number::from(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(Number::from(v)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("NaN is not a number"))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        v.parse::<Number>().map(Value::Number).map_err(E::custom)
+    }
+}
+
+struct BoolVisitor;
+
+impl<'de> Visitor<'de> for BoolVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("bool")
+    }
+
+    null_visits!();
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+}
+
+/// The cautious capacity for a collection whose length comes from the input.
+fn cautious(hint: Option<usize>) -> usize {
+    hint.unwrap_or(0).min(4096)
+}
+
+struct SeqVisitor<'t> {
+    elem: &'t Type,
+    set: bool,
+}
+
+impl<'de> Visitor<'de> for SeqVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.set { "set" } else { "list" })
+    }
+
+    null_visits!();
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(cautious(seq.size_hint()));
+        let seed = TypedSeed::new(self.elem);
+        while let Some(v) = seq.next_element_seed(seed)? {
+            out.push(v);
+        }
+        if *self.elem == Type::Dynamic {
+            check_same_dynamic_types(out.iter()).map_err(de::Error::custom)?;
+        }
+        if self.set {
+            canonicalize_set(&mut out);
+            Ok(Value::Set(out))
+        } else {
+            Ok(Value::List(out))
+        }
+    }
+}
+
+struct MapVisitor<'t> {
+    elem: &'t Type,
+}
+
+impl<'de> Visitor<'de> for MapVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("map")
+    }
+
+    null_visits!();
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut entries: Vec<(String, Value)> = Vec::with_capacity(cautious(map.size_hint()));
+        let seed = TypedSeed::new(self.elem);
+        let mut sorted = true;
+        while let Some(k) = map.next_key::<String>()? {
+            let v = map.next_value_seed(seed)?;
+            if let Some((prev, _)) = entries.last() {
+                match prev.as_bytes().cmp(k.as_bytes()) {
+                    std::cmp::Ordering::Less => {}
+                    std::cmp::Ordering::Equal => {
+                        return Err(de::Error::custom(format_args!("duplicate key {k:?}")))
+                    }
+                    std::cmp::Ordering::Greater => sorted = false,
+                }
+            }
+            entries.push((k, v));
+        }
+        if !sorted {
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(de::Error::custom(format_args!("duplicate key {:?}", w[0].0)));
+            }
+        }
+        if *self.elem == Type::Dynamic {
+            check_same_dynamic_types(entries.iter().map(|(_, v)| v)).map_err(de::Error::custom)?;
+        }
+        // Sorted input builds the tree in one pass.
+        Ok(Value::Map(entries.into_iter().collect()))
+    }
+}
+
+struct ObjectVisitor<'t> {
+    ty: &'t ObjectType,
+}
+
+impl<'de> Visitor<'de> for ObjectVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("object")
+    }
+
+    null_visits!();
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let Some((name, aty)) = self.ty.attributes().get_key_value(k.as_ref()) else {
+                return Err(de::Error::custom(format_args!(
+                    "unsupported attribute {k:?}: the object type declares no such attribute"
+                )));
+            };
+            let v = map.next_value_seed(TypedSeed::new(aty))?;
+            if out.insert(name.clone(), v).is_some() {
+                return Err(de::Error::custom(format_args!("duplicate attribute {k:?}")));
+            }
+        }
+        if out.len() != self.ty.len() {
+            for name in self.ty.attributes().keys() {
+                if !out.contains_key(name) {
+                    if self.ty.is_optional(name) {
+                        out.insert(name.clone(), Value::Null);
+                    } else {
+                        return Err(de::Error::custom(format_args!(
+                            "missing required attribute {name:?}"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+struct TupleVisitor<'t> {
+    elems: &'t [Type],
+}
+
+impl<'de> Visitor<'de> for TupleVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "tuple of {} elements", self.elems.len())
+    }
+
+    null_visits!();
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(self.elems.len());
+        for t in self.elems {
+            match seq.next_element_seed(TypedSeed::new(t))? {
+                Some(v) => out.push(v),
+                None => {
+                    return Err(de::Error::custom(format_args!(
+                        "invalid length: a tuple of {} elements, expected {}",
+                        out.len(),
+                        self.elems.len()
+                    )))
+                }
+            }
+        }
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom(format_args!(
+                "invalid length: a tuple of more than {} elements",
+                self.elems.len()
+            )));
+        }
+        Ok(Value::Tuple(out))
+    }
+}

@@ -1,0 +1,631 @@
+//! The dynamic value tree, for code that knows the schema only at run time.
+
+mod de;
+mod index;
+mod ser;
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub use index::Index;
+
+pub(crate) use de::TypedSeed;
+pub(crate) use ser::TypedValue;
+
+use crate::error::{Error, Result};
+use crate::number::Number;
+use crate::path::PathStep;
+use crate::types::Type;
+use crate::unknown::{nfc, Refinements};
+use crate::Dynamic;
+
+/// The attributes of an object or the elements of a map, sorted by key.
+pub type Map = BTreeMap<String, Value>;
+
+/// A Terraform value, as go-cty holds it.
+///
+/// A `Value` is decoded against a [`Type`], which says how to read the wire (a MessagePack
+/// array may be a list, a set or a tuple), and encoded against one, which it must conform
+/// to (tfvalue never converts silently):
+///
+/// ```
+/// use tfvalue::{Type, Value};
+///
+/// let ty: Type = serde_json::from_str(r#"["object",{"name":"string","ports":["set","number"]}]"#)?;
+/// let bytes = b"\x82\xa4name\xa3web\xa5ports\x92\xcd\x01\xbb\x50";
+/// let v = Value::from_msgpack(bytes, &ty)?;
+/// assert_eq!(v["name"], "web");
+/// assert_eq!(v["ports"].as_set().map(|s| s.len()), Some(2));
+/// // Sets are written in canonical order, numbers ascending: 80 before 443.
+/// assert_eq!(v.to_msgpack(&ty)?, b"\x82\xa4name\xa3web\xa5ports\x92\x50\xcd\x01\xbb");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Equality (`==`) is structural, with set semantics: sets compare as sets, numbers by
+/// value, unknowns by their refinements (go-cty's `RawEquals`). Strings compare by their
+/// bytes; tfvalue normalizes to NFC only when encoding.
+#[derive(Clone, Default)]
+pub enum Value {
+    /// `null` of any type.
+    #[default]
+    Null,
+    /// A value not known yet, with what is known about it.
+    Unknown(Refinements),
+    /// A bool.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string.
+    String(String),
+    /// A list.
+    List(Vec<Value>),
+    /// A set; duplicates and order do not matter.
+    Set(Vec<Value>),
+    /// A map.
+    Map(Map),
+    /// An object.
+    Object(Map),
+    /// A tuple.
+    Tuple(Vec<Value>),
+    /// A value in a position declared `dynamic`, with its own concrete type.
+    Dynamic(Box<Dynamic>),
+}
+
+impl Value {
+    /// Decodes MessagePack bytes against a type.
+    ///
+    /// # Errors
+    ///
+    /// Malformed or truncated input, trailing bytes, a value that does not fit `ty`
+    /// (missing or undeclared attributes, wrong kinds, duplicate keys), malformed or
+    /// contradictory refinements, or nesting deeper than 128. The error names the path.
+    pub fn from_msgpack(bytes: &[u8], ty: &Type) -> Result<Value> {
+        let mut de = crate::msgpack::Deserializer::from_slice(bytes);
+        let v = serde::de::DeserializeSeed::deserialize(TypedSeed::new(ty), &mut de)?;
+        de.end()?;
+        Ok(v)
+    }
+
+    /// Encodes the value as MessagePack against a type, byte-identical to go-cty.
+    ///
+    /// # Errors
+    ///
+    /// A value that does not conform to `ty` (see [`Value::conforms_to`]), a number or
+    /// refinement that cannot be encoded, or nesting deeper than 128.
+    pub fn to_msgpack(&self, ty: &Type) -> Result<Vec<u8>> {
+        self.conforms_to(ty)?;
+        crate::msgpack::to_vec(&TypedValue::new(self, Some(ty)))
+    }
+
+    /// Checks that the value conforms to `ty` exactly, without conversion: kinds match, an
+    /// object has every attribute its type declares (optional ones may be missing) and no
+    /// other, a tuple has the right length, a position declared `dynamic` holds a
+    /// [`Value::Dynamic`] (or null, or unknown) that conforms to its own type, and
+    /// refinements do not contradict each other.
+    ///
+    /// # Errors
+    ///
+    /// The first mismatch, with its path.
+    pub fn conforms_to(&self, ty: &Type) -> Result<()> {
+        conform(self, ty, 0)
+    }
+
+    /// Whether this is `Null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Whether this is `Unknown`.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Value::Unknown(_))
+    }
+
+    /// Whether neither this value nor anything inside it is unknown.
+    pub fn is_wholly_known(&self) -> bool {
+        match self {
+            Value::Unknown(_) => false,
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => true,
+            Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => vs.iter().all(Value::is_wholly_known),
+            Value::Map(m) | Value::Object(m) => m.values().all(Value::is_wholly_known),
+            Value::Dynamic(d) => d.value().is_wholly_known(),
+        }
+    }
+
+    /// The bool, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_number(&self) -> Option<&Number> {
+        match self {
+            Value::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The elements of a list.
+    pub fn as_list(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The elements of a set.
+    pub fn as_set(&self) -> Option<&[Value]> {
+        match self {
+            Value::Set(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The elements of a tuple.
+    pub fn as_tuple(&self) -> Option<&[Value]> {
+        match self {
+            Value::Tuple(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The elements of a map.
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The attributes of an object.
+    pub fn as_object(&self) -> Option<&Map> {
+        match self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The refinements of an unknown.
+    pub fn as_unknown(&self) -> Option<&Refinements> {
+        match self {
+            Value::Unknown(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The typed value in a `dynamic` position.
+    pub fn as_dynamic(&self) -> Option<&Dynamic> {
+        match self {
+            Value::Dynamic(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Looks up an attribute, map key or element: `v.get("tags")`, `v.get(2)`.
+    /// Sees through `Dynamic`.
+    pub fn get<I: Index>(&self, index: I) -> Option<&Value> {
+        index.index_into(self)
+    }
+
+    /// Follows a path of steps; `None` where a step does not apply.
+    pub fn get_path(&self, path: &crate::AttributePath) -> Option<&Value> {
+        let mut v = self;
+        for step in path.steps() {
+            v = match step {
+                PathStep::Attr(name) | PathStep::Key(name) => v.get(name.as_str())?,
+                PathStep::Index(i) => v.get(usize::try_from(*i).ok()?)?,
+            };
+        }
+        Some(v)
+    }
+
+    /// The value with a `Dynamic` wrapper taken off (other values are returned as they are).
+    pub fn unwrap_dynamic(&self) -> &Value {
+        match self {
+            Value::Dynamic(d) => d.value(),
+            v => v,
+        }
+    }
+
+    /// The name of the kind of value, for messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Unknown(_) => "unknown",
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::List(_) => "list",
+            Value::Set(_) => "set",
+            Value::Map(_) => "map",
+            Value::Object(_) => "object",
+            Value::Tuple(_) => "tuple",
+            Value::Dynamic(_) => "dynamic",
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Conformance
+
+fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
+    if depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+        return Err(Error::limit("nesting is deeper than the limit of 128"));
+    }
+    let mismatch = || {
+        Error::data(format_args!(
+            "value of kind {} does not conform to type {ty}",
+            v.kind_name()
+        ))
+    };
+    match (v, ty) {
+        (Value::Null, _) => Ok(()),
+        (Value::Unknown(r), _) => r.validate(),
+        (Value::Dynamic(d), Type::Dynamic) => conform(d.value(), d.ty(), depth + 1),
+        (_, Type::Dynamic) => Err(Error::data(format_args!(
+            "a {} in a position of type dynamic must carry its own type (Value::Dynamic)",
+            v.kind_name()
+        ))),
+        (Value::Bool(_), Type::Bool) | (Value::Number(_), Type::Number) | (Value::String(_), Type::String) => Ok(()),
+        (Value::List(vs), Type::List(t)) | (Value::Set(vs), Type::Set(t)) => {
+            for (i, e) in vs.iter().enumerate() {
+                conform(e, t, depth + 1).map_err(|e| e.prepend(PathStep::Index(i as u64)))?;
+            }
+            if **t == Type::Dynamic {
+                check_same_dynamic_types(vs.iter())?;
+            }
+            Ok(())
+        }
+        (Value::Map(m), Type::Map(t)) => {
+            for (k, e) in m {
+                conform(e, t, depth + 1).map_err(|e| e.prepend(PathStep::Key(k.clone())))?;
+            }
+            if **t == Type::Dynamic {
+                check_same_dynamic_types(m.values())?;
+            }
+            check_nfc_keys(m)
+        }
+        (Value::Object(m), Type::Object(o)) => {
+            for (name, aty) in o.attributes() {
+                match m.get(name) {
+                    Some(e) => conform(e, aty, depth + 1).map_err(|e| e.prepend(PathStep::Attr(name.clone())))?,
+                    None if o.is_optional(name) => {}
+                    None => {
+                        return Err(Error::data(format_args!("missing required attribute {name:?}")))
+                    }
+                }
+            }
+            if let Some(extra) = m.keys().find(|k| o.get(k).is_none()) {
+                return Err(Error::data(format_args!(
+                    "attribute {extra:?} is not declared by the object type"
+                ))
+                .prepend(PathStep::Attr(extra.clone())));
+            }
+            Ok(())
+        }
+        (Value::Tuple(vs), Type::Tuple(ts)) => {
+            if vs.len() != ts.len() {
+                return Err(Error::data(format_args!(
+                    "a tuple of {} elements does not conform to type {ty}",
+                    vs.len()
+                )));
+            }
+            for (i, (e, t)) in vs.iter().zip(ts).enumerate() {
+                conform(e, t, depth + 1).map_err(|e| e.prepend(PathStep::Index(i as u64)))?;
+            }
+            Ok(())
+        }
+        _ => Err(mismatch()),
+    }
+}
+
+/// Two map keys that are equal after NFC would collide on the wire.
+fn check_nfc_keys(m: &Map) -> Result<()> {
+    if m.keys().all(|k| k.is_ascii()) {
+        return Ok(());
+    }
+    let mut keys: Vec<_> = m.keys().map(|k| nfc(k)).collect();
+    keys.sort();
+    if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Error::data(format_args!(
+            "map keys {:?} collide after Unicode normalization",
+            w[0]
+        )));
+    }
+    Ok(())
+}
+
+/// The elements of a `list(dynamic)`, `set(dynamic)` or `map(dynamic)` must all have the
+/// same type (nulls and unknowns aside), as go-cty requires of a collection.
+pub(crate) fn check_same_dynamic_types<'a>(vs: impl Iterator<Item = &'a Value>) -> Result<()> {
+    let mut first: Option<&Type> = None;
+    for v in vs {
+        if let Value::Dynamic(d) = v {
+            match first {
+                None => first = Some(d.ty()),
+                Some(t) if t == d.ty() => {}
+                Some(t) => {
+                    return Err(Error::data(format_args!(
+                        "inconsistent element types in a collection of dynamic values: {t} and {}",
+                        d.ty()
+                    )))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Canonical order and equality
+
+fn rank(v: &Value) -> u8 {
+    match v {
+        Value::Null => 12,
+        Value::Unknown(_) => 11,
+        Value::Bool(_) => 0,
+        Value::Number(_) => 1,
+        Value::String(_) => 2,
+        Value::List(_) => 3,
+        Value::Set(_) => 4,
+        Value::Map(_) => 5,
+        Value::Object(_) => 6,
+        Value::Tuple(_) => 7,
+        Value::Dynamic(_) => 8,
+    }
+}
+
+/// The canonical order of set elements: known values first (strings bytewise, numbers by
+/// value, false before true, containers element by element), then unknowns (in the order
+/// given: a stable sort keeps it), then null. With `normalize`, strings compare in NFC, as
+/// they will be written.
+pub(crate) fn cmp_canonical(a: &Value, b: &Value, normalize: bool) -> Ordering {
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => {
+            if normalize {
+                nfc(x).as_bytes().cmp(nfc(y).as_bytes())
+            } else {
+                x.as_bytes().cmp(y.as_bytes())
+            }
+        }
+        (Value::Number(x), Value::Number(y)) => x.cmp(y),
+        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (Value::List(x), Value::List(y)) | (Value::Tuple(x), Value::Tuple(y)) => {
+            cmp_seq(x.iter(), y.iter(), normalize)
+        }
+        (Value::Set(x), Value::Set(y)) => {
+            let x = sorted_refs(x, normalize);
+            let y = sorted_refs(y, normalize);
+            cmp_seq(x.into_iter(), y.into_iter(), normalize)
+        }
+        (Value::Map(x), Value::Map(y)) | (Value::Object(x), Value::Object(y)) => {
+            let mut xi = x.iter();
+            let mut yi = y.iter();
+            loop {
+                match (xi.next(), yi.next()) {
+                    (None, None) => return Ordering::Equal,
+                    (None, Some(_)) => return Ordering::Less,
+                    (Some(_), None) => return Ordering::Greater,
+                    (Some((xk, xv)), Some((yk, yv))) => {
+                        let o = xk.as_bytes().cmp(yk.as_bytes()).then_with(|| cmp_canonical(xv, yv, normalize));
+                        if o != Ordering::Equal {
+                            return o;
+                        }
+                    }
+                }
+            }
+        }
+        (Value::Dynamic(x), Value::Dynamic(y)) => x
+            .ty()
+            .cmp(y.ty())
+            .then_with(|| cmp_canonical(x.value(), y.value(), normalize)),
+        _ => rank(a).cmp(&rank(b)),
+    }
+}
+
+fn cmp_seq<'a>(
+    mut x: impl Iterator<Item = &'a Value>,
+    mut y: impl Iterator<Item = &'a Value>,
+    normalize: bool,
+) -> Ordering {
+    loop {
+        match (x.next(), y.next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(a), Some(b)) => {
+                let o = cmp_canonical(a, b, normalize);
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+        }
+    }
+}
+
+/// The elements of a set in canonical order, duplicates removed. Elements that are not
+/// wholly known are never duplicates of anything: each unknown stands for its own value.
+pub(crate) fn sorted_refs(elems: &[Value], normalize: bool) -> Vec<&Value> {
+    let mut refs: Vec<&Value> = elems.iter().collect();
+    refs.sort_by(|a, b| cmp_canonical(a, b, normalize));
+    refs.dedup_by(|b, a| {
+        cmp_canonical(a, b, normalize) == Ordering::Equal && a.is_wholly_known() && b.is_wholly_known()
+    });
+    refs
+}
+
+/// Puts decoded set elements in canonical order and removes duplicates.
+pub(crate) fn canonicalize_set(elems: &mut Vec<Value>) {
+    elems.sort_by(|a, b| cmp_canonical(a, b, false));
+    elems.dedup_by(|b, a| {
+        cmp_canonical(a, b, false) == Ordering::Equal && a.is_wholly_known() && b.is_wholly_known()
+    });
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Unknown(a), Value::Unknown(b)) => a == b,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::List(a), Value::List(b)) | (Value::Tuple(a), Value::Tuple(b)) => a == b,
+            (Value::Set(a), Value::Set(b)) => {
+                let a = sorted_refs(a, false);
+                let b = sorted_refs(b, false);
+                if a.len() != b.len() {
+                    return false;
+                }
+                // Equal elements are adjacent in canonical order; unknowns all compare
+                // equal there, so within such a group match them up one by one.
+                let (mut i, mut j) = (0, 0);
+                while i < a.len() {
+                    let gi = a[i..].iter().take_while(|x| cmp_canonical(x, a[i], false) == Ordering::Equal).count();
+                    let gj = b[j..].iter().take_while(|y| cmp_canonical(y, a[i], false) == Ordering::Equal).count();
+                    if gi != gj {
+                        return false;
+                    }
+                    let mut used = vec![false; gj];
+                    for x in &a[i..i + gi] {
+                        match (0..gj).find(|&k| !used[k] && **x == *b[j + k]) {
+                            Some(k) => used[k] = true,
+                            None => return false,
+                        }
+                    }
+                    i += gi;
+                    j += gj;
+                }
+                true
+            }
+            (Value::Map(a), Value::Map(b)) | (Value::Object(a), Value::Object(b)) => a == b,
+            (Value::Dynamic(a), Value::Dynamic(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("Null"),
+            Value::Unknown(r) if r.is_empty() => f.write_str("Unknown"),
+            Value::Unknown(r) => write!(f, "Unknown({r})"),
+            Value::Bool(b) => write!(f, "Bool({b})"),
+            Value::Number(n) => write!(f, "Number({n})"),
+            Value::String(s) => write!(f, "String({s:?})"),
+            Value::List(v) => {
+                f.write_str("List")?;
+                f.debug_list().entries(v).finish()
+            }
+            Value::Set(v) => {
+                f.write_str("Set")?;
+                f.debug_set().entries(v).finish()
+            }
+            Value::Tuple(v) => {
+                f.write_str("Tuple")?;
+                f.debug_list().entries(v).finish()
+            }
+            Value::Map(m) => {
+                f.write_str("Map")?;
+                f.debug_map().entries(m).finish()
+            }
+            Value::Object(m) => {
+                f.write_str("Object")?;
+                f.debug_map().entries(m).finish()
+            }
+            Value::Dynamic(d) => write!(f, "Dynamic({}, {:?})", d.ty(), d.value()),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Construction
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Self {
+        Value::Bool(b)
+    }
+}
+
+impl From<Number> for Value {
+    fn from(n: Number) -> Self {
+        Value::Number(n)
+    }
+}
+
+macro_rules! from_number {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            fn from(n: $t) -> Self {
+                Value::Number(Number::from(n))
+            }
+        }
+    )*};
+}
+from_number!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Self {
+        Value::String(s.to_owned())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Self {
+        Value::String(s)
+    }
+}
+
+impl From<Refinements> for Value {
+    fn from(r: Refinements) -> Self {
+        Value::Unknown(r)
+    }
+}
+
+impl From<Dynamic> for Value {
+    fn from(d: Dynamic) -> Self {
+        Value::Dynamic(Box::new(d))
+    }
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Self {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+impl PartialEq<str> for Value {
+    fn eq(&self, other: &str) -> bool {
+        self.unwrap_dynamic().as_str() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for Value {
+    fn eq(&self, other: &&str) -> bool {
+        self.unwrap_dynamic().as_str() == Some(*other)
+    }
+}
+
+impl PartialEq<bool> for Value {
+    fn eq(&self, other: &bool) -> bool {
+        self.unwrap_dynamic().as_bool() == Some(*other)
+    }
+}
+
+impl PartialEq<i64> for Value {
+    fn eq(&self, other: &i64) -> bool {
+        self.unwrap_dynamic().as_number().and_then(Number::to_i64) == Some(*other)
+    }
+}

@@ -1,0 +1,110 @@
+//! Encoding a `Value`, against its type when there is one: one `Serialize` for every format.
+
+use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use super::{sorted_refs, Value};
+use crate::types::Type;
+use crate::unknown::{serialize_unknown, RefineKind};
+
+/// A value with the type it is written as (`None`: as its own structure says).
+pub(crate) struct TypedValue<'a> {
+    value: &'a Value,
+    ty: Option<&'a Type>,
+}
+
+impl<'a> TypedValue<'a> {
+    pub(crate) fn new(value: &'a Value, ty: Option<&'a Type>) -> Self {
+        TypedValue { value, ty }
+    }
+}
+
+fn elem_type(ty: Option<&Type>) -> Option<&Type> {
+    match ty {
+        Some(Type::List(t) | Type::Set(t) | Type::Map(t)) => Some(t),
+        _ => None,
+    }
+}
+
+impl Serialize for TypedValue<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ty = self.ty;
+        match self.value {
+            Value::Null => s.serialize_unit(),
+            Value::Unknown(r) => {
+                let kind = ty.map_or(RefineKind::Any, RefineKind::of);
+                serialize_unknown(r, kind, s)
+            }
+            Value::Dynamic(d) => match ty {
+                None | Some(Type::Dynamic) => d.serialize(s),
+                Some(t) => Err(S::Error::custom(format_args!(
+                    "a dynamic value where a value of type {t} belongs"
+                ))),
+            },
+            v if ty == Some(&Type::Dynamic) => Err(S::Error::custom(format_args!(
+                "a {} in a position of type dynamic must carry its own type",
+                v.kind_name()
+            ))),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) => n.serialize(s),
+            Value::String(v) => s.serialize_str(v),
+            Value::List(vs) | Value::Tuple(vs) => {
+                let mut seq = s.serialize_seq(Some(vs.len()))?;
+                for (i, v) in vs.iter().enumerate() {
+                    let t = match ty {
+                        Some(Type::Tuple(ts)) => ts.get(i),
+                        t => elem_type(t),
+                    };
+                    seq.serialize_element(&TypedValue::new(v, t))?;
+                }
+                seq.end()
+            }
+            Value::Set(vs) => {
+                // Canonical order, duplicates removed, strings compared as they are written (NFC).
+                let elems = sorted_refs(vs, true);
+                let t = elem_type(ty);
+                let mut seq = s.serialize_seq(Some(elems.len()))?;
+                for v in elems {
+                    seq.serialize_element(&TypedValue::new(v, t))?;
+                }
+                seq.end()
+            }
+            Value::Map(m) => {
+                let t = elem_type(ty);
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    map.serialize_entry(k, &TypedValue::new(v, t))?;
+                }
+                map.end()
+            }
+            Value::Object(m) => match ty {
+                Some(Type::Object(o)) => {
+                    // Every attribute the type declares, in name order; missing optional ones as null.
+                    let mut map = s.serialize_map(Some(o.len()))?;
+                    for (name, aty) in o.attributes() {
+                        match m.get(name) {
+                            Some(v) => map.serialize_entry(name, &TypedValue::new(v, Some(aty)))?,
+                            None => map.serialize_entry(name, &())?,
+                        }
+                    }
+                    map.end()
+                }
+                _ => {
+                    let mut map = s.serialize_map(Some(m.len()))?;
+                    for (k, v) in m {
+                        map.serialize_entry(k, &TypedValue::new(v, None))?;
+                    }
+                    map.end()
+                }
+            },
+        }
+    }
+}
+
+impl Serialize for Value {
+    /// Writes the value as its own structure says: lists, sets and tuples as arrays, maps
+    /// and objects as maps, `Dynamic` with its type. Use [`Value::to_msgpack`] to check it
+    /// against a type as well.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        TypedValue::new(self, None).serialize(s)
+    }
+}
