@@ -111,12 +111,14 @@ fn run_lines(kind: Kind, text: &str) -> Vec<CaseResult> {
 }
 
 fn field<'a>(case: &'a Json, key: &str) -> Result<&'a Json, String> {
-    case.get(key).ok_or_else(|| format!("the case has no {key:?}"))
+    case.get(key)
+        .ok_or_else(|| format!("the case has no {key:?}"))
 }
 
 fn case_type(case: &Json) -> Result<Type, String> {
     if let Some(text) = case.get("type_text").and_then(Json::as_str) {
-        return Type::from_json_with_depth(text.as_bytes(), 1_000_000).map_err(|e| format!("bad type_text: {e}"));
+        return Type::from_json_with_depth(text.as_bytes(), 1_000_000)
+            .map_err(|e| format!("bad type_text: {e}"));
     }
     serde_json::from_value(field(case, "type")?.clone()).map_err(|e| format!("bad type: {e}"))
 }
@@ -171,15 +173,26 @@ pub fn run_case(kind: Kind, case: &Json) -> Result<(), String> {
     match kind {
         Kind::MsgpackDecode | Kind::JsonDecode => {
             let decoded = if kind == Kind::MsgpackDecode {
-                let input = hex_decode(field(case, "msgpack")?.as_str().ok_or("msgpack must be hex text")?)?;
+                let input = hex_decode(
+                    field(case, "msgpack")?
+                        .as_str()
+                        .ok_or("msgpack must be hex text")?,
+                )?;
                 Value::from_msgpack(&input, &ty)
             } else {
-                let _input = field(case, "json_text")?.as_str().ok_or("json_text must be text")?;
+                let _input = field(case, "json_text")?
+                    .as_str()
+                    .ok_or("json_text must be text")?;
                 return Err("not supported yet: the JSON backend".into());
             };
             let decoded = match (decoded, expects_error) {
                 (Err(_), true) => return Ok(()),
-                (Ok(v), true) => return Err(format!("expected an error, decoded {}", short(&crate::tagged::to_tagged(&v).to_string()))),
+                (Ok(v), true) => {
+                    return Err(format!(
+                        "expected an error, decoded {}",
+                        short(&crate::tagged::to_tagged(&v).to_string())
+                    ))
+                }
                 (Err(e), false) => return Err(format!("decoding failed: {e}")),
                 (Ok(v), false) => v,
             };
@@ -195,10 +208,16 @@ pub fn run_case(kind: Kind, case: &Json) -> Result<(), String> {
             }
             if let Some(want) = expect.get("reencoded") {
                 let want = want.as_str().ok_or("reencoded must be hex text")?;
-                let got = decoded.to_msgpack(&ty).map_err(|e| format!("re-encoding failed: {e}"))?;
+                let got = decoded
+                    .to_msgpack(&ty)
+                    .map_err(|e| format!("re-encoding failed: {e}"))?;
                 let got = hex_encode(&got);
                 if got != want {
-                    return Err(format!("re-encoded {}, expected {}", short(&got), short(want)));
+                    return Err(format!(
+                        "re-encoded {}, expected {}",
+                        short(&got),
+                        short(want)
+                    ));
                 }
             }
             if expect.get("value").is_none() && expect.get("reencoded").is_none() {
@@ -222,14 +241,27 @@ pub fn run_case(kind: Kind, case: &Json) -> Result<(), String> {
     }
 }
 
-fn check_msgpack_encode(value: &Value, ty: &Type, expect: &Json, expects_error: bool) -> Result<(), String> {
+fn check_msgpack_encode(
+    value: &Value,
+    ty: &Type,
+    expect: &Json,
+    expects_error: bool,
+) -> Result<(), String> {
     let got = match (value.to_msgpack(ty), expects_error) {
         (Err(_), true) => return Ok(()),
-        (Ok(b), true) => return Err(format!("expected an error, encoded {}", short(&hex_encode(&b)))),
+        (Ok(b), true) => {
+            return Err(format!(
+                "expected an error, encoded {}",
+                short(&hex_encode(&b))
+            ))
+        }
         (Err(e), false) => return Err(format!("encoding failed: {e}")),
         (Ok(b), false) => b,
     };
-    let want = expect.get("msgpack").and_then(Json::as_str).ok_or("expect has no msgpack")?;
+    let want = expect
+        .get("msgpack")
+        .and_then(Json::as_str)
+        .ok_or("expect has no msgpack")?;
     match expect.get("compare").and_then(Json::as_str) {
         Some("bytes") => {
             let got = hex_encode(&got);
@@ -241,20 +273,30 @@ fn check_msgpack_encode(value: &Value, ty: &Type, expect: &Json, expects_error: 
         }
         Some("set-order-free") => {
             // The bytes must decode to the value go-cty's bytes decode to.
-            let ours = Value::from_msgpack(&got, ty).map_err(|e| format!("our encoding does not decode: {e}"))?;
+            let ours = Value::from_msgpack(&got, ty)
+                .map_err(|e| format!("our encoding does not decode: {e}"))?;
             let theirs = Value::from_msgpack(&hex_decode(want)?, ty)
                 .map_err(|e| format!("the expected encoding does not decode: {e}"))?;
             if ours == theirs {
                 Ok(())
             } else {
-                Err(format!("encoded {}, which differs from {}", short(&hex_encode(&got)), short(want)))
+                Err(format!(
+                    "encoded {}, which differs from {}",
+                    short(&hex_encode(&got)),
+                    short(want)
+                ))
             }
         }
         other => Err(format!("unsupported compare mode {other:?}")),
     }
 }
 
-fn check_json_encode(_value: &Value, _ty: &Type, _expect: &Json, _expects_error: bool) -> Result<(), String> {
+fn check_json_encode(
+    _value: &Value,
+    _ty: &Type,
+    _expect: &Json,
+    _expects_error: bool,
+) -> Result<(), String> {
     Err("not supported yet: the JSON backend".into())
 }
 
@@ -265,7 +307,10 @@ fn round_bounds(v: &Value) -> Value {
     use crate::{Number, Refinements};
     let round = |n: &Number| match n.to_exact_f64() {
         Some(_) => n.clone(),
-        None => n.to_f64().and_then(Number::from_f64).unwrap_or_else(|| n.clone()),
+        None => n
+            .to_f64()
+            .and_then(Number::from_f64)
+            .unwrap_or_else(|| n.clone()),
     };
     match v {
         Value::Unknown(r) => {
@@ -293,9 +338,19 @@ fn round_bounds(v: &Value) -> Value {
         Value::List(vs) => Value::List(vs.iter().map(round_bounds).collect()),
         Value::Set(vs) => Value::Set(vs.iter().map(round_bounds).collect()),
         Value::Tuple(vs) => Value::Tuple(vs.iter().map(round_bounds).collect()),
-        Value::Map(m) => Value::Map(m.iter().map(|(k, v)| (k.clone(), round_bounds(v))).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), round_bounds(v))).collect()),
-        Value::Dynamic(d) => crate::Dynamic::new(d.ty().clone(), round_bounds(d.value())).into_value(),
+        Value::Map(m) => Value::Map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), round_bounds(v)))
+                .collect(),
+        ),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), round_bounds(v)))
+                .collect(),
+        ),
+        Value::Dynamic(d) => {
+            crate::Dynamic::new(d.ty().clone(), round_bounds(d.value())).into_value()
+        }
         v => v.clone(),
     }
 }

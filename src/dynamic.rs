@@ -163,7 +163,10 @@ impl<'de> Visitor<'de> for AsValue {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
         DynamicVisitor.visit_map(map).map(Dynamic::into_value)
     }
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Value, D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -186,7 +189,10 @@ impl<'de> Visitor<'de> for DynamicVisitor {
     /// An unknown of the dynamic type itself: its refinements say nothing.
     fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> std::result::Result<Dynamic, E> {
         decode_ext(ext, RefineKind::Dynamic).map_err(E::custom)?;
-        Ok(Dynamic::new(Type::Dynamic, Value::Unknown(Default::default())))
+        Ok(Dynamic::new(
+            Type::Dynamic,
+            Value::Unknown(Default::default()),
+        ))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Dynamic, A::Error> {
@@ -197,7 +203,9 @@ impl<'de> Visitor<'de> for DynamicVisitor {
             return Err(de::Error::custom("a dynamic value needs a value"));
         };
         if seq.next_element::<de::IgnoredAny>()?.is_some() {
-            return Err(de::Error::custom("a dynamic value has two elements: type and value"));
+            return Err(de::Error::custom(
+                "a dynamic value has two elements: type and value",
+            ));
         }
         concretize(&ty, value).map_err(de::Error::custom)
     }
@@ -227,11 +235,16 @@ impl<'de> Visitor<'de> for DynamicVisitor {
         }
         match (ty, value) {
             (Some(t), Some(v)) => concretize(&t, v).map_err(de::Error::custom),
-            _ => Err(de::Error::custom("a dynamic value needs \"type\" and \"value\"")),
+            _ => Err(de::Error::custom(
+                "a dynamic value needs \"type\" and \"value\"",
+            )),
         }
     }
 
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Dynamic, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Dynamic, D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -292,7 +305,10 @@ fn concretize_inner(ty: &Type, value: Value) -> Result<(Type, Value)> {
         (Type::Map(t), Value::Map(m)) => {
             let (keys, vs): (Vec<String>, Vec<Value>) = m.into_iter().unzip();
             let (et, vs) = concretize_elems(t, vs)?;
-            (Type::Map(Box::new(et)), Value::Map(keys.into_iter().zip(vs).collect()))
+            (
+                Type::Map(Box::new(et)),
+                Value::Map(keys.into_iter().zip(vs).collect()),
+            )
         }
         (Type::Object(o), Value::Object(m)) => {
             let mut attrs = Vec::with_capacity(m.len());
@@ -330,11 +346,9 @@ fn concretize_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
             match &elem_ty {
                 None => elem_ty = Some(et),
                 Some(prev) if *prev == et => {}
-                Some(prev) => {
-                    return Err(Error::data(format_args!(
-                        "inconsistent element types in a collection of dynamic values: {prev} and {et}"
-                    )))
-                }
+                Some(prev) => return Err(Error::data(format_args!(
+                    "inconsistent element types in a collection of dynamic values: {prev} and {et}"
+                ))),
             }
         }
         out.push(v);
@@ -349,7 +363,9 @@ pub(crate) fn strip_optional(ty: &Type) -> Type {
         Type::Set(t) => Type::set(strip_optional(t)),
         Type::Map(t) => Type::map(strip_optional(t)),
         Type::Object(o) => Type::Object(ObjectType::new(
-            o.attributes().iter().map(|(k, t)| (k.clone(), strip_optional(t))),
+            o.attributes()
+                .iter()
+                .map(|(k, t)| (k.clone(), strip_optional(t))),
         )),
         Type::Tuple(ts) => Type::Tuple(ts.iter().map(strip_optional).collect()),
         t => t.clone(),

@@ -30,6 +30,7 @@ pub enum Category {
 pub(crate) enum Origin {
     None,
     Msgpack,
+    #[allow(dead_code)] // used by the JSON backend
     Json,
 }
 
@@ -149,15 +150,6 @@ impl Error {
     #[cold]
     pub(crate) fn prepend(mut self, step: PathStep) -> Self {
         self.0.path.prepend(step);
-        self
-    }
-
-    /// Prepends a whole path.
-    #[cold]
-    pub(crate) fn prepend_path(mut self, path: &AttributePath) -> Self {
-        for step in path.steps().iter().rev() {
-            self.0.path.prepend(step.clone());
-        }
         self
     }
 
@@ -319,10 +311,7 @@ mod tests {
 
     #[test]
     fn error_is_one_pointer() {
-        assert_eq!(
-            std::mem::size_of::<Error>(),
-            std::mem::size_of::<usize>()
-        );
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! tfvalue: Terraform's object wire format as a serde data format.
 #![forbid(unsafe_code)]
-#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 mod dynamic;
 mod error;

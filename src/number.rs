@@ -146,7 +146,10 @@ const TWO_127: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
 const TWO_128: f64 = 340_282_366_920_938_463_463_374_607_431_768_211_456.0;
 
 impl Number {
-    const ZERO: Number = Number { repr: Repr::Int(0), short_text: false };
+    const ZERO: Number = Number {
+        repr: Repr::Int(0),
+        short_text: false,
+    };
 
     /// Positive infinity.
     ///
@@ -156,7 +159,10 @@ impl Number {
     /// assert_eq!(Number::infinity().to_f64(), Some(f64::INFINITY));
     /// ```
     pub fn infinity() -> Number {
-        Number { repr: Repr::PosInf, short_text: false }
+        Number {
+            repr: Repr::PosInf,
+            short_text: false,
+        }
     }
 
     /// Negative infinity.
@@ -167,7 +173,10 @@ impl Number {
     /// assert!(Number::neg_infinity() < Number::from(i128::MIN));
     /// ```
     pub fn neg_infinity() -> Number {
-        Number { repr: Repr::NegInf, short_text: false }
+        Number {
+            repr: Repr::NegInf,
+            short_text: false,
+        }
     }
 
     /// The exact value of `f`, or `None` if `f` is NaN.
@@ -482,7 +491,9 @@ impl Number {
                 Ok(u) => WireNumber::UInt(u),
                 Err(_) => WireNumber::Int(*i),
             },
-            Repr::UInt(u) if self.short_text => WireNumber::Text(Cow::Owned(format!("{}", *u as f64))),
+            Repr::UInt(u) if self.short_text => {
+                WireNumber::Text(Cow::Owned(format!("{}", *u as f64)))
+            }
             Repr::UInt(u) => WireNumber::Text(Cow::Owned(u.to_string())),
             Repr::Float(f) if self.short_text => WireNumber::Text(Cow::Owned(format!("{f}"))),
             Repr::Float(f) => {
@@ -520,7 +531,10 @@ impl Number {
                 Err(_) => Repr::UInt(mag),
             }
         };
-        Some(Number { repr, short_text: false })
+        Some(Number {
+            repr,
+            short_text: false,
+        })
     }
 
     /// Builds the canonical number `(-1)^neg * digits * 10^exp`.
@@ -1217,7 +1231,10 @@ from_via!(u64 => u8, u16, u32);
 impl From<i64> for Number {
     /// The exact value of an `i64`.
     fn from(v: i64) -> Number {
-        Number { repr: Repr::Int(v), short_text: false }
+        Number {
+            repr: Repr::Int(v),
+            short_text: false,
+        }
     }
 }
 
@@ -1225,7 +1242,10 @@ impl From<u64> for Number {
     /// The exact value of a `u64`.
     fn from(v: u64) -> Number {
         match i64::try_from(v) {
-            Ok(i) => Number { repr: Repr::Int(i), short_text: false },
+            Ok(i) => Number {
+                repr: Repr::Int(i),
+                short_text: false,
+            },
             Err(_) => Number {
                 repr: Repr::UInt(v),
                 short_text: false,

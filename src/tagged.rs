@@ -40,7 +40,9 @@ pub fn to_tagged(v: &Value) -> Json {
         Value::Tuple(vs) => json!({ "tuple": vs.iter().map(to_tagged).collect::<Vec<_>>() }),
         Value::Map(m) => json!({ "map": map_to_tagged(m) }),
         Value::Object(m) => json!({ "object": map_to_tagged(m) }),
-        Value::Dynamic(d) => json!({ "dynamic": { "type": d.ty(), "value": to_tagged(d.value()) } }),
+        Value::Dynamic(d) => {
+            json!({ "dynamic": { "type": d.ty(), "value": to_tagged(d.value()) } })
+        }
     }
 }
 
@@ -87,14 +89,18 @@ fn from_tagged_at(j: &Json, depth: usize) -> Result<Value> {
         return Err(Error::limit("tagged value nested too deeply"));
     }
     let Some(o) = j.as_object() else {
-        return Err(Error::data(format_args!("a tagged value must be an object, found {j}")));
+        return Err(Error::data(format_args!(
+            "a tagged value must be an object, found {j}"
+        )));
     };
     let bad = || Error::data(format_args!("not a tagged value: {j}"));
     let elems = |arr: &Json| -> Result<Vec<Value>> {
         let arr = arr.as_array().ok_or_else(bad)?;
         arr.iter()
             .enumerate()
-            .map(|(i, e)| from_tagged_at(e, depth + 1).map_err(|e| e.prepend(PathStep::Index(i as u64))))
+            .map(|(i, e)| {
+                from_tagged_at(e, depth + 1).map_err(|e| e.prepend(PathStep::Index(i as u64)))
+            })
             .collect()
     };
     let entries = |m: &Json, attrs: bool| -> Result<Map> {
@@ -103,7 +109,13 @@ fn from_tagged_at(j: &Json, depth: usize) -> Result<Value> {
             .map(|(k, v)| {
                 from_tagged_at(v, depth + 1)
                     .map(|v| (k.clone(), v))
-                    .map_err(|e| e.prepend(if attrs { PathStep::Attr(k.clone()) } else { PathStep::Key(k.clone()) }))
+                    .map_err(|e| {
+                        e.prepend(if attrs {
+                            PathStep::Attr(k.clone())
+                        } else {
+                            PathStep::Key(k.clone())
+                        })
+                    })
             })
             .collect()
     };
@@ -129,7 +141,9 @@ fn from_tagged_at(j: &Json, depth: usize) -> Result<Value> {
         "object" => Value::Object(entries(body, true)?),
         "dynamic" => {
             let ty: Type = serde_json::from_value(body.get("type").cloned().ok_or_else(bad)?)
-                .map_err(|e| Error::data(format_args!("invalid type in tagged dynamic value: {e}")))?;
+                .map_err(|e| {
+                    Error::data(format_args!("invalid type in tagged dynamic value: {e}"))
+                })?;
             let value = from_tagged_at(body.get("value").ok_or_else(bad)?, depth + 1)?;
             Dynamic::new(ty, value).into_value()
         }
@@ -156,7 +170,10 @@ fn refinements_from_tagged(j: &Json) -> Result<Value> {
             _ => Err(Error::data("a bound must be [number, inclusive]")),
         }
     };
-    let len = |v: &Json| v.as_u64().ok_or_else(|| Error::data("a length bound must be a whole number"));
+    let len = |v: &Json| {
+        v.as_u64()
+            .ok_or_else(|| Error::data("a length bound must be a whole number"))
+    };
     for (k, v) in o {
         r = match k.as_str() {
             "nullness" => match v.as_bool() {
@@ -164,7 +181,10 @@ fn refinements_from_tagged(j: &Json) -> Result<Value> {
                 Some(false) => r.not_null(),
                 None => return Err(Error::data("nullness must be a bool")),
             },
-            "prefix" => r.string_prefix(v.as_str().ok_or_else(|| Error::data("prefix must be a string"))?),
+            "prefix" => r.string_prefix(
+                v.as_str()
+                    .ok_or_else(|| Error::data("prefix must be a string"))?,
+            ),
             "lower" => {
                 let (n, inc) = bound(v)?;
                 r.number_lower(n, inc)

@@ -66,10 +66,7 @@ impl ObjectType {
     /// An object type with these attributes, none optional.
     pub fn new<K: Into<String>>(attributes: impl IntoIterator<Item = (K, Type)>) -> Self {
         ObjectType {
-            attributes: attributes
-                .into_iter()
-                .map(|(k, v)| (k.into(), v))
-                .collect(),
+            attributes: attributes.into_iter().map(|(k, v)| (k.into(), v)).collect(),
             optional: BTreeSet::new(),
         }
     }
@@ -328,7 +325,10 @@ pub(crate) fn write_json_string(out: &mut Vec<u8>, s: &str) {
 fn json_type_error(e: serde_json::Error) -> Error {
     let msg = e.to_string();
     if e.is_eof() {
-        Error::new(crate::error::Category::Eof, format_args!("invalid type JSON: {msg}"))
+        Error::new(
+            crate::error::Category::Eof,
+            format_args!("invalid type JSON: {msg}"),
+        )
     } else if msg.contains("nesting") {
         Error::limit(format_args!("invalid type JSON: {msg}"))
     } else {
@@ -647,7 +647,10 @@ mod tests {
             (r#"["list"]"#, "needs an element type"),
             (r#"["list","string","x"]"#, "too many arguments"),
             (r#"["object",{"a":"string"},["b"]]"#, "is not an attribute"),
-            (r#"["object",{"a":"string","a":"bool"}]"#, "duplicate attribute"),
+            (
+                r#"["object",{"a":"string","a":"bool"}]"#,
+                "duplicate attribute",
+            ),
             (r#"[]"#, "empty array"),
             (r#""list""#, "must be written as an array"),
             (r#"["string"]"#, "plain string"),
@@ -675,13 +678,25 @@ mod tests {
         assert!(parse(&deep(128)).is_ok());
         let err = parse(&deep(129)).unwrap_err();
         assert!(err.to_string().contains("deeper than the limit"), "{err}");
-        assert_eq!(Type::from_json_with_depth(deep(1000).as_bytes(), 1000).unwrap().depth(), 1000);
+        assert_eq!(
+            Type::from_json_with_depth(deep(1000).as_bytes(), 1000)
+                .unwrap()
+                .depth(),
+            1000
+        );
     }
 
     #[test]
     fn hcl_display() {
-        let ty = parse(r#"["map",["object",{"my attr":"number","x":["set","dynamic"]},["x"]]]"#).unwrap();
-        assert_eq!(ty.to_string(), r#"map(object({"my attr"=number,x=optional(set(any))}))"#);
-        assert_eq!(Type::tuple([Type::String, Type::Bool]).to_string(), "tuple([string,bool])");
+        let ty = parse(r#"["map",["object",{"my attr":"number","x":["set","dynamic"]},["x"]]]"#)
+            .unwrap();
+        assert_eq!(
+            ty.to_string(),
+            r#"map(object({"my attr"=number,x=optional(set(any))}))"#
+        );
+        assert_eq!(
+            Type::tuple([Type::String, Type::Bool]).to_string(),
+            "tuple([string,bool])"
+        );
     }
 }

@@ -76,10 +76,14 @@ impl Inner {
     /// The bounds that say something: decoding keeps a -∞ lower or +∞ upper bound as
     /// given (go-cty writes it back), but it means the same as no bound.
     fn effective_lower(&self) -> Option<&NumberBound> {
-        self.lower.as_ref().filter(|b| b.value != Number::neg_infinity())
+        self.lower
+            .as_ref()
+            .filter(|b| b.value != Number::neg_infinity())
     }
     fn effective_upper(&self) -> Option<&NumberBound> {
-        self.upper.as_ref().filter(|b| b.value != Number::infinity())
+        self.upper
+            .as_ref()
+            .filter(|b| b.value != Number::infinity())
     }
 }
 
@@ -216,7 +220,13 @@ impl Refinements {
     #[must_use]
     pub fn string_prefix(self, prefix: impl Into<String>) -> Self {
         let prefix = prefix.into();
-        self.edit(|i| i.prefix = if prefix.is_empty() { None } else { Some(prefix) })
+        self.edit(|i| {
+            i.prefix = if prefix.is_empty() {
+                None
+            } else {
+                Some(prefix)
+            }
+        })
     }
 
     /// A number will be at least (`inclusive`) or above `value`. -∞ says nothing.
@@ -292,11 +302,31 @@ impl Refinements {
         };
         let keep = Inner {
             not_null: i.not_null && kind != RefineKind::Dynamic,
-            prefix: if kind.allows_prefix() { i.prefix.clone() } else { None },
-            lower: if kind.allows_bounds() { i.lower.clone() } else { None },
-            upper: if kind.allows_bounds() { i.upper.clone() } else { None },
-            len_lower: if kind.allows_length() { i.len_lower } else { None },
-            len_upper: if kind.allows_length() { i.len_upper } else { None },
+            prefix: if kind.allows_prefix() {
+                i.prefix.clone()
+            } else {
+                None
+            },
+            lower: if kind.allows_bounds() {
+                i.lower.clone()
+            } else {
+                None
+            },
+            upper: if kind.allows_bounds() {
+                i.upper.clone()
+            } else {
+                None
+            },
+            len_lower: if kind.allows_length() {
+                i.len_lower
+            } else {
+                None
+            },
+            len_upper: if kind.allows_length() {
+                i.len_upper
+            } else {
+                None
+            },
         };
         if keep == Inner::default() {
             Refinements(None)
@@ -348,7 +378,10 @@ impl Refinements {
         }
         match (&i.lower, &i.upper) {
             (Some(lo), Some(hi))
-                if lo.inclusive && hi.inclusive && lo.value == hi.value && !lo.value.is_infinite() =>
+                if lo.inclusive
+                    && hi.inclusive
+                    && lo.value == hi.value
+                    && !lo.value.is_infinite() =>
             {
                 Some(&lo.value)
             }
@@ -449,7 +482,9 @@ fn decode_payload(payload: &[u8], kind: RefineKind) -> Result<Decoded> {
             }
             2 => {
                 if !kind.allows_prefix() {
-                    return Err(Error::data("a string prefix refinement on a value that is not a string"));
+                    return Err(Error::data(
+                        "a string prefix refinement on a value that is not a string",
+                    ));
                 }
                 let s = r.read_str_or_bin()?;
                 if !s.is_empty() {
@@ -458,7 +493,9 @@ fn decode_payload(payload: &[u8], kind: RefineKind) -> Result<Decoded> {
             }
             3 | 4 => {
                 if !kind.allows_bounds() {
-                    return Err(Error::data("a number bound refinement on a value that is not a number"));
+                    return Err(Error::data(
+                        "a number bound refinement on a value that is not a number",
+                    ));
                 }
                 let len = r.read_array_len()?;
                 if len != 2 {
@@ -468,7 +505,9 @@ fn decode_payload(payload: &[u8], kind: RefineKind) -> Result<Decoded> {
                 }
                 let value = r.read_number()?;
                 let Some(inclusive) = r.read_bool_or_nil()? else {
-                    return Err(Error::data("a number bound's inclusive flag must be a bool, found nil"));
+                    return Err(Error::data(
+                        "a number bound's inclusive flag must be a bool, found nil",
+                    ));
                 };
                 // Kept as given, infinite ones too: go-cty writes them back.
                 let bound = Some(NumberBound { value, inclusive });
@@ -480,7 +519,9 @@ fn decode_payload(payload: &[u8], kind: RefineKind) -> Result<Decoded> {
             }
             5 | 6 => {
                 if !kind.allows_length() {
-                    return Err(Error::data("a length refinement on a value that is not a collection"));
+                    return Err(Error::data(
+                        "a length refinement on a value that is not a collection",
+                    ));
                 }
                 let n = r.read_int()?;
                 if key == 5 {
@@ -668,6 +709,7 @@ impl<T> From<T> for Unknown<T> {
 
 impl<T> Unknown<T> {
     /// The plain unknown: nothing is known about the value.
+    #[allow(clippy::self_named_constructors)] // `Unknown::unknown()` reads as intended
     pub const fn unknown() -> Self {
         Unknown::Unknown(Refinements::new())
     }
@@ -899,11 +941,20 @@ mod tests {
     fn plain_unknown_is_ext0() {
         assert_eq!(enc(&Refinements::new(), RefineKind::String), "d40000");
         // not-null on dynamic is never written
-        assert_eq!(enc(&Refinements::new().not_null(), RefineKind::Dynamic), "d40000");
-        // vacuous refinements
-        assert_eq!(enc(&Refinements::new().string_prefix(""), RefineKind::String), "d40000");
         assert_eq!(
-            enc(&Refinements::new().number_lower(Number::neg_infinity(), true), RefineKind::Number),
+            enc(&Refinements::new().not_null(), RefineKind::Dynamic),
+            "d40000"
+        );
+        // vacuous refinements
+        assert_eq!(
+            enc(&Refinements::new().string_prefix(""), RefineKind::String),
+            "d40000"
+        );
+        assert_eq!(
+            enc(
+                &Refinements::new().number_lower(Number::neg_infinity(), true),
+                RefineKind::Number
+            ),
             "d40000"
         );
     }

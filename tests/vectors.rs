@@ -11,9 +11,22 @@ fn run(file: &str, kind: Kind) {
     for r in &failed {
         eprintln!("FAIL {}: {}", r.name, r.outcome.as_ref().unwrap_err());
     }
-    println!("{file}: {} passed, {} failed", results.len() - failed.len(), failed.len());
-    assert!(results.len() > 20, "{file}: only {} cases read", results.len());
-    assert!(failed.is_empty(), "{file}: {} of {} cases failed", failed.len(), results.len());
+    println!(
+        "{file}: {} passed, {} failed",
+        results.len() - failed.len(),
+        failed.len()
+    );
+    assert!(
+        results.len() > 20,
+        "{file}: only {} cases read",
+        results.len()
+    );
+    assert!(
+        failed.is_empty(),
+        "{file}: {} of {} cases failed",
+        failed.len(),
+        results.len()
+    );
 }
 
 #[test]

@@ -1,1 +1,115 @@
-fn main() {}
+//! `tfvalue`: read, write and check the values Terraform exchanges with provider plugins.
+
+mod input;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use tfvalue::conformance::{self, Kind};
+use tfvalue::{tagged, Type, Value};
+
+use input::{decode_bytes, read_input, InputFormat};
+
+/// Read, write and check Terraform's plugin wire values (tfplugin5/6 DynamicValue).
+#[derive(Parser)]
+#[command(name = "tfvalue", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Decode MessagePack wire bytes against a type and print the tagged JSON notation.
+    #[command(after_help = "Examples:\n  \
+        echo 81a161a178 | tfvalue decode --type '[\"object\",{\"a\":\"string\"}]'\n  \
+        tfvalue decode --type '\"string\"' --format raw value.bin")]
+    Decode {
+        /// The type constraint as compact JSON, e.g. '["list","string"]'.
+        #[arg(long = "type", value_name = "TYPE_JSON")]
+        ty: String,
+        /// How the input is written.
+        #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
+        format: InputFormat,
+        /// The input file; standard input when absent or `-`.
+        file: Option<String>,
+    },
+    /// Encode a value in the tagged JSON notation against a type and print MessagePack hex.
+    #[command(after_help = "Example:\n  \
+        echo '{\"list\":[{\"string\":\"a\"}]}' | tfvalue encode --type '[\"list\",\"string\"]'")]
+    Encode {
+        /// The type constraint as compact JSON.
+        #[arg(long = "type", value_name = "TYPE_JSON")]
+        ty: String,
+        /// The input file (tagged JSON); standard input when absent or `-`.
+        file: Option<String>,
+    },
+    /// Run conformance vector files (msgpack-decode*, msgpack-encode*, json-decode*,
+    /// json-encode* .jsonl) and print each failure and a final `N passed, M failed` line.
+    #[command(after_help = "Example:\n  tfvalue check tests/vectors/*.jsonl")]
+    Check {
+        /// Vector files; the kind of each comes from its file name.
+        #[arg(required = true)]
+        files: Vec<String>,
+    },
+}
+
+fn parse_type(text: &str) -> Result<Type, String> {
+    Type::from_json(text.as_bytes()).map_err(|e| format!("invalid --type: {e}"))
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Decode { ty, format, file } => {
+            let ty = parse_type(&ty)?;
+            let bytes = decode_bytes(&read_input(file.as_deref())?, format)?;
+            let value = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string_pretty(&tagged::to_tagged(&value)).map_err(|e| e.to_string())?;
+            println!("{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Encode { ty, file } => {
+            let ty = parse_type(&ty)?;
+            let input = read_input(file.as_deref())?;
+            let json: serde_json::Value =
+                serde_json::from_slice(&input).map_err(|e| format!("invalid tagged JSON: {e}"))?;
+            let value = tagged::from_tagged(&json).map_err(|e| format!("invalid tagged value: {e}"))?;
+            let bytes = value.to_msgpack(&ty).map_err(|e| e.to_string())?;
+            println!("{}", conformance::hex_encode(&bytes));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check { files } => {
+            let (mut passed, mut failed) = (0usize, 0usize);
+            for file in &files {
+                let Some(kind) = Kind::from_file_name(file) else {
+                    return Err(format!(
+                        "{file}: cannot tell the kind of vectors from the file name \
+                         (expected msgpack-decode*, msgpack-encode*, json-decode* or json-encode*)"
+                    ));
+                };
+                let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+                for r in conformance::run_file(kind, &text) {
+                    match r.outcome {
+                        Ok(()) => passed += 1,
+                        Err(why) => {
+                            failed += 1;
+                            println!("FAIL {file}: {}: {why}", r.name);
+                        }
+                    }
+                }
+            }
+            println!("{passed} passed, {failed} failed");
+            Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("tfvalue: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

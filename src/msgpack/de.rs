@@ -121,7 +121,9 @@ impl<'de> Deserializer<'de> {
             left: n,
             index: 0,
         };
-        let v = visitor.visit_seq(&mut access).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+        let v = visitor
+            .visit_seq(&mut access)
+            .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
         let left = access.left;
         if left != 0 {
             return Err(self.r.err(Error::data(format_args!(
@@ -153,7 +155,9 @@ impl<'de> Deserializer<'de> {
             prev: None,
             seen: None,
         };
-        let v = visitor.visit_map(&mut access).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+        let v = visitor
+            .visit_map(&mut access)
+            .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
         let left = access.left;
         if left != 0 {
             return Err(self.r.err(Error::data(format_args!(
@@ -165,7 +169,12 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Integers, floats and decimal strings all carry numbers.
-    fn number_hint<V: Visitor<'de>>(&mut self, visitor: V, expected: &str, float: bool) -> Result<V::Value> {
+    fn number_hint<V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        expected: &str,
+        float: bool,
+    ) -> Result<V::Value> {
         let at = self.r.pos();
         let t = self.r.next()?;
         let res = match t {
@@ -175,7 +184,8 @@ impl<'de> Deserializer<'de> {
             Token::F64(f) if float => visitor.visit_f64(f),
             Token::F32(f) if float => visitor.visit_f32(f),
             Token::F32(_) | Token::F64(_) | Token::Str(_) | Token::Bin(_) => {
-                let n = number_from_token(t).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                let n =
+                    number_from_token(t).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
                 if float {
                     match n.to_f64() {
                         Some(f) => visitor.visit_f64(f),
@@ -229,7 +239,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Token::F32(f) => visitor.visit_f32(f),
             Token::F64(f) => visitor.visit_f64(f),
             Token::Str(b) => {
-                let s = self.r.utf8(b).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                let s = self
+                    .r
+                    .utf8(b)
+                    .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
                 visitor.visit_borrowed_str(s)
             }
             Token::Bin(b) => visitor.visit_borrowed_bytes(b),
@@ -276,7 +289,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let res = match t {
             // bin is accepted where a string is expected, if it is valid UTF-8
             Token::Str(b) | Token::Bin(b) => {
-                let s = self.r.utf8(b).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                let s = self
+                    .r
+                    .utf8(b)
+                    .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
                 visitor.visit_borrowed_str(s)
             }
             Token::Nil => visitor.visit_unit(),
@@ -308,7 +324,9 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if self.r.peek()? == 0xc0 {
             let at = self.r.pos();
             self.r.next()?;
-            visitor.visit_none().map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
+            visitor
+                .visit_none()
+                .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
         } else {
             visitor.visit_some(self)
         }
@@ -388,7 +406,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 Token::F32(f) => visitor.visit_f64(f as f64),
                 Token::F64(f) => visitor.visit_f64(f),
                 Token::Str(b) | Token::Bin(b) => {
-                    let s = self.r.utf8(b).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                    let s = self
+                        .r
+                        .utf8(b)
+                        .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
                     visitor.visit_borrowed_str(s)
                 }
                 t => return Err(self.invalid(at, &t, "number")),
@@ -458,7 +479,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let at = self.r.pos();
         match self.r.next()? {
             Token::Str(b) | Token::Bin(b) => {
-                let s = self.r.utf8(b).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+                let s = self
+                    .r
+                    .utf8(b)
+                    .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
                 visitor
                     .visit_enum(s.into_deserializer())
                     .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
@@ -642,4 +666,3 @@ impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
         Some(2usize.saturating_sub(self.state as usize))
     }
 }
-

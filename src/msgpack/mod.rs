@@ -63,7 +63,10 @@ pub fn to_vec<T: ?Sized + serde::Serialize>(value: &T) -> Result<Vec<u8>> {
 /// # Errors
 ///
 /// As [`to_vec`], plus I/O errors from the writer.
-pub fn to_writer<W: io::Write, T: ?Sized + serde::Serialize>(mut writer: W, value: &T) -> Result<()> {
+pub fn to_writer<W: io::Write, T: ?Sized + serde::Serialize>(
+    mut writer: W,
+    value: &T,
+) -> Result<()> {
     let bytes = to_vec(value)?;
     writer.write_all(&bytes).map_err(Error::io)
 }

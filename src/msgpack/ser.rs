@@ -114,7 +114,8 @@ impl Serializer {
             }
             None => {
                 // The length is not known yet: reserve the largest header, shrink it at the end.
-                self.out.extend_from_slice(&[if map { 0xdf } else { 0xdd }, 0, 0, 0, 0]);
+                self.out
+                    .extend_from_slice(&[if map { 0xdf } else { 0xdd }, 0, 0, 0, 0]);
                 Ok(Header {
                     pos,
                     announced: None,
@@ -490,7 +491,9 @@ impl ser::SerializeMap for Compound<'_> {
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         self.bump()?;
         let start = self.ser.out.len();
-        key.serialize(KeySerializer { out: &mut self.ser.out })?;
+        key.serialize(KeySerializer {
+            out: &mut self.ser.out,
+        })?;
         // The key text follows its header; find where it starts.
         let text = key_text_range(&self.ser.out, start);
         if self.sorted {
@@ -535,7 +538,11 @@ impl ser::SerializeStruct for Compound<'_> {
     type Ok = ();
     type Error = Error;
 
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
         self.bump()?;
         if self.sorted {
             if let Some(prev) = self.prev_field {
@@ -621,7 +628,11 @@ impl ser::Serializer for KeySerializer<'_> {
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
         self.serialize_str(variant)
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result<()> {
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<()> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
@@ -639,7 +650,11 @@ impl ser::Serializer for KeySerializer<'_> {
     fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
         Err(key_must_be_string())
     }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct> {
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct> {
         Err(key_must_be_string())
     }
     fn serialize_tuple_variant(

@@ -57,7 +57,14 @@ pub(crate) fn write_number(out: &mut Vec<u8>, n: &Number) {
 }
 
 #[inline]
-fn write_len(out: &mut Vec<u8>, n: usize, fix: Option<(u8, usize)>, m8: Option<u8>, m16: u8, m32: u8) {
+fn write_len(
+    out: &mut Vec<u8>,
+    n: usize,
+    fix: Option<(u8, usize)>,
+    m8: Option<u8>,
+    m16: u8,
+    m32: u8,
+) {
     match fix {
         Some((base, max)) if n <= max => out.push(base | n as u8),
         _ => match m8 {

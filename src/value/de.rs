@@ -60,7 +60,10 @@ impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
             Type::String => d.deserialize_str(StringVisitor),
             Type::Number => d.deserialize_newtype_struct(NUMBER_TOKEN, NumberVisitor),
             Type::Bool => d.deserialize_bool(BoolVisitor),
-            Type::List(t) => d.deserialize_seq(SeqVisitor { elem: t, set: false }),
+            Type::List(t) => d.deserialize_seq(SeqVisitor {
+                elem: t,
+                set: false,
+            }),
             Type::Set(t) => d.deserialize_seq(SeqVisitor { elem: t, set: true }),
             Type::Map(t) => d.deserialize_map(MapVisitor { elem: t }),
             Type::Object(o) => d.deserialize_struct("", &[], ObjectVisitor { ty: o }),
@@ -217,7 +220,10 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
         if !sorted {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(de::Error::custom(format_args!("duplicate key {:?}", w[0].0)));
+                return Err(de::Error::custom(format_args!(
+                    "duplicate key {:?}",
+                    w[0].0
+                )));
             }
         }
         if *self.elem == Type::Dynamic {

@@ -126,7 +126,9 @@ impl Value {
         match self {
             Value::Unknown(_) => false,
             Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => true,
-            Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => vs.iter().all(Value::is_wholly_known),
+            Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
+                vs.iter().all(Value::is_wholly_known)
+            }
             Value::Map(m) | Value::Object(m) => m.values().all(Value::is_wholly_known),
             Value::Dynamic(d) => d.value().is_wholly_known(),
         }
@@ -277,7 +279,9 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
             "a {} in a position of type dynamic must carry its own type (Value::Dynamic)",
             v.kind_name()
         ))),
-        (Value::Bool(_), Type::Bool) | (Value::Number(_), Type::Number) | (Value::String(_), Type::String) => Ok(()),
+        (Value::Bool(_), Type::Bool)
+        | (Value::Number(_), Type::Number)
+        | (Value::String(_), Type::String) => Ok(()),
         (Value::List(vs), Type::List(t)) | (Value::Set(vs), Type::Set(t)) => {
             for (i, e) in vs.iter().enumerate() {
                 conform(e, t, depth + 1).map_err(|e| e.prepend(PathStep::Index(i as u64)))?;
@@ -299,10 +303,13 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
         (Value::Object(m), Type::Object(o)) => {
             for (name, aty) in o.attributes() {
                 match m.get(name) {
-                    Some(e) => conform(e, aty, depth + 1).map_err(|e| e.prepend(PathStep::Attr(name.clone())))?,
+                    Some(e) => conform(e, aty, depth + 1)
+                        .map_err(|e| e.prepend(PathStep::Attr(name.clone())))?,
                     None if o.is_optional(name) => {}
                     None => {
-                        return Err(Error::data(format_args!("missing required attribute {name:?}")))
+                        return Err(Error::data(format_args!(
+                            "missing required attribute {name:?}"
+                        )))
                     }
                 }
             }
@@ -418,7 +425,10 @@ pub(crate) fn cmp_canonical(a: &Value, b: &Value, normalize: bool) -> Ordering {
                     (None, Some(_)) => return Ordering::Less,
                     (Some(_), None) => return Ordering::Greater,
                     (Some((xk, xv)), Some((yk, yv))) => {
-                        let o = xk.as_bytes().cmp(yk.as_bytes()).then_with(|| cmp_canonical(xv, yv, normalize));
+                        let o = xk
+                            .as_bytes()
+                            .cmp(yk.as_bytes())
+                            .then_with(|| cmp_canonical(xv, yv, normalize));
                         if o != Ordering::Equal {
                             return o;
                         }
@@ -460,7 +470,9 @@ pub(crate) fn sorted_refs(elems: &[Value], normalize: bool) -> Vec<&Value> {
     let mut refs: Vec<&Value> = elems.iter().collect();
     refs.sort_by(|a, b| cmp_canonical(a, b, normalize));
     refs.dedup_by(|b, a| {
-        cmp_canonical(a, b, normalize) == Ordering::Equal && a.is_wholly_known() && b.is_wholly_known()
+        cmp_canonical(a, b, normalize) == Ordering::Equal
+            && a.is_wholly_known()
+            && b.is_wholly_known()
     });
     refs
 }
@@ -492,8 +504,14 @@ impl PartialEq for Value {
                 // equal there, so within such a group match them up one by one.
                 let (mut i, mut j) = (0, 0);
                 while i < a.len() {
-                    let gi = a[i..].iter().take_while(|x| cmp_canonical(x, a[i], false) == Ordering::Equal).count();
-                    let gj = b[j..].iter().take_while(|y| cmp_canonical(y, a[i], false) == Ordering::Equal).count();
+                    let gi = a[i..]
+                        .iter()
+                        .take_while(|x| cmp_canonical(x, a[i], false) == Ordering::Equal)
+                        .count();
+                    let gj = b[j..]
+                        .iter()
+                        .take_while(|y| cmp_canonical(y, a[i], false) == Ordering::Equal)
+                        .count();
                     if gi != gj {
                         return false;
                     }
