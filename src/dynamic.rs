@@ -105,6 +105,7 @@ impl Serialize for Dynamic {
                 ))),
             };
         }
+        self.value.conforms_to(&self.ty).map_err(serde::ser::Error::custom)?;
         s.serialize_newtype_struct(DYNAMIC_TOKEN, &Wire(self))
     }
 }

@@ -287,7 +287,9 @@ impl Display for Unexpected<'_> {
         use serde::de::Unexpected as U;
         match self.0 {
             U::Bool(b) => write!(f, "bool `{b}`"),
-            U::Unsigned(_) | U::Signed(_) | U::Float(_) => f.write_str("number"),
+            U::Unsigned(n) => write!(f, "number {n}"),
+            U::Signed(n) => write!(f, "number {n}"),
+            U::Float(n) => write!(f, "number {n}"),
             U::Char(c) => write!(f, "string {c:?}"),
             U::Str(s) => write!(f, "string {s:?}"),
             U::Bytes(_) => f.write_str("bytes"),

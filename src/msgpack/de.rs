@@ -181,8 +181,8 @@ impl<'de> Deserializer<'de> {
             Token::UInt(n) => visitor.visit_u64(n),
             Token::Int(n) => visitor.visit_i64(n),
             Token::Nil => visitor.visit_unit(),
-            Token::F64(f) if float => visitor.visit_f64(f),
-            Token::F32(f) if float => visitor.visit_f32(f),
+            Token::F64(f) if float && !f.is_nan() => visitor.visit_f64(f),
+            Token::F32(f) if float && !f.is_nan() => visitor.visit_f32(f),
             Token::F32(_) | Token::F64(_) | Token::Str(_) | Token::Bin(_) => {
                 let n =
                     number_from_token(t).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
@@ -360,6 +360,18 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 let Token::Ext(raw) = self.r.next()? else {
                     return Err(self.r.err(Error::syntax("malformed extension")));
                 };
+                // Checked here rather than in the visitor, so the error keeps its category.
+                let mut ext = SliceReader::new(raw);
+                if let Ok((12, payload)) = ext.read_ext() {
+                    if payload.len() > crate::unknown::MAX_REFINEMENT_PAYLOAD {
+                        return Err(Error::limit(format_args!(
+                            "refinement payload of {} bytes is over the limit of {}",
+                            payload.len(),
+                            crate::unknown::MAX_REFINEMENT_PAYLOAD
+                        ))
+                        .at_offset(Origin::Msgpack, at as u64));
+                    }
+                }
                 // A refined unknown's payload is one more level of nesting.
                 self.enter()?;
                 let v = visitor

@@ -241,7 +241,12 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         Ok(())
     }
     fn serialize_u64(self, v: u64) -> Result<()> {
-        write_u64(&mut self.out, v);
+        if v > i64::MAX as u64 {
+            // beyond i64, go-cty writes the decimal text
+            write_number(&mut self.out, &Number::from(v));
+        } else {
+            write_u64(&mut self.out, v);
+        }
         Ok(())
     }
     fn serialize_u128(self, v: u128) -> Result<()> {
