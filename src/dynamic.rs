@@ -105,7 +105,9 @@ impl Serialize for Dynamic {
                 ))),
             };
         }
-        self.value.conforms_to(&self.ty).map_err(serde::ser::Error::custom)?;
+        self.value
+            .conforms_to(&self.ty)
+            .map_err(serde::ser::Error::custom)?;
         s.serialize_newtype_struct(DYNAMIC_TOKEN, &Wire(self))
     }
 }
@@ -347,9 +349,11 @@ fn concretize_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
             match &elem_ty {
                 None => elem_ty = Some(et),
                 Some(prev) if *prev == et => {}
-                Some(prev) => return Err(Error::data(format_args!(
+                Some(prev) => {
+                    return Err(Error::data(format_args!(
                     "inconsistent element types in a collection of dynamic values: {prev} and {et}"
-                ))),
+                )))
+                }
             }
         }
         out.push(v);

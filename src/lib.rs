@@ -1,4 +1,4 @@
-//! tfvalue: Terraform's object wire format as a serde data format.
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![cfg_attr(
     not(test),

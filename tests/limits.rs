@@ -35,7 +35,11 @@ fn depth_bomb_against_a_deep_type_is_a_depth_error() {
         err
     });
     assert_eq!(err.category(), Category::Limit);
-    assert!(err.to_string().contains("nesting is deeper than the limit of 128"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("nesting is deeper than the limit of 128"),
+        "{err}"
+    );
     // the path says where: 128 list levels in
     assert_eq!(err.path().steps().len(), 128);
 }
@@ -85,7 +89,10 @@ fn the_depth_limit_is_configurable() {
     let mut input = vec![0x91; 10];
     input.push(0x90);
     let mut de = tfvalue::msgpack::Deserializer::from_slice(&input).max_depth(5);
-    assert_eq!(Nest::deserialize(&mut de).unwrap_err().category(), Category::Limit);
+    assert_eq!(
+        Nest::deserialize(&mut de).unwrap_err().category(),
+        Category::Limit
+    );
     let mut de = tfvalue::msgpack::Deserializer::from_slice(&input).max_depth(11);
     assert!(Nest::deserialize(&mut de).is_ok());
     de.end().unwrap();
@@ -143,13 +150,23 @@ fn length_prefixes_larger_than_the_input_are_rejected_before_allocating() {
         assert!(err.to_string().contains("left"), "{ty}: {err}");
     }
     // The same through typed decoding.
-    assert!(tfvalue::msgpack::from_slice::<Vec<String>>(b"\xdd\xff\xff\xff\xff").unwrap_err().is_eof());
     assert!(
-        tfvalue::msgpack::from_slice::<std::collections::BTreeMap<String, String>>(b"\xdf\xff\xff\xff\xff")
+        tfvalue::msgpack::from_slice::<Vec<String>>(b"\xdd\xff\xff\xff\xff")
             .unwrap_err()
             .is_eof()
     );
-    assert!(tfvalue::msgpack::from_slice::<String>(b"\xdb\xff\xff\xff\xff").unwrap_err().is_eof());
+    assert!(
+        tfvalue::msgpack::from_slice::<std::collections::BTreeMap<String, String>>(
+            b"\xdf\xff\xff\xff\xff"
+        )
+        .unwrap_err()
+        .is_eof()
+    );
+    assert!(
+        tfvalue::msgpack::from_slice::<String>(b"\xdb\xff\xff\xff\xff")
+            .unwrap_err()
+            .is_eof()
+    );
 }
 
 #[test]
@@ -170,7 +187,10 @@ fn every_truncation_of_a_valid_value_is_a_clean_error() {
     for n in 0..full.len() {
         let err = Value::from_msgpack(&full[..n], &ty).unwrap_err();
         assert!(
-            matches!(err.category(), Category::Eof | Category::Syntax | Category::Data),
+            matches!(
+                err.category(),
+                Category::Eof | Category::Syntax | Category::Data
+            ),
             "prefix of {n} bytes: {err}"
         );
     }
@@ -180,9 +200,15 @@ fn every_truncation_of_a_valid_value_is_a_clean_error() {
 fn trailing_bytes_are_rejected() {
     let err = Value::from_msgpack(b"\xa1x\xa1y", &Type::String).unwrap_err();
     assert_eq!(err.category(), Category::Syntax);
-    assert_eq!(err.to_string(), "trailing bytes after value (2 left) (msgpack offset 2)");
+    assert_eq!(
+        err.to_string(),
+        "trailing bytes after value (2 left) (msgpack offset 2)"
+    );
     let err = tfvalue::msgpack::from_slice::<u8>(b"\x01\x02").unwrap_err();
-    assert!(err.to_string().starts_with("trailing bytes after value"), "{err}");
+    assert!(
+        err.to_string().starts_with("trailing bytes after value"),
+        "{err}"
+    );
     // and the Deserializer gives the rest back to a caller who wants it
     let mut de = tfvalue::msgpack::Deserializer::from_slice(b"\x01\x02");
     assert_eq!(u8::deserialize(&mut de).unwrap(), 1);
@@ -202,7 +228,10 @@ fn refinement_payloads_are_bounded() {
         &Type::list(Type::String),
     )
     .unwrap();
-    assert_eq!(v.as_unknown().unwrap().length_lower_bound(), Some(1_000_000_000));
+    assert_eq!(
+        v.as_unknown().unwrap().length_lower_bound(),
+        Some(1_000_000_000)
+    );
 }
 
 #[test]

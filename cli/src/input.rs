@@ -94,8 +94,14 @@ mod tests {
     #[test]
     fn detects_formats() {
         assert_eq!(decode_bytes(b"c3", InputFormat::Auto).unwrap(), [0xc3]);
-        assert_eq!(decode_bytes(b"gaF4ww==", InputFormat::Auto).unwrap(), [0x81, 0xa1, b'x', 0xc3]);
-        assert_eq!(decode_bytes(b"\x81\xa1x\xc3", InputFormat::Auto).unwrap(), [0x81, 0xa1, b'x', 0xc3]);
+        assert_eq!(
+            decode_bytes(b"gaF4ww==", InputFormat::Auto).unwrap(),
+            [0x81, 0xa1, b'x', 0xc3]
+        );
+        assert_eq!(
+            decode_bytes(b"\x81\xa1x\xc3", InputFormat::Auto).unwrap(),
+            [0x81, 0xa1, b'x', 0xc3]
+        );
         assert_eq!(base64("aGVsbG8").unwrap(), b"hello");
         assert!(base64("a").is_err());
         assert!(decode_bytes(b"zz", InputFormat::Hex).is_err());

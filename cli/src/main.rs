@@ -64,7 +64,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let ty = parse_type(&ty)?;
             let bytes = decode_bytes(&read_input(file.as_deref())?, format)?;
             let value = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string())?;
-            let text = serde_json::to_string_pretty(&tagged::to_tagged(&value)).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string_pretty(&tagged::to_tagged(&value))
+                .map_err(|e| e.to_string())?;
             println!("{text}");
             Ok(ExitCode::SUCCESS)
         }
@@ -73,7 +74,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let input = read_input(file.as_deref())?;
             let json: serde_json::Value =
                 serde_json::from_slice(&input).map_err(|e| format!("invalid tagged JSON: {e}"))?;
-            let value = tagged::from_tagged(&json).map_err(|e| format!("invalid tagged value: {e}"))?;
+            let value =
+                tagged::from_tagged(&json).map_err(|e| format!("invalid tagged value: {e}"))?;
             let bytes = value.to_msgpack(&ty).map_err(|e| e.to_string())?;
             println!("{}", conformance::hex_encode(&bytes));
             Ok(ExitCode::SUCCESS)
@@ -87,7 +89,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                          (expected msgpack-decode*, msgpack-encode*, json-decode* or json-encode*)"
                     ));
                 };
-                let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+                let text = std::fs::read_to_string(file)
+                    .map_err(|e| format!("cannot read {file}: {e}"))?;
                 for r in conformance::run_file(kind, &text) {
                     match r.outcome {
                         Ok(()) => passed += 1,
@@ -99,7 +102,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
             }
             println!("{passed} passed, {failed} failed");
-            Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
     }
 }
