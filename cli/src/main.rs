@@ -1,6 +1,8 @@
 //! `tfvalue`: read, write and check the values Terraform exchanges with provider plugins.
 
 mod input;
+mod render;
+mod sample;
 
 use std::process::ExitCode;
 
@@ -9,6 +11,25 @@ use tfvalue::conformance::{self, Kind};
 use tfvalue::{tagged, Type, Value};
 
 use input::{decode_bytes, read_input, InputFormat};
+use render::{render, Mask, Style};
+
+/// When to colour the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ColorChoice {
+    /// When standard output is a terminal.
+    Auto,
+    Always,
+    Never,
+}
+
+/// What `inspect` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Output {
+    /// An indented tree.
+    Text,
+    /// The tagged JSON notation.
+    Json,
+}
 
 /// Read, write and check Terraform's plugin wire values (tfplugin5/6 DynamicValue).
 #[derive(Parser)]
@@ -20,6 +41,32 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Show a DynamicValue (MessagePack as hex, base64 or raw bytes) as a readable tree,
+    /// with unknowns and their refinements marked and sensitive values masked.
+    /// Without input, shows a built-in sample plan value.
+    #[command(after_help = "Examples:\n  \
+        tfvalue inspect                      # the built-in sample\n  \
+        tfvalue inspect --type '[\"map\",\"string\"]' payload.hex\n  \
+        echo 81a161d40000 | tfvalue inspect --type '[\"object\",{\"a\":\"string\"}]' -")]
+    Inspect {
+        /// The input file, or `-` for standard input; the built-in sample when absent.
+        file: Option<String>,
+        /// The type constraint as compact JSON.
+        #[arg(long = "type", value_name = "TYPE_JSON")]
+        ty: Option<String>,
+        /// How the input is written.
+        #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
+        format: InputFormat,
+        /// Colour the output.
+        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+        color: ColorChoice,
+        /// Show sensitive values instead of `(sensitive value)`.
+        #[arg(long)]
+        show_sensitive: bool,
+        /// Print an indented tree, or the tagged JSON notation.
+        #[arg(long, value_enum, default_value_t = Output::Text)]
+        output: Output,
+    },
     /// Decode MessagePack wire bytes against a type and print the tagged JSON notation.
     #[command(after_help = "Examples:\n  \
         echo 81a161a178 | tfvalue decode --type '[\"object\",{\"a\":\"string\"}]'\n  \
@@ -58,8 +105,80 @@ fn parse_type(text: &str) -> Result<Type, String> {
     Type::from_json(text.as_bytes()).map_err(|e| format!("invalid --type: {e}"))
 }
 
+fn inspect(
+    file: Option<String>,
+    ty: Option<String>,
+    format: InputFormat,
+    color: ColorChoice,
+    show_sensitive: bool,
+    output: Output,
+) -> Result<ExitCode, String> {
+    use std::io::IsTerminal;
+    let input = match file.as_deref() {
+        Some(path) => Some(read_input(Some(path))?),
+        None if std::io::stdin().is_terminal() => None,
+        None => Some(read_input(None)?).filter(|b| !b.iter().all(u8::is_ascii_whitespace)),
+    };
+    let (value, ty, mask) = match input {
+        None => {
+            let ty = parse_type(sample::TYPE_JSON)?;
+            let json: serde_json::Value =
+                serde_json::from_str(sample::VALUE_JSON).map_err(|e| e.to_string())?;
+            let value = tagged::from_tagged(&json).map_err(|e| e.to_string())?;
+            // Through the wire and back, as a real payload would come.
+            let bytes = value.to_msgpack(&ty).map_err(|e| e.to_string())?;
+            let value = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string())?;
+            (value, ty, sample::mask())
+        }
+        Some(raw) => {
+            let Some(ty) = ty else {
+                return Err("inspecting input needs --type TYPE_JSON".into());
+            };
+            let ty = parse_type(&ty)?;
+            let bytes = decode_bytes(&raw, format)?;
+            let value = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string())?;
+            (value, ty, Mask::default())
+        }
+    };
+    match output {
+        Output::Json => {
+            let text = serde_json::to_string_pretty(&tagged::to_tagged(&value))
+                .map_err(|e| e.to_string())?;
+            println!("{text}");
+        }
+        Output::Text => {
+            let color = match color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => std::io::stdout().is_terminal(),
+            };
+            print!(
+                "{}",
+                render(
+                    &value,
+                    &ty,
+                    &mask,
+                    Style {
+                        color,
+                        show_sensitive
+                    }
+                )
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
+        Command::Inspect {
+            file,
+            ty,
+            format,
+            color,
+            show_sensitive,
+            output,
+        } => inspect(file, ty, format, color, show_sensitive, output),
         Command::Decode { ty, format, file } => {
             let ty = parse_type(&ty)?;
             let bytes = decode_bytes(&read_input(file.as_deref())?, format)?;
