@@ -7,6 +7,7 @@
 
 mod dynamic;
 mod error;
+mod flatmap;
 pub mod msgpack;
 pub mod number;
 mod path;
@@ -17,6 +18,7 @@ pub mod value;
 
 pub use dynamic::Dynamic;
 pub use error::{Category, Error, Result};
+pub use flatmap::UNKNOWN_MARKER;
 pub use number::Number;
 pub use path::{AttributePath, PathStep};
 pub use types::{ObjectType, Type};
