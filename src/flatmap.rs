@@ -221,9 +221,6 @@ impl<'a> Reader<'a> {
             Type::Dynamic => Err(Error::data(
                 "flatmap state cannot carry a value of type dynamic",
             )),
-            other => Err(Error::data(format_args!(
-                "flatmap state cannot carry a value of type {other}"
-            ))),
         }
     }
 
