@@ -9,3 +9,7 @@ pub(crate) const UNKNOWN_TOKEN: &str = "$tfvalue::private::Unknown";
 pub(crate) const NUMBER_TOKEN: &str = crate::number::TOKEN;
 /// A `dynamic` value: `[type JSON, value]`; null and unknown come as unit and bytes.
 pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
+/// Undecoded bytes of one value ([`Raw`](crate::Raw)): deserializers hand over the bytes
+/// of the next value (`visit_borrowed_bytes` for MessagePack, `visit_borrowed_str` for JSON
+/// text) without building it; serializers write the bytes as they are.
+pub(crate) const RAW_TOKEN: &str = "$tfvalue::private::Raw";

@@ -10,7 +10,7 @@ use serde::de::{
 use super::read::{number_from_token, SliceReader, Token};
 use crate::error::{Error, Origin, Result};
 use crate::path::PathStep;
-use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
+use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN};
 
 /// The default nesting limit.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -407,6 +407,15 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 )),
             }
             .map_err(|e| e.at_offset(Origin::Msgpack, at as u64));
+        }
+        if name == RAW_TOKEN {
+            // Skip the value without building it, and hand over its bytes.
+            let start = self.r.pos();
+            self.r.skip_value(self.depth_left)?;
+            let bytes = &self.r.input_full()[start..self.r.pos()];
+            return visitor
+                .visit_borrowed_bytes(bytes)
+                .map_err(|e: Error| e.at_offset(Origin::Msgpack, start as u64));
         }
         if name == NUMBER_TOKEN {
             let at = self.r.pos();
