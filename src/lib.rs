@@ -5,6 +5,7 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod convert;
 mod dynamic;
 mod error;
 mod flatmap;
@@ -17,6 +18,7 @@ mod types;
 pub mod unknown;
 pub mod value;
 
+pub use convert::{from_value, to_value};
 pub use dynamic::Dynamic;
 pub use error::{Category, Error, Result};
 pub use flatmap::UNKNOWN_MARKER;
