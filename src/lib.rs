@@ -8,6 +8,8 @@ pub mod msgpack;
 pub mod number;
 mod path;
 mod private;
+pub mod schema;
+mod tf_value;
 mod types;
 pub mod unknown;
 pub mod value;
@@ -19,5 +21,12 @@ pub use path::{AttributePath, PathStep};
 pub use types::{ObjectType, Type};
 pub use unknown::{NumberBound, Refinements, Unknown};
 pub use value::{Map, Value};
+
+pub use tf_value::{MapKey, TfModel, TfValue};
+#[doc(hidden)]
+pub use tf_value::__private;
+#[cfg(feature = "derive")]
+#[doc = include_str!("schema/derive.md")]
+pub use tfvalue_derive::TfValue;
 pub mod conformance;
 pub mod tagged;
