@@ -82,7 +82,7 @@ impl Block {
     /// ```
     pub fn check_apply(&self, planned: &Value, applied: &Value) -> Diagnostics {
         let mut c = Checker::default();
-        c.object(self, planned, applied);
+        c.object(self, planned, applied, None);
         c.out
     }
 }
@@ -322,14 +322,19 @@ impl Checker {
         }
     }
 
-    /// A block's object, as Terraform's `assertObjectCompatible`.
-    fn object(&mut self, block: &Block, p: &Value, a: &Value) {
+    /// A block's object, as Terraform's `assertObjectCompatible`. `concrete` is the
+    /// object's own type inside a `dynamic` block value, where positions the schema
+    /// declares `dynamic` hold plain values.
+    fn object(&mut self, block: &Block, p: &Value, a: &Value, concrete: Option<&Type>) {
         let root = if self.path.is_empty() { "root object " } else { "block " };
         match (p, a) {
             (Value::Null, Value::Null) => return,
             (Value::Null, _) => return self.problem(DiagnosticKind::Changed, format!("{root}was absent, but now present")),
             (_, Value::Null) => return self.problem(DiagnosticKind::Changed, format!("{root}was present, but now absent")),
-            (Value::Unknown(_), _) => return self.value(p, a, &block.implied_type()),
+            (Value::Unknown(_), _) => {
+                let ty = concrete.cloned().unwrap_or_else(|| block.implied_type());
+                return self.value(p, a, &ty);
+            }
             (_, Value::Unknown(_)) => return self.problem(DiagnosticKind::StillUnknown, "was known, but now unknown"),
             (Value::Object(_), Value::Object(_)) => {}
             _ => {
@@ -345,7 +350,7 @@ impl Checker {
             }
             match (p.get(name.as_str()), a.get(name.as_str())) {
                 (Some(pv), Some(av)) => {
-                    let ty = attr.implied_type();
+                    let ty = member(concrete, name).cloned().unwrap_or_else(|| attr.implied_type());
                     let found = self.probe(|c| c.value(pv, av, &ty));
                     if attr.contains_sensitive() {
                         if !found.is_empty() {
@@ -365,7 +370,7 @@ impl Checker {
                 continue;
             }
             match (p.get(name.as_str()), a.get(name.as_str())) {
-                (Some(pv), Some(av)) => self.nested_block(nb, pv, av),
+                (Some(pv), Some(av)) => self.nested_block(nb, pv, av, member(concrete, name)),
                 (None, None) => {}
                 _ => self.problem(DiagnosticKind::Type, "block missing from the planned or the final value"),
             }
@@ -373,25 +378,28 @@ impl Checker {
         }
     }
 
-    fn nested_block(&mut self, nb: &NestedBlock, p: &Value, a: &Value) {
+    fn nested_block(&mut self, nb: &NestedBlock, p: &Value, a: &Value, concrete: Option<&Type>) {
         match nb.nesting {
             NestingMode::Single | NestingMode::Group => {
                 // An unknown block placeholder may expand to no block at all.
                 if p.is_unknown() && a.is_null() {
                     return;
                 }
-                self.object(&nb.block, p, a);
+                self.object(&nb.block, p, a, concrete);
             }
             NestingMode::List | NestingMode::Set | NestingMode::Map => {
+                let ty = concrete.cloned().unwrap_or_else(|| nb.implied_type());
                 if let Value::Unknown(_) = p {
-                    return self.value(p, a, &nb.implied_type());
+                    return self.value(p, a, &ty);
                 }
+                // The concrete type of a dynamic block value, which its elements follow.
+                let concrete = concrete.or_else(|| p.as_dynamic().map(|d| d.ty()));
                 if a.is_unknown() {
                     return self.problem(DiagnosticKind::StillUnknown, "was known, but now unknown");
                 }
                 match (p.unwrap_dynamic(), a.unwrap_dynamic()) {
                     (Value::Null, Value::Null) => {}
-                    (Value::Null, _) | (_, Value::Null) => self.value(p, a, &nb.implied_type()),
+                    (Value::Null, _) | (_, Value::Null) => self.value(p, a, &ty),
                     (Value::List(ps) | Value::Tuple(ps), Value::List(xs) | Value::Tuple(xs))
                         if nb.nesting == NestingMode::List =>
                     {
@@ -403,7 +411,11 @@ impl Checker {
                         }
                         for (i, (pe, xe)) in ps.iter().zip(xs).enumerate() {
                             if self.enter(PathStep::Index(i as u64)) {
-                                self.object(&nb.block, pe, xe);
+                                let c = match concrete {
+                                    Some(Type::Tuple(ts)) => ts.get(i),
+                                    other => other.and_then(Type::element_type),
+                                };
+                                self.object(&nb.block, pe, xe, c);
                                 self.leave();
                             }
                         }
@@ -413,8 +425,12 @@ impl Checker {
                     {
                         for (k, pe) in pm {
                             if self.enter(PathStep::Key(k.clone())) {
+                                let c = match concrete {
+                                    Some(Type::Object(o)) => o.get(k),
+                                    other => other.and_then(Type::element_type),
+                                };
                                 match am.get(k) {
-                                    Some(xe) => self.object(&nb.block, pe, xe),
+                                    Some(xe) => self.object(&nb.block, pe, xe, c),
                                     None => self.problem(DiagnosticKind::Changed, "block key has vanished"),
                                 }
                                 self.leave();
@@ -428,7 +444,8 @@ impl Checker {
                         }
                     }
                     (Value::Set(ps), Value::Set(xs)) if nb.nesting == NestingMode::Set => {
-                        self.sets(ps, xs, "block count", |c, pe, xe| c.object(&nb.block, pe, xe));
+                        let elem = concrete.and_then(Type::element_type);
+                        self.sets(ps, xs, "block count", |c, pe, xe| c.object(&nb.block, pe, xe, elem));
                     }
                     (pu, au) => self.problem(
                         DiagnosticKind::Type,
@@ -438,4 +455,9 @@ impl Checker {
             }
         }
     }
+}
+
+/// The type of one attribute of a concrete object type.
+fn member<'t>(concrete: Option<&'t Type>, name: &str) -> Option<&'t Type> {
+    concrete.and_then(Type::as_object).and_then(|o| o.get(name))
 }

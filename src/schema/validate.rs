@@ -90,7 +90,7 @@ impl Block {
             out: Diagnostics::new(),
             depth: 0,
         };
-        w.block(self, value);
+        w.block(self, value, None);
         w.out
     }
 }
@@ -151,7 +151,9 @@ impl Walker {
         }
     }
 
-    fn block(&mut self, block: &Block, v: &Value) {
+    /// `concrete` is the value's own type where it sits inside a `dynamic` block value:
+    /// there, positions the schema declares `dynamic` hold plain values of that type.
+    fn block(&mut self, block: &Block, v: &Value, concrete: Option<&Type>) {
         if v.is_null() || self.unknown(v) {
             return;
         }
@@ -163,7 +165,7 @@ impl Walker {
                 continue;
             }
             match m.get(name) {
-                Some(av) => self.attribute(attr, av),
+                Some(av) => self.attribute(attr, av, member(concrete, name)),
                 None => self.problem(DiagnosticKind::Type, "missing attribute"),
             }
             self.leave();
@@ -173,7 +175,7 @@ impl Walker {
                 continue;
             }
             match m.get(name) {
-                Some(bv) => self.nested_block(nb, bv),
+                Some(bv) => self.nested_block(nb, bv, member(concrete, name)),
                 None => self.problem(DiagnosticKind::Type, "missing block attribute"),
             }
             self.leave();
@@ -189,10 +191,11 @@ impl Walker {
         }
     }
 
-    fn attribute(&mut self, attr: &Attribute, v: &Value) {
-        match &attr.ty {
-            AttributeType::Type(t) => self.conform(v, &super::without_optional_deep(t)),
-            AttributeType::Nested(n) => self.nested_type(n, v),
+    fn attribute(&mut self, attr: &Attribute, v: &Value, concrete: Option<&Type>) {
+        match (&attr.ty, concrete) {
+            (AttributeType::Type(_), Some(c)) => self.conform(v, c),
+            (AttributeType::Type(t), None) => self.conform(v, &super::without_optional_deep(t)),
+            (AttributeType::Nested(n), _) => self.nested_type(n, v, concrete),
         }
         if v.is_null() && attr.required {
             self.problem(DiagnosticKind::MissingRequired, "required attribute is null");
@@ -208,16 +211,17 @@ impl Walker {
         }
     }
 
-    fn nested_type(&mut self, n: &NestedType, v: &Value) {
+    fn nested_type(&mut self, n: &NestedType, v: &Value, concrete: Option<&Type>) {
         if v.is_null() || self.unknown(v) {
             return;
         }
+        let elem = concrete.and_then(Type::element_type);
         match (n.nesting, v) {
-            (ObjectNesting::Single, _) => self.nested_object(n, v),
+            (ObjectNesting::Single, _) => self.nested_object(n, v, concrete),
             (ObjectNesting::List, Value::List(vs)) | (ObjectNesting::Set, Value::Set(vs)) => {
                 for (i, e) in vs.iter().enumerate() {
                     if self.enter(PathStep::Index(i as u64)) {
-                        self.nested_object(n, e);
+                        self.nested_object(n, e, elem);
                         self.leave();
                     }
                 }
@@ -225,7 +229,7 @@ impl Walker {
             (ObjectNesting::Map, Value::Map(m)) => {
                 for (k, e) in m {
                     if self.enter(PathStep::Key(k.clone())) {
-                        self.nested_object(n, e);
+                        self.nested_object(n, e, elem);
                         self.leave();
                     }
                 }
@@ -234,7 +238,7 @@ impl Walker {
         }
     }
 
-    fn nested_object(&mut self, n: &NestedType, v: &Value) {
+    fn nested_object(&mut self, n: &NestedType, v: &Value, concrete: Option<&Type>) {
         if v.is_null() || self.unknown(v) {
             return;
         }
@@ -246,7 +250,7 @@ impl Walker {
                 continue;
             }
             match m.get(name) {
-                Some(av) => self.attribute(attr, av),
+                Some(av) => self.attribute(attr, av, member(concrete, name)),
                 None => self.problem(DiagnosticKind::Type, "missing attribute"),
             }
             self.leave();
@@ -254,7 +258,7 @@ impl Walker {
         self.undeclared(m, |k| n.attributes.contains_key(k));
     }
 
-    fn nested_block(&mut self, nb: &NestedBlock, v: &Value) {
+    fn nested_block(&mut self, nb: &NestedBlock, v: &Value, concrete: Option<&Type>) {
         let dynamic = nb.implied_type() == Type::Dynamic;
         match nb.nesting {
             NestingMode::Single | NestingMode::Group => {
@@ -266,23 +270,25 @@ impl Walker {
                     }
                     return;
                 }
-                self.block(&nb.block, v);
+                self.block(&nb.block, v, concrete);
             }
             NestingMode::List | NestingMode::Set | NestingMode::Map => {
-                let inner = match v {
-                    Value::Dynamic(d) if dynamic => d.value(),
-                    Value::Null | Value::Unknown(_) => v,
+                let (inner, concrete) = match v {
+                    // Inside a dynamic value the collection is a plain value of its type.
+                    _ if concrete.is_some() => (v, concrete),
+                    Value::Dynamic(d) if dynamic => (d.value(), Some(d.ty())),
+                    Value::Null | Value::Unknown(_) => (v, None),
                     _ if dynamic => {
                         return self.mismatch(v, "dynamic (a block type that contains `dynamic` is itself dynamic)");
                     }
-                    _ => v,
+                    _ => (v, None),
                 };
-                self.block_collection(nb, inner, dynamic);
+                self.block_collection(nb, inner, dynamic, concrete);
             }
         }
     }
 
-    fn block_collection(&mut self, nb: &NestedBlock, v: &Value, dynamic: bool) {
+    fn block_collection(&mut self, nb: &NestedBlock, v: &Value, dynamic: bool, concrete: Option<&Type>) {
         let (least, most) = match (nb.nesting, v) {
             (_, Value::Null) => {
                 let what = nb.nesting.as_str();
@@ -334,7 +340,11 @@ impl Walker {
             Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
                 for (i, e) in vs.iter().enumerate() {
                     if self.enter(PathStep::Index(i as u64)) {
-                        self.block(&nb.block, e);
+                        let c = match concrete {
+                            Some(Type::Tuple(ts)) => ts.get(i),
+                            other => other.and_then(Type::element_type),
+                        };
+                        self.block(&nb.block, e, c);
                         self.leave();
                     }
                 }
@@ -342,7 +352,11 @@ impl Walker {
             Value::Map(m) | Value::Object(m) => {
                 for (k, e) in m {
                     if self.enter(PathStep::Key(k.clone())) {
-                        self.block(&nb.block, e);
+                        let c = match concrete {
+                            Some(Type::Object(o)) => o.get(k),
+                            other => other.and_then(Type::element_type),
+                        };
+                        self.block(&nb.block, e, c);
                         self.leave();
                     }
                 }
@@ -432,6 +446,11 @@ impl Walker {
             _ => self.mismatch(v, &ty.to_string()),
         }
     }
+}
+
+/// The type of one attribute of a concrete object type.
+fn member<'t>(concrete: Option<&'t Type>, name: &str) -> Option<&'t Type> {
+    concrete.and_then(Type::as_object).and_then(|o| o.get(name))
 }
 
 fn count(least: u64, most: Option<u64>) -> String {
