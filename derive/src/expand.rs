@@ -151,9 +151,8 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
             };
             let describe = match &field.description {
                 Some(_) => quote! {
-                    __nested.block = #krate::__private::describe(
-                        __nested.block, #description, #markdown, __nested.block.deprecated || #deprecated,
-                    );
+                    let __deprecated = __nested.block.deprecated || #deprecated;
+                    __nested.block = #krate::__private::describe(__nested.block, #description, #markdown, __deprecated);
                 },
                 None if deprecated => quote! {
                     __nested.block.deprecated = true;
