@@ -22,9 +22,9 @@ pub use types::{ObjectType, Type};
 pub use unknown::{NumberBound, Refinements, Unknown};
 pub use value::{Map, Value};
 
-pub use tf_value::{MapKey, TfModel, TfValue};
 #[doc(hidden)]
 pub use tf_value::__private;
+pub use tf_value::{MapKey, TfModel, TfValue};
 #[cfg(feature = "derive")]
 #[doc = include_str!("schema/derive.md")]
 pub use tfvalue_derive::TfValue;

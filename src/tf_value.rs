@@ -219,8 +219,8 @@ tuple!(A B C D E F G H I J K L);
 #[doc(hidden)]
 pub mod __private {
     pub use crate::schema::{
-        Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting, Schema,
-        StringKind,
+        Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting,
+        Schema, StringKind,
     };
     pub use crate::types::Type;
     pub use crate::{TfModel, TfValue};
@@ -237,7 +237,12 @@ pub mod __private {
         pub write_only: bool,
     }
 
-    fn finish(mut a: Attribute, flags: Flags, description: Option<&str>, markdown: bool) -> Attribute {
+    fn finish(
+        mut a: Attribute,
+        flags: Flags,
+        description: Option<&str>,
+        markdown: bool,
+    ) -> Attribute {
         a.required = flags.required;
         a.optional = flags.optional;
         a.computed = flags.computed;
@@ -246,14 +251,27 @@ pub mod __private {
         a.write_only = flags.write_only;
         if let Some(d) = description {
             a.description = Some(d.to_owned());
-            a.description_kind = if markdown { StringKind::Markdown } else { StringKind::Plain };
+            a.description_kind = if markdown {
+                StringKind::Markdown
+            } else {
+                StringKind::Plain
+            };
         }
         a
     }
 
     /// An attribute of the field's own type.
-    pub fn attribute<T: TfValue + ?Sized>(flags: Flags, description: Option<&str>, markdown: bool) -> Attribute {
-        finish(Attribute::of_type(T::tf_type()), flags, description, markdown)
+    pub fn attribute<T: TfValue + ?Sized>(
+        flags: Flags,
+        description: Option<&str>,
+        markdown: bool,
+    ) -> Attribute {
+        finish(
+            Attribute::of_type(T::tf_type()),
+            flags,
+            description,
+            markdown,
+        )
     }
 
     /// An attribute with the nested attributes of model `T`. Blocks of `T` become
@@ -264,7 +282,12 @@ pub mod __private {
         description: Option<&str>,
         markdown: bool,
     ) -> Attribute {
-        finish(Attribute::nested(nested_type(nesting, T::block())), flags, description, markdown)
+        finish(
+            Attribute::nested(nested_type(nesting, T::block())),
+            flags,
+            description,
+            markdown,
+        )
     }
 
     fn nested_type(nesting: ObjectNesting, block: Block) -> NestedType {
@@ -280,22 +303,42 @@ pub mod __private {
                 NestingMode::Map => ObjectNesting::Map,
                 _ => ObjectNesting::Single,
             };
-            n.attributes
-                .insert(name, Attribute::nested(nested_type(inner, nb.block)).set_optional());
+            n.attributes.insert(
+                name,
+                Attribute::nested(nested_type(inner, nb.block)).set_optional(),
+            );
         }
         n
     }
 
     /// A nested block type of model `T`.
-    pub fn block<T: TfModel + ?Sized>(nesting: NestingMode, min_items: u64, max_items: u64) -> NestedBlock {
-        NestedBlock::new(nesting, T::block()).min_items(min_items).max_items(max_items)
+    pub fn block<T: TfModel + ?Sized>(
+        nesting: NestingMode,
+        min_items: u64,
+        max_items: u64,
+    ) -> NestedBlock {
+        NestedBlock::new(nesting, T::block())
+            .min_items(min_items)
+            .max_items(max_items)
     }
 
     /// The container's description.
-    pub fn describe(block: Block, description: Option<&str>, markdown: bool, deprecated: bool) -> Block {
+    pub fn describe(
+        block: Block,
+        description: Option<&str>,
+        markdown: bool,
+        deprecated: bool,
+    ) -> Block {
         let block = block.deprecated(deprecated);
         match description {
-            Some(d) => block.description(d, if markdown { StringKind::Markdown } else { StringKind::Plain }),
+            Some(d) => block.description(
+                d,
+                if markdown {
+                    StringKind::Markdown
+                } else {
+                    StringKind::Plain
+                },
+            ),
             None => block,
         }
     }

@@ -1,10 +1,15 @@
 //! `#[derive(TfValue)]`: derived schemas, implied types and serde encodings agree.
 
+// Tests may panic: the workspace lints are for library code.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
-use tfvalue::schema::{Attribute, Block, NestedBlock, NestedType, NestingMode, ObjectNesting, StringKind};
+use tfvalue::schema::{
+    Attribute, Block, NestedBlock, NestedType, NestingMode, ObjectNesting, StringKind,
+};
 use tfvalue::{Dynamic, Number, Refinements, TfModel, TfValue, Type, Unknown, Value};
 
 /// A re-export of tfvalue, to test `#[tfvalue(crate = "...")]`.
@@ -63,15 +68,33 @@ fn derived_block_equals_the_hand_written_schema() {
         .attribute("kind", Attribute::optional(Type::String));
     let want = Block::new()
         .description("A Widget server.", StringKind::Plain)
-        .attribute("name", Attribute::required(Type::String).description("The server name.", StringKind::Plain))
-        .attribute("id", Attribute::optional_computed(Type::String).description("Assigned by the API.", StringKind::Plain))
+        .attribute(
+            "name",
+            Attribute::required(Type::String).description("The server name.", StringKind::Plain),
+        )
+        .attribute(
+            "id",
+            Attribute::optional_computed(Type::String)
+                .description("Assigned by the API.", StringKind::Plain),
+        )
         .attribute("size", Attribute::optional_computed(Type::String))
         .attribute("arn", Attribute::computed(Type::String))
         .attribute("tags", Attribute::optional(Type::map(Type::String)))
-        .attribute("password", Attribute::optional(Type::String).sensitive().write_only())
-        .attribute("flavor", Attribute::optional(Type::String).deprecated().description("Use `size`.", StringKind::Markdown))
+        .attribute(
+            "password",
+            Attribute::optional(Type::String).sensitive().write_only(),
+        )
+        .attribute(
+            "flavor",
+            Attribute::optional(Type::String)
+                .deprecated()
+                .description("Use `size`.", StringKind::Markdown),
+        )
         .attribute("labels", Attribute::computed(Type::list(Type::String)))
-        .attribute("ports", Attribute::optional_computed(Type::set(Type::Number)))
+        .attribute(
+            "ports",
+            Attribute::optional_computed(Type::set(Type::Number)),
+        )
         .attribute("user_data", Attribute::required(Type::Dynamic))
         .attribute(
             "endpoints",
@@ -82,7 +105,10 @@ fn derived_block_equals_the_hand_written_schema() {
             )
             .set_optional(),
         )
-        .block("disk", NestedBlock::list(disk.clone()).min_items(1).max_items(4))
+        .block(
+            "disk",
+            NestedBlock::list(disk.clone()).min_items(1).max_items(4),
+        )
         .block("boot", NestedBlock::single(disk));
     assert_eq!(Server::block(), want);
     assert_eq!(Server::schema_block(), Some(want.clone()));
@@ -220,7 +246,10 @@ fn block_and_nested_type_nesting() {
     assert_eq!(nested("n_single"), Some(ObjectNesting::Single));
     assert_eq!(nested("n_set"), Some(ObjectNesting::Set));
     assert_eq!(nested("n_map"), Some(ObjectNesting::Map));
-    assert_eq!(b.attributes["plain"].plain_type(), Some(&Type::object([("n", Type::Number)])));
+    assert_eq!(
+        b.attributes["plain"].plain_type(),
+        Some(&Type::object([("n", Type::Number)]))
+    );
     assert!(b.attributes["plain"].required);
     assert_eq!(
         Holder::tf_type().to_string(),
@@ -257,14 +286,22 @@ fn blocks_inside_a_nested_type_become_nested_attributes() {
     assert_eq!(rules.nesting, ObjectNesting::List);
     assert!(n.attributes["rules"].optional);
     // The wire type is the same as the block's would be.
-    assert_eq!(Outer::tf_type().to_string(), "object({inner=object({rules=list(object({y=bool})),x=string})})");
+    assert_eq!(
+        Outer::tf_type().to_string(),
+        "object({inner=object({rules=list(object({y=bool})),x=string})})"
+    );
 }
 
 #[test]
 fn container_attributes() {
     /// Ignored: the attribute wins.
     #[derive(TfValue)]
-    #[tfvalue(description = "A **thing**.", markdown, deprecated, crate = "crate::shim")]
+    #[tfvalue(
+        description = "A **thing**.",
+        markdown,
+        deprecated,
+        crate = "crate::shim"
+    )]
     #[allow(dead_code)]
     struct Thing {
         a: String,
@@ -307,7 +344,10 @@ fn block_fields_carry_descriptions_into_the_nested_block() {
     assert_eq!(rule.description.as_deref(), Some("Inbound rules."));
     assert!(rule.deprecated);
     let other = &b.block_types["other"].block;
-    assert_eq!(other.description.as_deref(), Some("The default description."));
+    assert_eq!(
+        other.description.as_deref(),
+        Some("The default description.")
+    );
     assert!(!other.deprecated);
 }
 
@@ -324,7 +364,10 @@ fn generics_and_lifetimes() {
         <Wrapper<'static, Vec<bool>>>::tf_type().to_string(),
         "object({label=string,labels=list(string),value=list(bool)})"
     );
-    assert_eq!(<Wrapper<'static, Option<u8>>>::block().attributes["value"].plain_type(), Some(&Type::Number));
+    assert_eq!(
+        <Wrapper<'static, Option<u8>>>::block().attributes["value"].plain_type(),
+        Some(&Type::Number)
+    );
 }
 
 #[test]
@@ -350,11 +393,18 @@ fn a_derived_schema_validates_its_own_values() {
     let none = Fw { rule: vec![], ..ok };
     let v = Value::from_msgpack(&tfvalue::msgpack::to_vec(&none).unwrap(), &Fw::tf_type()).unwrap();
     let d = Fw::block().validate(&v);
-    assert_eq!(d.to_string(), "at least 1 blocks are required, found 0 at rule");
+    assert_eq!(
+        d.to_string(),
+        "at least 1 blocks are required, found 0 at rule"
+    );
 
     // A plan/apply check between two model values.
     let planned = Value::from_msgpack(
-        &tfvalue::msgpack::to_vec(&Fw { rule: vec![Rule { port: 80 }], ..none }).unwrap(),
+        &tfvalue::msgpack::to_vec(&Fw {
+            rule: vec![Rule { port: 80 }],
+            ..none
+        })
+        .unwrap(),
         &Fw::tf_type(),
     )
     .unwrap();
@@ -363,9 +413,13 @@ fn a_derived_schema_validates_its_own_values() {
         id: Unknown::Known(Some("sg-1".into())),
         rule: vec![Rule { port: 80 }],
     };
-    let applied = Value::from_msgpack(&tfvalue::msgpack::to_vec(&applied).unwrap(), &Fw::tf_type()).unwrap();
+    let applied =
+        Value::from_msgpack(&tfvalue::msgpack::to_vec(&applied).unwrap(), &Fw::tf_type()).unwrap();
     let d = Fw::block().check_apply(&planned, &applied);
-    assert_eq!(d.to_string(), r#"final value "sg-1" does not start with the refined prefix "fw-" at id"#);
+    assert_eq!(
+        d.to_string(),
+        r#"final value "sg-1" does not start with the refined prefix "fw-" at id"#
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -436,7 +490,9 @@ fn unknown_count() -> impl Strategy<Value = Unknown<i64>> {
     prop_oneof![
         any::<i64>().prop_map(Unknown::Known),
         Just(Unknown::unknown()),
-        (-1000i64..0, 1i64..1000).prop_map(|(lo, hi)| Unknown::unknown().with_lower(lo, true).with_upper(hi, false)),
+        (-1000i64..0, 1i64..1000).prop_map(|(lo, hi)| Unknown::unknown()
+            .with_lower(lo, true)
+            .with_upper(hi, false)),
     ]
 }
 
@@ -444,7 +500,10 @@ fn unknown_list() -> impl Strategy<Value = Unknown<Vec<String>>> {
     prop_oneof![
         prop::collection::vec(text(), 0..3).prop_map(Unknown::Known),
         Just(Unknown::unknown()),
-        (0u64..3, 3u64..6).prop_map(|(lo, hi)| Unknown::unknown().not_null().with_min_len(lo).with_max_len(hi)),
+        (0u64..3, 3u64..6).prop_map(|(lo, hi)| Unknown::unknown()
+            .not_null()
+            .with_min_len(lo)
+            .with_max_len(hi)),
     ]
 }
 
@@ -452,23 +511,47 @@ fn dynamic() -> impl Strategy<Value = Dynamic> {
     prop_oneof![
         Just(Dynamic::null()),
         text().prop_map(|s| Dynamic::new(Type::String, Value::String(s))),
-        any::<i32>().prop_map(|n| Dynamic::new(Type::Number, Value::Number(Number::from(i64::from(n))))),
-        prop::collection::vec(any::<bool>(), 0..3)
-            .prop_map(|v| Dynamic::new(Type::list(Type::Bool), Value::List(v.into_iter().map(Value::Bool).collect()))),
+        any::<i32>()
+            .prop_map(|n| Dynamic::new(Type::Number, Value::Number(Number::from(i64::from(n))))),
+        prop::collection::vec(any::<bool>(), 0..3).prop_map(|v| Dynamic::new(
+            Type::list(Type::Bool),
+            Value::List(v.into_iter().map(Value::Bool).collect())
+        )),
         (text(), any::<bool>()).prop_map(|(s, b)| Dynamic::new(
             Type::object([("s", Type::String), ("b", Type::Bool)]),
-            Value::Object([("s".to_owned(), Value::String(s)), ("b".to_owned(), Value::Bool(b))].into()),
+            Value::Object(
+                [
+                    ("s".to_owned(), Value::String(s)),
+                    ("b".to_owned(), Value::Bool(b))
+                ]
+                .into()
+            ),
         )),
     ]
 }
 
 fn rule() -> impl Strategy<Value = PRule> {
-    (any::<u16>(), prop::option::of(text()), prop::collection::vec(text(), 0..3))
-        .prop_map(|(port, protocol, cidrs)| PRule { port, protocol, cidrs })
+    (
+        any::<u16>(),
+        prop::option::of(text()),
+        prop::collection::vec(text(), 0..3),
+    )
+        .prop_map(|(port, protocol, cidrs)| PRule {
+            port,
+            protocol,
+            cidrs,
+        })
 }
 
 fn server() -> impl Strategy<Value = PServer> {
-    let a = (text(), text(), opt_unknown_string(), unknown_count(), prop::option::of(any::<i64>()), -1e9f64..1e9);
+    let a = (
+        text(),
+        text(),
+        opt_unknown_string(),
+        unknown_count(),
+        prop::option::of(any::<i64>()),
+        -1e9f64..1e9,
+    );
     let b = (
         any::<bool>(),
         prop::collection::btree_map("[a-z]{1,4}", text(), 0..3),
@@ -479,14 +562,22 @@ fn server() -> impl Strategy<Value = PServer> {
     );
     let c = (
         prop::option::of(prop::collection::vec(
-            (text(), prop::option::of(any::<i64>())).prop_map(|(host, weight)| PEndpoint { host, weight }),
+            (text(), prop::option::of(any::<i64>()))
+                .prop_map(|(host, weight)| PEndpoint { host, weight }),
             0..3,
         )),
         prop::collection::vec(rule(), 0..3),
-        prop::option::of((text(), opt_unknown_string()).prop_map(|(subnet, public_ip)| PNetwork { subnet, public_ip })),
+        prop::option::of(
+            (text(), opt_unknown_string())
+                .prop_map(|(subnet, public_ip)| PNetwork { subnet, public_ip }),
+        ),
     );
     (a, b, c).prop_map(
-        |((name, kind, id, count, size, ratio), (enabled, tags, ports, members, pair, extra), (endpoints, rule, network))| {
+        |(
+            (name, kind, id, count, size, ratio),
+            (enabled, tags, ports, members, pair, extra),
+            (endpoints, rule, network),
+        )| {
             PServer {
                 name,
                 kind,

@@ -1,19 +1,32 @@
 //! The schema model: import, implied types, validation, refinements and check_apply.
 
+// Tests may panic: the workspace lints are for library code.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use tfvalue::schema::{
-    check_apply, Attribute, AttributeType, Block, DiagnosticKind, Diagnostics, NestedBlock, NestedType,
-    NestingMode, ObjectNesting, ProviderSchemas, StringKind,
+    check_apply, Attribute, AttributeType, Block, DiagnosticKind, Diagnostics, NestedBlock,
+    NestedType, NestingMode, ObjectNesting, ProviderSchemas, StringKind,
 };
 use tfvalue::{AttributePath, Dynamic, Number, Refinements, Type, Value};
 
 const FIXTURE: &[u8] = include_bytes!("fixtures/providers-schema.json");
 
 fn obj(pairs: &[(&str, Value)]) -> Value {
-    Value::Object(pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect())
+    Value::Object(
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    )
 }
 
 fn map(pairs: &[(&str, Value)]) -> Value {
-    Value::Map(pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect())
+    Value::Map(
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    )
 }
 
 fn s(x: &str) -> Value {
@@ -61,8 +74,13 @@ fn fixture_imports_every_construct() {
     assert_eq!(schemas.format_version, "1.0");
     assert_eq!(schemas.provider_schemas.len(), 2);
 
-    let widget = schemas.provider("registry.terraform.io/acme/widget").unwrap();
-    assert!(std::ptr::eq(widget, schemas.provider("acme/widget").unwrap()));
+    let widget = schemas
+        .provider("registry.terraform.io/acme/widget")
+        .unwrap();
+    assert!(std::ptr::eq(
+        widget,
+        schemas.provider("acme/widget").unwrap()
+    ));
     assert!(schemas.provider("acme/nothing").is_none());
 
     let provider = widget.provider.as_ref().unwrap();
@@ -74,7 +92,14 @@ fn fixture_imports_every_construct() {
     assert_eq!(widget.resource_schemas.len(), 2);
     assert_eq!(widget.data_source_schemas.len(), 1);
     assert_eq!(widget.ephemeral_resource_schemas.len(), 1);
-    assert!(widget.ephemeral_resource("widget_session_token").unwrap().block.attributes["token"].sensitive);
+    assert!(
+        widget
+            .ephemeral_resource("widget_session_token")
+            .unwrap()
+            .block
+            .attributes["token"]
+            .sensitive
+    );
     assert!(widget.data_source("widget_image").is_some());
 
     let server = widget.resource("widget_server").unwrap();
@@ -89,8 +114,16 @@ fn fixture_imports_every_construct() {
     assert!(pw.write_only && pw.sensitive);
     let legacy = &b.attributes["legacy_flavor"];
     assert!(legacy.deprecated);
-    assert_eq!(legacy.deprecation_message.as_deref(), Some("Use `size` instead."));
-    assert_eq!(b.attributes["placement"].plain_type(), Some(&ty(r#"["object",{"zone":"string","rack":"number"},["rack"]]"#)));
+    assert_eq!(
+        legacy.deprecation_message.as_deref(),
+        Some("Use `size` instead.")
+    );
+    assert_eq!(
+        b.attributes["placement"].plain_type(),
+        Some(&ty(
+            r#"["object",{"zone":"string","rack":"number"},["rack"]]"#
+        ))
+    );
 
     let nested = |name: &str| b.attributes[name].nested_type().unwrap();
     assert_eq!(nested("endpoints").nesting, ObjectNesting::List);
@@ -117,15 +150,28 @@ fn fixture_imports_every_construct() {
             ("volume", NestingMode::Map, 0, 0),
         ]
     );
-    assert!(b.block_types["disk"].block.block_types.contains_key("encryption"));
-    assert!(widget.resource("widget_dns_record").unwrap().block.deprecated);
+    assert!(b.block_types["disk"]
+        .block
+        .block_types
+        .contains_key("encryption"));
+    assert!(
+        widget
+            .resource("widget_dns_record")
+            .unwrap()
+            .block
+            .deprecated
+    );
     assert!(b.contains_sensitive());
 }
 
 #[test]
 fn fixture_implied_types_follow_terraform() {
     let schemas = ProviderSchemas::from_json(FIXTURE).unwrap();
-    let server = schemas.provider("acme/widget").unwrap().resource("widget_server").unwrap();
+    let server = schemas
+        .provider("acme/widget")
+        .unwrap()
+        .resource("widget_server")
+        .unwrap();
     assert_eq!(
         server.implied_type().to_string(),
         "object({admin_password=string,annotation=any,\
@@ -144,7 +190,10 @@ fn fixture_implied_types_follow_terraform() {
         spec.get("endpoints").unwrap().to_string(),
         "list(object({host=string,port=optional(number),weight=optional(number)}))"
     );
-    assert_eq!(spec.get("placement").unwrap().to_string(), "object({rack=optional(number),zone=string})");
+    assert_eq!(
+        spec.get("placement").unwrap().to_string(),
+        "object({rack=optional(number),zone=string})"
+    );
     // The root object itself never has optional attributes.
     assert!(spec.optional().is_empty());
 }
@@ -156,10 +205,19 @@ fn fixture_round_trips_through_serde() {
     let again = ProviderSchemas::from_json(&json).unwrap();
     assert_eq!(again, schemas);
     // Terraform's own shape: `type` and `nested_type`, flags only when set.
-    let server = serde_json::to_value(&schemas.provider("acme/widget").unwrap().resource_schemas["widget_server"]).unwrap();
-    assert_eq!(server["block"]["attributes"]["id"], serde_json::json!({"type": "string", "description": "Server ID, assigned by the API.", "description_kind": "plain", "computed": true}));
+    let server = serde_json::to_value(
+        &schemas.provider("acme/widget").unwrap().resource_schemas["widget_server"],
+    )
+    .unwrap();
+    assert_eq!(
+        server["block"]["attributes"]["id"],
+        serde_json::json!({"type": "string", "description": "Server ID, assigned by the API.", "description_kind": "plain", "computed": true})
+    );
     assert_eq!(server["block"]["block_types"]["disk"]["min_items"], 1);
-    assert_eq!(server["block"]["attributes"]["mounts"]["nested_type"]["nesting_mode"], "set");
+    assert_eq!(
+        server["block"]["attributes"]["mounts"]["nested_type"]["nesting_mode"],
+        "set"
+    );
 }
 
 #[test]
@@ -170,11 +228,23 @@ fn import_rejects_malformed_schemas() {
         )
     };
     for (attr, message) in [
-        (r#"{"type":"string","nested_type":{"attributes":{},"nesting_mode":"list"}}"#, "either `type` or `nested_type`, not both"),
+        (
+            r#"{"type":"string","nested_type":{"attributes":{},"nesting_mode":"list"}}"#,
+            "either `type` or `nested_type`, not both",
+        ),
         (r#"{"optional":true}"#, "needs `type` or `nested_type`"),
-        (r#"{"nested_type":{"attributes":{},"nesting_mode":"group"}}"#, "unknown nesting mode \"group\""),
-        (r#"{"type":["lisst","string"]}"#, "unknown type kind \"lisst\""),
-        (r#"{"type":"string","description_kind":"html"}"#, "unknown description kind \"html\""),
+        (
+            r#"{"nested_type":{"attributes":{},"nesting_mode":"group"}}"#,
+            "unknown nesting mode \"group\"",
+        ),
+        (
+            r#"{"type":["lisst","string"]}"#,
+            "unknown type kind \"lisst\"",
+        ),
+        (
+            r#"{"type":"string","description_kind":"html"}"#,
+            "unknown description kind \"html\"",
+        ),
     ] {
         let err = ProviderSchemas::from_json(wrap(attr).as_bytes()).unwrap_err();
         assert!(err.to_string().contains(message), "{attr}: {err}");
@@ -183,7 +253,10 @@ fn import_rejects_malformed_schemas() {
     let err = ProviderSchemas::from_json(b"{\"format_version\":").unwrap_err();
     assert!(err.is_eof(), "{err:?}");
     let err = ProviderSchemas::from_json(br#"{"provider_schemas":{}}"#).unwrap_err();
-    assert!(err.to_string().contains("missing field `format_version`"), "{err}");
+    assert!(
+        err.to_string().contains("missing field `format_version`"),
+        "{err}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -206,7 +279,10 @@ fn implied_type_of_tricky_blocks() {
         (NestedBlock::single(any.clone()), "object({v=any})"),
         (NestedBlock::group(any.clone()), "object({v=any})"),
         // `dynamic` deep inside still counts.
-        (NestedBlock::list(Block::new().block("inner", NestedBlock::single(any.clone()))), "any"),
+        (
+            NestedBlock::list(Block::new().block("inner", NestedBlock::single(any.clone()))),
+            "any",
+        ),
         // A LIST block inside a LIST block that contains `dynamic`: both become dynamic.
         (
             NestedBlock::single(Block::new().block("inner", NestedBlock::list(any.clone()))),
@@ -214,16 +290,27 @@ fn implied_type_of_tricky_blocks() {
         ),
         // A plain `dynamic` type inside a nested attribute counts too.
         (
-            NestedBlock::list(Block::new().attribute("n", Attribute::nested(NestedType::single().attribute("x", Attribute::optional(Type::Dynamic))))),
+            NestedBlock::list(Block::new().attribute(
+                "n",
+                Attribute::nested(
+                    NestedType::single().attribute("x", Attribute::optional(Type::Dynamic)),
+                ),
+            )),
             "any",
         ),
     ];
     for (nb, want) in cases {
         assert_eq!(nb.implied_type().to_string(), want, "{nb:?}");
         let parent = Block::new().block("b", nb);
-        assert_eq!(parent.implied_type().to_string(), format!("object({{b={want}}})"));
+        assert_eq!(
+            parent.implied_type().to_string(),
+            format!("object({{b={want}}})")
+        );
     }
-    assert_eq!(Block::new().implied_type(), Type::object(Vec::<(String, Type)>::new()));
+    assert_eq!(
+        Block::new().implied_type(),
+        Type::object(Vec::<(String, Type)>::new())
+    );
 }
 
 #[test]
@@ -235,7 +322,10 @@ fn nested_attributes_have_optional_attributes_only_in_the_spec_type() {
         .attribute("both", Attribute::optional_computed(Type::String))
         .attribute(
             "deep",
-            Attribute::nested(NestedType::single().attribute("x", Attribute::optional(Type::Number))).set_optional(),
+            Attribute::nested(
+                NestedType::single().attribute("x", Attribute::optional(Type::Number)),
+            )
+            .set_optional(),
         );
     let attr = Attribute::nested(nested.clone()).set_optional();
     assert_eq!(
@@ -268,7 +358,10 @@ fn server_block() -> Block {
         .attribute("name", Attribute::required(Type::String))
         .attribute("id", Attribute::computed(Type::String))
         .attribute("size", Attribute::optional_computed(Type::Number))
-        .attribute("password", Attribute::optional(Type::String).write_only().sensitive())
+        .attribute(
+            "password",
+            Attribute::optional(Type::String).write_only().sensitive(),
+        )
         .attribute("tags", Attribute::optional(Type::map(Type::String)))
         .attribute("data", Attribute::optional(Type::Dynamic))
         .attribute(
@@ -280,11 +373,33 @@ fn server_block() -> Block {
             )
             .set_optional(),
         )
-        .block("network", NestedBlock::single(Block::new().attribute("subnet", Attribute::required(Type::String))).min_items(1).max_items(1))
-        .block("disk", NestedBlock::list(Block::new().attribute("gb", Attribute::required(Type::Number))).min_items(1).max_items(2))
-        .block("rule", NestedBlock::set(Block::new().attribute("port", Attribute::required(Type::Number))).max_items(2))
-        .block("timeouts", NestedBlock::group(Block::new().attribute("create", Attribute::optional(Type::String))))
-        .block("volume", NestedBlock::map(Block::new().attribute("gb", Attribute::required(Type::Number))))
+        .block(
+            "network",
+            NestedBlock::single(
+                Block::new().attribute("subnet", Attribute::required(Type::String)),
+            )
+            .min_items(1)
+            .max_items(1),
+        )
+        .block(
+            "disk",
+            NestedBlock::list(Block::new().attribute("gb", Attribute::required(Type::Number)))
+                .min_items(1)
+                .max_items(2),
+        )
+        .block(
+            "rule",
+            NestedBlock::set(Block::new().attribute("port", Attribute::required(Type::Number)))
+                .max_items(2),
+        )
+        .block(
+            "timeouts",
+            NestedBlock::group(Block::new().attribute("create", Attribute::optional(Type::String))),
+        )
+        .block(
+            "volume",
+            NestedBlock::map(Block::new().attribute("gb", Attribute::required(Type::Number))),
+        )
 }
 
 fn disk(gb: i64) -> Value {
@@ -303,8 +418,17 @@ fn server_value() -> Value {
         ("size", Value::Null),
         ("password", Value::Null),
         ("tags", map(&[("env", s("prod"))])),
-        ("data", Value::Dynamic(Box::new(Dynamic::new(Type::list(Type::Number), Value::List(vec![n(1)]))))),
-        ("endpoint", Value::List(vec![obj(&[("host", s("a")), ("port", Value::Null)])])),
+        (
+            "data",
+            Value::Dynamic(Box::new(Dynamic::new(
+                Type::list(Type::Number),
+                Value::List(vec![n(1)]),
+            ))),
+        ),
+        (
+            "endpoint",
+            Value::List(vec![obj(&[("host", s("a")), ("port", Value::Null)])]),
+        ),
         ("network", obj(&[("subnet", s("sn-1"))])),
         ("disk", Value::List(vec![disk(10)])),
         ("rule", Value::Set(vec![rule(n(80)), rule(n(443))])),
@@ -337,11 +461,17 @@ fn type_problems_are_all_reported_with_paths() {
     let b = server_block();
     let mut m = server_value().as_object().unwrap().clone();
     m.insert("name".into(), n(5));
-    m.insert("tags".into(), map(&[("a", n(1)), ("b", s("ok")), ("c", Value::Bool(true))]));
+    m.insert(
+        "tags".into(),
+        map(&[("a", n(1)), ("b", s("ok")), ("c", Value::Bool(true))]),
+    );
     m.insert("data".into(), s("not wrapped"));
     m.remove("id");
     m.insert("bogus".into(), s("x"));
-    m.insert("endpoint".into(), Value::List(vec![obj(&[("host", s("a"))])]));
+    m.insert(
+        "endpoint".into(),
+        Value::List(vec![obj(&[("host", s("a"))])]),
+    );
     let d = b.validate(&Value::Object(m));
     assert_eq!(
         listed(&d),
@@ -356,22 +486,41 @@ fn type_problems_are_all_reported_with_paths() {
         ]
     );
     assert!(d.has_path(&path(&["tags", "'c"])));
-    assert!(b.validate(&s("x")).iter().any(|d| d.message() == "invalid type: string, expected object (a block)"));
+    assert!(b
+        .validate(&s("x"))
+        .iter()
+        .any(|d| d.message() == "invalid type: string, expected object (a block)"));
 }
 
 #[test]
 fn required_attributes_are_not_null_but_may_be_unknown() {
     let b = server_block();
     let v = with(&server_value(), "name", Value::Null);
-    let v = with(&v, "endpoint", Value::List(vec![obj(&[("host", Value::Null), ("port", n(1))]), obj(&[("host", unknown()), ("port", n(2))])]));
+    let v = with(
+        &v,
+        "endpoint",
+        Value::List(vec![
+            obj(&[("host", Value::Null), ("port", n(1))]),
+            obj(&[("host", unknown()), ("port", n(2))]),
+        ]),
+    );
     let v = with(&v, "network", Value::Null);
     let d = b.validate(&v);
     assert_eq!(
         listed(&d),
         [
-            (DiagnosticKind::MissingRequired, "required attribute is null at endpoint[0].host".to_owned()),
-            (DiagnosticKind::MissingRequired, "required attribute is null at name".to_owned()),
-            (DiagnosticKind::MissingRequired, "required block is null at network".to_owned()),
+            (
+                DiagnosticKind::MissingRequired,
+                "required attribute is null at endpoint[0].host".to_owned()
+            ),
+            (
+                DiagnosticKind::MissingRequired,
+                "required attribute is null at name".to_owned()
+            ),
+            (
+                DiagnosticKind::MissingRequired,
+                "required block is null at network".to_owned()
+            ),
         ]
     );
     let v = with(&server_value(), "name", unknown());
@@ -385,11 +534,31 @@ fn required_attributes_are_not_null_but_may_be_unknown() {
 fn list_block_counts_are_checked() {
     let b = server_block();
     let too_few = b.validate(&with(&server_value(), "disk", Value::List(vec![])));
-    assert_eq!(listed(&too_few), [(DiagnosticKind::TooFewBlocks, "at least 1 blocks are required, found 0 at disk".to_owned())]);
-    let too_many = b.validate(&with(&server_value(), "disk", Value::List(vec![disk(1), disk(2), disk(3)])));
-    assert_eq!(listed(&too_many), [(DiagnosticKind::TooManyBlocks, "at most 2 blocks are allowed, found 3 at disk".to_owned())]);
+    assert_eq!(
+        listed(&too_few),
+        [(
+            DiagnosticKind::TooFewBlocks,
+            "at least 1 blocks are required, found 0 at disk".to_owned()
+        )]
+    );
+    let too_many = b.validate(&with(
+        &server_value(),
+        "disk",
+        Value::List(vec![disk(1), disk(2), disk(3)]),
+    ));
+    assert_eq!(
+        listed(&too_many),
+        [(
+            DiagnosticKind::TooManyBlocks,
+            "at most 2 blocks are allowed, found 3 at disk".to_owned()
+        )]
+    );
     // Each element of a list is one block, known or not.
-    let unknown_elems = b.validate(&with(&server_value(), "disk", Value::List(vec![unknown(), unknown(), unknown()])));
+    let unknown_elems = b.validate(&with(
+        &server_value(),
+        "disk",
+        Value::List(vec![unknown(), unknown(), unknown()]),
+    ));
     assert_eq!(unknown_elems.len(), 1);
     assert_eq!(unknown_elems[0].kind(), DiagnosticKind::TooManyBlocks);
 }
@@ -398,11 +567,19 @@ fn list_block_counts_are_checked() {
 fn block_counts_are_deferred_while_unknown() {
     let b = server_block();
     // A wholly unknown list: nothing to say...
-    assert!(b.validate(&with(&server_value(), "disk", unknown())).is_empty());
+    assert!(b
+        .validate(&with(&server_value(), "disk", unknown()))
+        .is_empty());
     // ...unless its length refinements rule the limits out.
     let long = Value::Unknown(Refinements::new().length_lower(3));
     let d = b.validate(&with(&server_value(), "disk", long));
-    assert_eq!(listed(&d), [(DiagnosticKind::TooManyBlocks, "at most 2 blocks are allowed, found at least 3 at disk".to_owned())]);
+    assert_eq!(
+        listed(&d),
+        [(
+            DiagnosticKind::TooManyBlocks,
+            "at most 2 blocks are allowed, found at least 3 at disk".to_owned()
+        )]
+    );
     let empty = Value::Unknown(Refinements::new().length_upper(0));
     let d = b.validate(&with(&server_value(), "disk", empty));
     assert_eq!(d[0].kind(), DiagnosticKind::TooFewBlocks);
@@ -412,7 +589,13 @@ fn block_counts_are_deferred_while_unknown() {
     // Sets: three rules over a maximum of 2.
     let three = Value::Set(vec![rule(n(1)), rule(n(2)), rule(n(3))]);
     let d = b.validate(&with(&server_value(), "rule", three));
-    assert_eq!(listed(&d), [(DiagnosticKind::TooManyBlocks, "at most 2 blocks are allowed, found 3 at rule".to_owned())]);
+    assert_eq!(
+        listed(&d),
+        [(
+            DiagnosticKind::TooManyBlocks,
+            "at most 2 blocks are allowed, found 3 at rule".to_owned()
+        )]
+    );
     // Equal known elements are one element.
     let dups = Value::Set(vec![rule(n(1)), rule(n(1)), rule(n(2))]);
     assert!(b.validate(&with(&server_value(), "rule", dups)).is_empty());
@@ -422,14 +605,27 @@ fn block_counts_are_deferred_while_unknown() {
     // ...but three distinct known elements are too many whatever the unknowns become.
     let surely = Value::Set(vec![rule(n(1)), rule(n(2)), rule(n(3)), rule(unknown())]);
     let d = b.validate(&with(&server_value(), "rule", surely));
-    assert_eq!(listed(&d), [(DiagnosticKind::TooManyBlocks, "at most 2 blocks are allowed, found between 3 and 4 at rule".to_owned())]);
+    assert_eq!(
+        listed(&d),
+        [(
+            DiagnosticKind::TooManyBlocks,
+            "at most 2 blocks are allowed, found between 3 and 4 at rule".to_owned()
+        )]
+    );
 
-    let min_set = Block::new().block("r", NestedBlock::set(Block::new().attribute("p", Attribute::optional(Type::Number))).min_items(2));
+    let min_set = Block::new().block(
+        "r",
+        NestedBlock::set(Block::new().attribute("p", Attribute::optional(Type::Number)))
+            .min_items(2),
+    );
     // Two unknowns could turn out equal, but a set of one is never two: deferred.
     let two_unknown = obj(&[("r", Value::Set(vec![rule_p(unknown()), rule_p(unknown())]))]);
     assert!(min_set.validate(&two_unknown).is_empty());
     let one = obj(&[("r", Value::Set(vec![rule_p(unknown())]))]);
-    assert_eq!(min_set.validate(&one)[0].kind(), DiagnosticKind::TooFewBlocks);
+    assert_eq!(
+        min_set.validate(&one)[0].kind(),
+        DiagnosticKind::TooFewBlocks
+    );
 }
 
 fn rule_p(p: Value) -> Value {
@@ -446,9 +642,18 @@ fn null_blocks() {
     assert_eq!(
         listed(&d),
         [
-            (DiagnosticKind::NullBlock, "a list block is never null: no blocks is an empty list at disk".to_owned()),
-            (DiagnosticKind::NullBlock, "a group block is never null at timeouts".to_owned()),
-            (DiagnosticKind::NullBlock, "a map block is never null: no blocks is an empty map at volume".to_owned()),
+            (
+                DiagnosticKind::NullBlock,
+                "a list block is never null: no blocks is an empty list at disk".to_owned()
+            ),
+            (
+                DiagnosticKind::NullBlock,
+                "a group block is never null at timeouts".to_owned()
+            ),
+            (
+                DiagnosticKind::NullBlock,
+                "a map block is never null: no blocks is an empty map at volume".to_owned()
+            ),
         ]
     );
 }
@@ -456,14 +661,24 @@ fn null_blocks() {
 #[test]
 fn nested_blocks_are_validated_inside() {
     let b = server_block();
-    let v = with(&server_value(), "volume", map(&[("a", disk(1)), ("b", obj(&[("gb", Value::Null)]))]));
+    let v = with(
+        &server_value(),
+        "volume",
+        map(&[("a", disk(1)), ("b", obj(&[("gb", Value::Null)]))]),
+    );
     let v = with(&v, "rule", Value::Set(vec![rule(s("http"))]));
     let d = b.validate(&v);
     assert_eq!(
         listed(&d),
         [
-            (DiagnosticKind::Type, "invalid type: string, expected number at rule[0].port".to_owned()),
-            (DiagnosticKind::MissingRequired, "required attribute is null at volume[\"b\"].gb".to_owned()),
+            (
+                DiagnosticKind::Type,
+                "invalid type: string, expected number at rule[0].port".to_owned()
+            ),
+            (
+                DiagnosticKind::MissingRequired,
+                "required attribute is null at volume[\"b\"].gb".to_owned()
+            ),
         ]
     );
 }
@@ -488,7 +703,13 @@ fn dynamic_list_and_map_blocks_are_dynamic_values() {
     let v = obj(&[("l", l), ("m", m)]);
     assert!(v.conforms_to(&b.implied_type()).is_ok());
     let d = b.validate(&v);
-    assert_eq!(listed(&d), [(DiagnosticKind::TooManyBlocks, "at most 1 blocks are allowed, found 2 at l".to_owned())]);
+    assert_eq!(
+        listed(&d),
+        [(
+            DiagnosticKind::TooManyBlocks,
+            "at most 1 blocks are allowed, found 2 at l".to_owned()
+        )]
+    );
     // check_apply follows the concrete types inside, too.
     assert_eq!(listed(&b.check_apply(&v, &v)), []);
     let l2 = Value::Dynamic(Box::new(Dynamic::new(
@@ -496,7 +717,13 @@ fn dynamic_list_and_map_blocks_are_dynamic_values() {
         Value::Tuple(vec![elem(s("b")), elem(n(1))]),
     )));
     let changed = with(&v, "l", l2);
-    assert_eq!(listed(&b.check_apply(&v, &changed)), [(DiagnosticKind::Changed, r#"was "a", but now "b" at l[0].v"#.to_owned())]);
+    assert_eq!(
+        listed(&b.check_apply(&v, &changed)),
+        [(
+            DiagnosticKind::Changed,
+            r#"was "a", but now "b" at l[0].v"#.to_owned()
+        )]
+    );
     // A plain list where the block is dynamic is a type problem.
     let d = b.validate(&obj(&[("l", Value::List(vec![])), ("m", Value::Null)]));
     assert_eq!(d[0].kind(), DiagnosticKind::Type);
@@ -510,14 +737,22 @@ fn config_and_state_rules() {
     let config = with(&config, "password", s("hunter2"));
     assert_eq!(
         listed(&b.validate_config(&config)),
-        [(DiagnosticKind::Unconfigurable, "computed attribute cannot be set in configuration at id".to_owned())]
+        [(
+            DiagnosticKind::Unconfigurable,
+            "computed attribute cannot be set in configuration at id".to_owned()
+        )]
     );
     // An unknown is still a value set by configuration.
     assert_eq!(b.validate_config(&server_value()).len(), 1);
-    assert!(b.validate_config(&with(&server_value(), "id", Value::Null)).is_empty());
+    assert!(b
+        .validate_config(&with(&server_value(), "id", Value::Null))
+        .is_empty());
     assert_eq!(
         listed(&b.validate_state(&config)),
-        [(DiagnosticKind::WriteOnly, "write-only attribute must be null outside configuration at password".to_owned())]
+        [(
+            DiagnosticKind::WriteOnly,
+            "write-only attribute must be null outside configuration at password".to_owned()
+        )]
     );
     assert!(b.validate(&config).is_empty());
 }
@@ -525,11 +760,18 @@ fn config_and_state_rules() {
 #[test]
 fn contradictory_refinements_are_type_problems() {
     let b = Block::new().attribute("n", Attribute::optional(Type::Number));
-    let bad = Value::Unknown(Refinements::new().number_lower(Number::from(5), true).number_upper(Number::from(1), true));
+    let bad = Value::Unknown(
+        Refinements::new()
+            .number_lower(Number::from(5), true)
+            .number_upper(Number::from(1), true),
+    );
     let d = b.validate(&obj(&[("n", bad)]));
     assert_eq!(d.len(), 1);
     assert_eq!(d[0].kind(), DiagnosticKind::Type);
-    assert!(d[0].message().starts_with("contradictory refinements"), "{d}");
+    assert!(
+        d[0].message().starts_with("contradictory refinements"),
+        "{d}"
+    );
     assert_eq!(d[0].path(), &path(&["n"]));
 }
 
@@ -552,7 +794,9 @@ fn admits_each_refinement() {
     let accent = Refinements::new().string_prefix("caf\u{e9}");
     assert!(accent.admits(&s("cafe\u{301} noir")));
 
-    let range = Refinements::new().number_lower(Number::from(1), false).number_upper(Number::from(10), true);
+    let range = Refinements::new()
+        .number_lower(Number::from(1), false)
+        .number_upper(Number::from(10), true);
     assert!(!range.admits(&n(1)));
     assert!(range.admits(&n(2)));
     assert!(range.admits(&n(10)));
@@ -582,13 +826,19 @@ fn admits_each_refinement() {
 fn admits_unknowns_unless_their_refinements_cannot_overlap() {
     let prefix = Refinements::new().string_prefix("arn:aws:");
     assert!(prefix.admits(&unknown()));
-    assert!(prefix.admits(&Value::Unknown(Refinements::new().string_prefix("arn:aws:s3:"))));
+    assert!(prefix.admits(&Value::Unknown(
+        Refinements::new().string_prefix("arn:aws:s3:")
+    )));
     assert!(prefix.admits(&Value::Unknown(Refinements::new().string_prefix("arn:"))));
     assert!(!prefix.admits(&Value::Unknown(Refinements::new().string_prefix("urn:"))));
 
     let low = Refinements::new().number_upper(Number::from(5), false);
-    assert!(!low.admits(&Value::Unknown(Refinements::new().number_lower(Number::from(5), true))));
-    assert!(low.admits(&Value::Unknown(Refinements::new().number_lower(Number::from(4), true))));
+    assert!(!low.admits(&Value::Unknown(
+        Refinements::new().number_lower(Number::from(5), true)
+    )));
+    assert!(low.admits(&Value::Unknown(
+        Refinements::new().number_lower(Number::from(4), true)
+    )));
 
     let short = Refinements::new().length_upper(2);
     assert!(!short.admits(&Value::Unknown(Refinements::new().length_lower(3))));
@@ -600,9 +850,14 @@ fn admits_unknowns_unless_their_refinements_cannot_overlap() {
 
 #[test]
 fn check_apply_accepts_a_consistent_result() {
-    let t = ty(r#"["object",{"id":"string","n":"number","tags":["map","string"],"s":["set","string"],"l":["list","number"]}]"#);
+    let t = ty(
+        r#"["object",{"id":"string","n":"number","tags":["map","string"],"s":["set","string"],"l":["list","number"]}]"#,
+    );
     let planned = obj(&[
-        ("id", Value::Unknown(Refinements::new().not_null().string_prefix("srv-"))),
+        (
+            "id",
+            Value::Unknown(Refinements::new().not_null().string_prefix("srv-")),
+        ),
         ("n", n(3)),
         ("tags", Value::Unknown(Refinements::new().length_upper(2))),
         ("s", Value::Set(vec![s("a"), unknown()])),
@@ -622,7 +877,9 @@ fn check_apply_accepts_a_consistent_result() {
 
 #[test]
 fn check_apply_reports_changed_known_values() {
-    let t = ty(r#"["object",{"a":"string","b":"bool","c":"number","l":["list","string"],"m":["map","number"],"t":["tuple",["string","number"]],"x":"string","y":"string"}]"#);
+    let t = ty(
+        r#"["object",{"a":"string","b":"bool","c":"number","l":["list","string"],"m":["map","number"],"t":["tuple",["string","number"]],"x":"string","y":"string"}]"#,
+    );
     let planned = obj(&[
         ("a", s("one")),
         ("b", Value::Bool(true)),
@@ -647,28 +904,69 @@ fn check_apply_reports_changed_known_values() {
     assert_eq!(
         listed(&d),
         [
-            (DiagnosticKind::Changed, r#"was "one", but now "two" at a"#.to_owned()),
-            (DiagnosticKind::Changed, "was true, but now false at b".to_owned()),
+            (
+                DiagnosticKind::Changed,
+                r#"was "one", but now "two" at a"#.to_owned()
+            ),
+            (
+                DiagnosticKind::Changed,
+                "was true, but now false at b".to_owned()
+            ),
             (DiagnosticKind::Changed, "was 1, but now 2 at c".to_owned()),
-            (DiagnosticKind::Changed, r#"was "q", but now "Q" at l[1]"#.to_owned()),
-            (DiagnosticKind::Changed, "new element has appeared at l[2]".to_owned()),
-            (DiagnosticKind::Changed, r#"element has vanished at m["gone"]"#.to_owned()),
-            (DiagnosticKind::Changed, r#"new element has appeared at m["new"]"#.to_owned()),
-            (DiagnosticKind::Changed, "was 1, but now 9 at t[1]".to_owned()),
-            (DiagnosticKind::Changed, r#"was null, but now "set" at x"#.to_owned()),
-            (DiagnosticKind::Changed, r#"was "here", but now null at y"#.to_owned()),
+            (
+                DiagnosticKind::Changed,
+                r#"was "q", but now "Q" at l[1]"#.to_owned()
+            ),
+            (
+                DiagnosticKind::Changed,
+                "new element has appeared at l[2]".to_owned()
+            ),
+            (
+                DiagnosticKind::Changed,
+                r#"element has vanished at m["gone"]"#.to_owned()
+            ),
+            (
+                DiagnosticKind::Changed,
+                r#"new element has appeared at m["new"]"#.to_owned()
+            ),
+            (
+                DiagnosticKind::Changed,
+                "was 1, but now 9 at t[1]".to_owned()
+            ),
+            (
+                DiagnosticKind::Changed,
+                r#"was null, but now "set" at x"#.to_owned()
+            ),
+            (
+                DiagnosticKind::Changed,
+                r#"was "here", but now null at y"#.to_owned()
+            ),
         ]
     );
 }
 
 #[test]
 fn check_apply_reports_refinement_violations() {
-    let t = ty(r#"["object",{"id":"string","port":"number","ips":["list","string"],"name":"string"}]"#);
+    let t =
+        ty(r#"["object",{"id":"string","port":"number","ips":["list","string"],"name":"string"}]"#);
     let planned = obj(&[
         ("id", Value::Unknown(Refinements::new().not_null())),
-        ("port", Value::Unknown(Refinements::new().number_lower(Number::from(1), true).number_upper(Number::from(1024), false))),
-        ("ips", Value::Unknown(Refinements::new().length_lower(1).length_upper(2))),
-        ("name", Value::Unknown(Refinements::new().string_prefix("web-"))),
+        (
+            "port",
+            Value::Unknown(
+                Refinements::new()
+                    .number_lower(Number::from(1), true)
+                    .number_upper(Number::from(1024), false),
+            ),
+        ),
+        (
+            "ips",
+            Value::Unknown(Refinements::new().length_lower(1).length_upper(2)),
+        ),
+        (
+            "name",
+            Value::Unknown(Refinements::new().string_prefix("web-")),
+        ),
     ]);
     let applied = obj(&[
         ("id", Value::Null),
@@ -680,10 +978,23 @@ fn check_apply_reports_refinement_violations() {
     assert_eq!(
         listed(&d),
         [
-            (DiagnosticKind::Refinement, "final value is null, but the unknown was refined as not null at id".to_owned()),
-            (DiagnosticKind::Refinement, "final value length 0 is below the refined minimum length 1 at ips".to_owned()),
-            (DiagnosticKind::Refinement, r#"final value "db-1" does not start with the refined prefix "web-" at name"#.to_owned()),
-            (DiagnosticKind::Refinement, "final value 8080 is not < 1024 at port".to_owned()),
+            (
+                DiagnosticKind::Refinement,
+                "final value is null, but the unknown was refined as not null at id".to_owned()
+            ),
+            (
+                DiagnosticKind::Refinement,
+                "final value length 0 is below the refined minimum length 1 at ips".to_owned()
+            ),
+            (
+                DiagnosticKind::Refinement,
+                r#"final value "db-1" does not start with the refined prefix "web-" at name"#
+                    .to_owned()
+            ),
+            (
+                DiagnosticKind::Refinement,
+                "final value 8080 is not < 1024 at port".to_owned()
+            ),
         ]
     );
 }
@@ -692,14 +1003,27 @@ fn check_apply_reports_refinement_violations() {
 fn check_apply_reports_values_still_unknown() {
     let t = ty(r#"["object",{"a":"string","b":["list","string"],"c":"string"}]"#);
     let planned = obj(&[("a", unknown()), ("b", unknown()), ("c", s("x"))]);
-    let applied = obj(&[("a", unknown()), ("b", Value::List(vec![s("ok"), unknown()])), ("c", unknown())]);
+    let applied = obj(&[
+        ("a", unknown()),
+        ("b", Value::List(vec![s("ok"), unknown()])),
+        ("c", unknown()),
+    ]);
     let d = check_apply(&planned, &applied, &t);
     assert_eq!(
         listed(&d),
         [
-            (DiagnosticKind::StillUnknown, "final value is still unknown at a".to_owned()),
-            (DiagnosticKind::StillUnknown, "final value is still unknown at b[1]".to_owned()),
-            (DiagnosticKind::StillUnknown, "was known, but now unknown at c".to_owned()),
+            (
+                DiagnosticKind::StillUnknown,
+                "final value is still unknown at a".to_owned()
+            ),
+            (
+                DiagnosticKind::StillUnknown,
+                "final value is still unknown at b[1]".to_owned()
+            ),
+            (
+                DiagnosticKind::StillUnknown,
+                "was known, but now unknown at c".to_owned()
+            ),
         ]
     );
 }
@@ -711,16 +1035,41 @@ fn check_apply_sets_correlate_and_never_grow() {
     let d = check_apply(&planned, &Value::Set(vec![s("a"), s("c")]), &t);
     assert_eq!(
         listed(&d),
-        [(DiagnosticKind::Changed, r#"planned set element "b" does not correlate with any element in the final value"#.to_owned())]
+        [(
+            DiagnosticKind::Changed,
+            r#"planned set element "b" does not correlate with any element in the final value"#
+                .to_owned()
+        )]
     );
-    let grown = check_apply(&Value::Set(vec![s("a"), unknown()]), &Value::Set(vec![s("a"), s("b"), s("c")]), &t);
-    assert_eq!(listed(&grown), [(DiagnosticKind::Changed, "set length changed from 2 to 3".to_owned())]);
-    let extra = check_apply(&Value::Set(vec![s("a")]), &Value::Set(vec![s("a"), s("z")]), &t);
+    let grown = check_apply(
+        &Value::Set(vec![s("a"), unknown()]),
+        &Value::Set(vec![s("a"), s("b"), s("c")]),
+        &t,
+    );
+    assert_eq!(
+        listed(&grown),
+        [(
+            DiagnosticKind::Changed,
+            "set length changed from 2 to 3".to_owned()
+        )]
+    );
+    let extra = check_apply(
+        &Value::Set(vec![s("a")]),
+        &Value::Set(vec![s("a"), s("z")]),
+        &t,
+    );
     assert_eq!(
         listed(&extra),
         [
-            (DiagnosticKind::Changed, r#"final set element "z" does not correlate with any element in the plan"#.to_owned()),
-            (DiagnosticKind::Changed, "set length changed from 1 to 2".to_owned()),
+            (
+                DiagnosticKind::Changed,
+                r#"final set element "z" does not correlate with any element in the plan"#
+                    .to_owned()
+            ),
+            (
+                DiagnosticKind::Changed,
+                "set length changed from 1 to 2".to_owned()
+            ),
         ]
     );
     // An unknown element with a prefix correlates only with a fitting element.
@@ -740,9 +1089,21 @@ fn check_apply_dynamic_values() {
     // An unknown of type dynamic may become anything.
     assert!(check_apply(&unknown(), &dynv(Type::Number, n(1)), &t).is_empty());
     let d = check_apply(&dynv(Type::String, s("a")), &dynv(Type::Number, n(1)), &t);
-    assert_eq!(listed(&d), [(DiagnosticKind::Changed, "wrong final value type: planned string, found number".to_owned())]);
+    assert_eq!(
+        listed(&d),
+        [(
+            DiagnosticKind::Changed,
+            "wrong final value type: planned string, found number".to_owned()
+        )]
+    );
     let d = check_apply(&dynv(Type::String, s("a")), &dynv(Type::String, s("b")), &t);
-    assert_eq!(listed(&d), [(DiagnosticKind::Changed, r#"was "a", but now "b""#.to_owned())]);
+    assert_eq!(
+        listed(&d),
+        [(
+            DiagnosticKind::Changed,
+            r#"was "a", but now "b""#.to_owned()
+        )]
+    );
     let d = check_apply(&s("a"), &n(1), &Type::String);
     assert_eq!(d[0].kind(), DiagnosticKind::Type);
 }
@@ -751,12 +1112,30 @@ fn check_apply_dynamic_values() {
 fn block_check_apply_follows_the_schema() {
     let b = Block::new()
         .attribute("secret", Attribute::optional(Type::String).sensitive())
-        .attribute("env", Attribute::nested(NestedType::map().attribute("value", Attribute::optional(Type::String).sensitive())).set_optional())
+        .attribute(
+            "env",
+            Attribute::nested(
+                NestedType::map().attribute("value", Attribute::optional(Type::String).sensitive()),
+            )
+            .set_optional(),
+        )
         .attribute("name", Attribute::required(Type::String))
-        .block("disk", NestedBlock::list(Block::new().attribute("gb", Attribute::required(Type::Number))))
-        .block("net", NestedBlock::single(Block::new().attribute("ip", Attribute::computed(Type::String))))
-        .block("vol", NestedBlock::map(Block::new().attribute("gb", Attribute::required(Type::Number))))
-        .block("rule", NestedBlock::set(Block::new().attribute("port", Attribute::required(Type::Number))));
+        .block(
+            "disk",
+            NestedBlock::list(Block::new().attribute("gb", Attribute::required(Type::Number))),
+        )
+        .block(
+            "net",
+            NestedBlock::single(Block::new().attribute("ip", Attribute::computed(Type::String))),
+        )
+        .block(
+            "vol",
+            NestedBlock::map(Block::new().attribute("gb", Attribute::required(Type::Number))),
+        )
+        .block(
+            "rule",
+            NestedBlock::set(Block::new().attribute("port", Attribute::required(Type::Number))),
+        );
     let planned = obj(&[
         ("secret", s("hunter2")),
         ("env", map(&[("k", obj(&[("value", s("v1"))]))])),
@@ -766,7 +1145,12 @@ fn block_check_apply_follows_the_schema() {
         ("vol", map(&[("x", disk(1))])),
         ("rule", Value::Set(vec![rule(n(80))])),
     ]);
-    assert!(b.check_apply(&planned, &with(&planned, "net", obj(&[("ip", s("10.0.0.1"))]))).is_empty());
+    assert!(b
+        .check_apply(
+            &planned,
+            &with(&planned, "net", obj(&[("ip", s("10.0.0.1"))]))
+        )
+        .is_empty());
 
     let applied = obj(&[
         ("secret", s("hunter3")),
@@ -796,8 +1180,19 @@ fn block_check_apply_follows_the_schema() {
     assert!(!d.to_string().contains("hunter"));
 
     // Root presence.
-    assert_eq!(b.check_apply(&Value::Null, &planned).to_string(), "root object was absent, but now present");
-    assert_eq!(b.check_apply(&planned, &Value::Null).to_string(), "root object was present, but now absent");
+    assert_eq!(
+        b.check_apply(&Value::Null, &planned).to_string(),
+        "root object was absent, but now present"
+    );
+    assert_eq!(
+        b.check_apply(&planned, &Value::Null).to_string(),
+        "root object was present, but now absent"
+    );
     // An unknown single block placeholder may turn out absent.
-    assert!(b.check_apply(&with(&planned, "net", unknown()), &with(&planned, "net", Value::Null)).is_empty());
+    assert!(b
+        .check_apply(
+            &with(&planned, "net", unknown()),
+            &with(&planned, "net", Value::Null)
+        )
+        .is_empty());
 }

@@ -129,15 +129,18 @@ fn primitive_name(ty: &Type) -> Option<String> {
     let seg = last_segment(ty)?;
     let name = seg.ident.to_string();
     const PRIMITIVES: &[&str] = &[
-        "String", "str", "char", "bool", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
-        "u128", "usize", "f32", "f64", "Number", "Dynamic", "Cow",
+        "String", "str", "char", "bool", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
+        "u32", "u64", "u128", "usize", "f32", "f64", "Number", "Dynamic", "Cow",
     ];
     PRIMITIVES.contains(&name.as_str()).then_some(name)
 }
 
 /// Terraform attribute and block names: lowercase letters, digits and underscores.
 fn valid_name(name: &str) -> bool {
-    !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
 impl<'a> Container<'a> {
@@ -171,7 +174,10 @@ impl<'a> Container<'a> {
                 return None;
             }
             Data::Union(u) => {
-                errors.push(u.union_token.span, "#[derive(TfValue)] supports structs with named fields only");
+                errors.push(
+                    u.union_token.span,
+                    "#[derive(TfValue)] supports structs with named fields only",
+                );
                 return None;
             }
         };
@@ -222,7 +228,13 @@ impl<'a> Container<'a> {
             if let Some(prev) = out.iter().find(|f: &&Field| f.name == name) {
                 errors.push(
                     name_span,
-                    format_args!("two fields are named `{name}` in the schema (the other is `{}`)", prev.original.ident.as_ref().map_or(String::new(), ToString::to_string)),
+                    format_args!(
+                        "two fields are named `{name}` in the schema (the other is `{}`)",
+                        prev.original
+                            .ident
+                            .as_ref()
+                            .map_or(String::new(), ToString::to_string)
+                    ),
                 );
             }
             let description = field_attrs
@@ -275,7 +287,10 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
     if a.block.is_none() {
         for (item, name) in [(&a.min_items, "min_items"), (&a.max_items, "max_items")] {
             if let Some(item) = item {
-                errors.push(item.span, format_args!("`{name}` applies to blocks only: add `block`"));
+                errors.push(
+                    item.span,
+                    format_args!("`{name}` applies to blocks only: add `block`"),
+                );
             }
         }
     }
@@ -283,13 +298,28 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
     if let Some(block) = &a.block {
         for (slot, name, hint) in [
             (a.required, "required", "use `min_items = 1`"),
-            (a.optional, "optional", "blocks are optional unless `min_items` says otherwise"),
+            (
+                a.optional,
+                "optional",
+                "blocks are optional unless `min_items` says otherwise",
+            ),
             (a.computed, "computed", "blocks are set by configuration"),
-            (a.sensitive, "sensitive", "mark the attributes inside the block"),
-            (a.write_only, "write_only", "mark the attributes inside the block"),
+            (
+                a.sensitive,
+                "sensitive",
+                "mark the attributes inside the block",
+            ),
+            (
+                a.write_only,
+                "write_only",
+                "mark the attributes inside the block",
+            ),
         ] {
             if let Some(span) = slot {
-                errors.push(span, format_args!("`{name}` does not apply to a block: {hint}"));
+                errors.push(
+                    span,
+                    format_args!("`{name}` does not apply to a block: {hint}"),
+                );
             }
         }
         let nesting = check_nesting(block, &s, ty, true, errors);
@@ -299,7 +329,10 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
             if max.value != 0 && max.value < min.value {
                 errors.push(
                     max.span,
-                    format_args!("`max_items = {}` is less than `min_items = {}`", max.value, min.value),
+                    format_args!(
+                        "`max_items = {}` is less than `min_items = {}`",
+                        max.value, min.value
+                    ),
                 );
             }
         }
@@ -320,7 +353,10 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
             Nesting::Map => {
                 for (item, name) in [(&a.min_items, "min_items"), (&a.max_items, "max_items")] {
                     if let Some(item) = item {
-                        errors.push(item.span, format_args!("`{name}` does not apply to a map block"));
+                        errors.push(
+                            item.span,
+                            format_args!("`{name}` does not apply to a map block"),
+                        );
                     }
                 }
             }
@@ -355,7 +391,10 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
         );
     }
     if let (Some(_), Some(comp)) = (a.write_only, a.computed) {
-        errors.push(comp, "`write_only` and `computed` conflict: Terraform never stores write-only values");
+        errors.push(
+            comp,
+            "`write_only` and `computed` conflict: Terraform never stores write-only values",
+        );
     }
     if a.required.is_some() || a.optional.is_some() || a.computed.is_some() {
         flags.required = a.required.is_some();
@@ -374,10 +413,15 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
             if let Some(name) = primitive_name(s.elem) {
                 errors.push(
                     s.elem.span(),
-                    format_args!("`nested_type` needs a model struct that derives TfValue, found `{name}`"),
+                    format_args!(
+                        "`nested_type` needs a model struct that derives TfValue, found `{name}`"
+                    ),
                 );
             }
-            Role::Nested { nesting, elem: s.elem }
+            Role::Nested {
+                nesting,
+                elem: s.elem,
+            }
         }
         None => Role::Attribute,
     };
@@ -407,7 +451,9 @@ fn check_nesting(
     };
     if !ok {
         let needs = match n.value {
-            Nesting::Single | Nesting::Group => "a model struct (or `Option` of one), not a collection",
+            Nesting::Single | Nesting::Group => {
+                "a model struct (or `Option` of one), not a collection"
+            }
             Nesting::List => "a list such as `Vec<T>`",
             Nesting::Set => "a set such as `BTreeSet<T>` (or a `Vec<T>`)",
             Nesting::Map => "a map such as `BTreeMap<String, T>`",

@@ -133,7 +133,10 @@ fn flag(meta: &ParseNestedMeta, slot: &mut Option<Span>, errors: &mut Errors) ->
     let span = meta.path.span();
     let name = key_name(meta);
     if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-        errors.push(span, format_args!("`{name}` takes no value: write `{name}`"));
+        errors.push(
+            span,
+            format_args!("`{name}` takes no value: write `{name}`"),
+        );
         skip_value(meta)?;
     }
     if slot.is_some() {
@@ -148,7 +151,10 @@ fn flag(meta: &ParseNestedMeta, slot: &mut Option<Span>, errors: &mut Errors) ->
 fn value_expr(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Expr>> {
     if !meta.input.peek(Token![=]) {
         let name = key_name(meta);
-        errors.push(meta.path.span(), format_args!("`{name}` needs a value: `{name} = ...`"));
+        errors.push(
+            meta.path.span(),
+            format_args!("`{name}` needs a value: `{name} = ...`"),
+        );
         skip_value(meta)?;
         return Ok(None);
     }
@@ -157,7 +163,9 @@ fn value_expr(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option
 
 fn lit_str(expr: &Expr) -> Option<&LitStr> {
     match expr {
-        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => Some(s),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s),
         _ => None,
     }
 }
@@ -173,13 +181,20 @@ fn string_value(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Opti
             span: s.span(),
         })),
         None => {
-            errors.push(expr.span(), format_args!("`{name}` expects a string literal: `{name} = \"...\"`"));
+            errors.push(
+                expr.span(),
+                format_args!("`{name}` expects a string literal: `{name} = \"...\"`"),
+            );
             Ok(None)
         }
     }
 }
 
-fn int_value<N: std::str::FromStr>(meta: &ParseNestedMeta, errors: &mut Errors, what: &str) -> syn::Result<Option<At<N>>>
+fn int_value<N: std::str::FromStr>(
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+    what: &str,
+) -> syn::Result<Option<At<N>>>
 where
     N::Err: std::fmt::Display,
 {
@@ -188,8 +203,13 @@ where
         return Ok(None);
     };
     match &expr {
-        Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => match i.base10_parse::<N>() {
-            Ok(value) => Ok(Some(At { value, span: i.span() })),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => match i.base10_parse::<N>() {
+            Ok(value) => Ok(Some(At {
+                value,
+                span: i.span(),
+            })),
             Err(e) => {
                 errors.push(i.span(), format_args!("`{name}` expects {what}: {e}"));
                 Ok(None)
@@ -202,7 +222,13 @@ where
     }
 }
 
-fn set_once<T>(slot: &mut Option<At<T>>, value: Option<At<T>>, key: Span, name: &str, errors: &mut Errors) {
+fn set_once<T>(
+    slot: &mut Option<At<T>>,
+    value: Option<At<T>>,
+    key: Span,
+    name: &str,
+    errors: &mut Errors,
+) {
     if slot.is_some() {
         errors.push(key, format_args!("duplicate tfvalue attribute `{name}`"));
     } else if let Some(v) = value {
@@ -231,7 +257,12 @@ fn nesting(
                 _ => None,
             };
             match found {
-                Some(n) => nesting = Some(At { value: n, span: s.span }),
+                Some(n) => {
+                    nesting = Some(At {
+                        value: n,
+                        span: s.span,
+                    })
+                }
                 None => {
                     let expected = if group_allowed {
                         "`single`, `list`, `set`, `map` or `group`"
@@ -240,19 +271,28 @@ fn nesting(
                     };
                     errors.push(
                         s.span,
-                        format_args!("unknown nesting mode `{}` for `{name}`, expected {expected}", s.value),
+                        format_args!(
+                            "unknown nesting mode `{}` for `{name}`, expected {expected}",
+                            s.value
+                        ),
                     );
                 }
             }
         }
     } else if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-        errors.push(span, format_args!("write `{name}` or `{name} = \"<nesting>\"`"));
+        errors.push(
+            span,
+            format_args!("write `{name}` or `{name} = \"<nesting>\"`"),
+        );
         skip_value(meta)?;
     }
     if slot.is_some() {
         errors.push(span, format_args!("duplicate tfvalue attribute `{name}`"));
     } else {
-        *slot = Some(At { value: nesting, span });
+        *slot = Some(At {
+            value: nesting,
+            span,
+        });
     }
     Ok(())
 }

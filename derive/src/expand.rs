@@ -15,10 +15,13 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let krate = container
         .as_ref()
         .and_then(|c| c.attrs.krate.as_ref())
-        .map_or_else(|| quote!(::tfvalue), |k| {
-            let path = &k.value;
-            quote!(#path)
-        });
+        .map_or_else(
+            || quote!(::tfvalue),
+            |k| {
+                let path = &k.value;
+                quote!(#path)
+            },
+        );
     match container {
         Some(c) if errors.is_empty() => expand(&c, &krate),
         _ => {

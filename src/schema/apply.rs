@@ -103,7 +103,10 @@ impl Checker {
         self.path.push(step);
         self.depth += 1;
         if self.depth > crate::msgpack::DEFAULT_MAX_DEPTH {
-            self.problem(DiagnosticKind::Type, "nesting is deeper than the limit of 128");
+            self.problem(
+                DiagnosticKind::Type,
+                "nesting is deeper than the limit of 128",
+            );
             self.leave();
             return false;
         }
@@ -135,7 +138,9 @@ impl Checker {
     /// Reports every unknown left in a final value.
     fn still_unknown(&mut self, a: &Value) {
         match a {
-            Value::Unknown(_) => self.problem(DiagnosticKind::StillUnknown, "final value is still unknown"),
+            Value::Unknown(_) => {
+                self.problem(DiagnosticKind::StillUnknown, "final value is still unknown")
+            }
             Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
                 for (i, e) in vs.iter().enumerate() {
                     if !e.is_wholly_known() && self.enter(PathStep::Index(i as u64)) {
@@ -182,8 +187,18 @@ impl Checker {
         }
         match (p, a) {
             (Value::Null, Value::Null) => return,
-            (Value::Null, _) => return self.problem(DiagnosticKind::Changed, format!("was null, but now {}", show(a))),
-            (_, Value::Null) => return self.problem(DiagnosticKind::Changed, format!("was {}, but now null", show(p))),
+            (Value::Null, _) => {
+                return self.problem(
+                    DiagnosticKind::Changed,
+                    format!("was null, but now {}", show(a)),
+                )
+            }
+            (_, Value::Null) => {
+                return self.problem(
+                    DiagnosticKind::Changed,
+                    format!("was {}, but now null", show(p)),
+                )
+            }
             _ => {}
         }
         match (p, a, ty) {
@@ -191,14 +206,21 @@ impl Checker {
                 if pd.ty() != ad.ty() {
                     return self.problem(
                         DiagnosticKind::Changed,
-                        format!("wrong final value type: planned {}, found {}", pd.ty(), ad.ty()),
+                        format!(
+                            "wrong final value type: planned {}, found {}",
+                            pd.ty(),
+                            ad.ty()
+                        ),
                     );
                 }
                 self.value(pd.value(), ad.value(), pd.ty());
             }
             (Value::String(x), Value::String(y), _) => {
                 if nfc(x) != nfc(y) {
-                    self.problem(DiagnosticKind::Changed, format!("was {}, but now {}", show(p), show(a)));
+                    self.problem(
+                        DiagnosticKind::Changed,
+                        format!("was {}, but now {}", show(p), show(a)),
+                    );
                 }
             }
             (Value::Number(x), Value::Number(y), _) if x != y => {
@@ -235,8 +257,14 @@ impl Checker {
                         match (pm.get(name), am.get(name)) {
                             (Some(pv), Some(av)) => self.value(pv, av, t),
                             (None, None) => {}
-                            (Some(_), None) => self.problem(DiagnosticKind::Type, "attribute missing from the final value"),
-                            (None, Some(_)) => self.problem(DiagnosticKind::Type, "attribute missing from the planned value"),
+                            (Some(_), None) => self.problem(
+                                DiagnosticKind::Type,
+                                "attribute missing from the final value",
+                            ),
+                            (None, Some(_)) => self.problem(
+                                DiagnosticKind::Type,
+                                "attribute missing from the planned value",
+                            ),
                         }
                         self.leave();
                     }
@@ -247,7 +275,11 @@ impl Checker {
             }
             _ => self.problem(
                 DiagnosticKind::Type,
-                format!("wrong final value type: planned {}, found {}", kind_of(p), kind_of(a)),
+                format!(
+                    "wrong final value type: planned {}, found {}",
+                    kind_of(p),
+                    kind_of(a)
+                ),
             ),
         }
     }
@@ -273,7 +305,13 @@ impl Checker {
     /// Every planned element correlates with some final element and back (an element
     /// cannot be told apart from its value, so this is the most that can be said), and
     /// the set does not grow.
-    fn sets(&mut self, ps: &[Value], xs: &[Value], what: &str, check: impl Fn(&mut Checker, &Value, &Value)) {
+    fn sets(
+        &mut self,
+        ps: &[Value],
+        xs: &[Value],
+        what: &str,
+        check: impl Fn(&mut Checker, &Value, &Value),
+    ) {
         let ps = sorted_refs(ps, true);
         let xs = sorted_refs(xs, true);
         let mut p_ok = vec![false; ps.len()];
@@ -309,7 +347,10 @@ impl Checker {
                 if !ok {
                     self.problem(
                         DiagnosticKind::Changed,
-                        format!("final set element {} does not correlate with any element in the plan", show(xe)),
+                        format!(
+                            "final set element {} does not correlate with any element in the plan",
+                            show(xe)
+                        ),
                     );
                 }
             }
@@ -326,21 +367,41 @@ impl Checker {
     /// object's own type inside a `dynamic` block value, where positions the schema
     /// declares `dynamic` hold plain values.
     fn object(&mut self, block: &Block, p: &Value, a: &Value, concrete: Option<&Type>) {
-        let root = if self.path.is_empty() { "root object " } else { "block " };
+        let root = if self.path.is_empty() {
+            "root object "
+        } else {
+            "block "
+        };
         match (p, a) {
             (Value::Null, Value::Null) => return,
-            (Value::Null, _) => return self.problem(DiagnosticKind::Changed, format!("{root}was absent, but now present")),
-            (_, Value::Null) => return self.problem(DiagnosticKind::Changed, format!("{root}was present, but now absent")),
+            (Value::Null, _) => {
+                return self.problem(
+                    DiagnosticKind::Changed,
+                    format!("{root}was absent, but now present"),
+                )
+            }
+            (_, Value::Null) => {
+                return self.problem(
+                    DiagnosticKind::Changed,
+                    format!("{root}was present, but now absent"),
+                )
+            }
             (Value::Unknown(_), _) => {
                 let ty = concrete.cloned().unwrap_or_else(|| block.implied_type());
                 return self.value(p, a, &ty);
             }
-            (_, Value::Unknown(_)) => return self.problem(DiagnosticKind::StillUnknown, "was known, but now unknown"),
+            (_, Value::Unknown(_)) => {
+                return self.problem(DiagnosticKind::StillUnknown, "was known, but now unknown")
+            }
             (Value::Object(_), Value::Object(_)) => {}
             _ => {
                 return self.problem(
                     DiagnosticKind::Type,
-                    format!("wrong final value type: planned {}, found {}", kind_of(p), kind_of(a)),
+                    format!(
+                        "wrong final value type: planned {}, found {}",
+                        kind_of(p),
+                        kind_of(a)
+                    ),
                 )
             }
         }
@@ -350,18 +411,26 @@ impl Checker {
             }
             match (p.get(name.as_str()), a.get(name.as_str())) {
                 (Some(pv), Some(av)) => {
-                    let ty = member(concrete, name).cloned().unwrap_or_else(|| attr.implied_type());
+                    let ty = member(concrete, name)
+                        .cloned()
+                        .unwrap_or_else(|| attr.implied_type());
                     let found = self.probe(|c| c.value(pv, av, &ty));
                     if attr.contains_sensitive() {
                         if !found.is_empty() {
-                            self.problem(DiagnosticKind::Changed, "inconsistent values for sensitive attribute");
+                            self.problem(
+                                DiagnosticKind::Changed,
+                                "inconsistent values for sensitive attribute",
+                            );
                         }
                     } else {
                         self.absorb(found);
                     }
                 }
                 (None, None) => {}
-                _ => self.problem(DiagnosticKind::Type, "attribute missing from the planned or the final value"),
+                _ => self.problem(
+                    DiagnosticKind::Type,
+                    "attribute missing from the planned or the final value",
+                ),
             }
             self.leave();
         }
@@ -372,7 +441,10 @@ impl Checker {
             match (p.get(name.as_str()), a.get(name.as_str())) {
                 (Some(pv), Some(av)) => self.nested_block(nb, pv, av, member(concrete, name)),
                 (None, None) => {}
-                _ => self.problem(DiagnosticKind::Type, "block missing from the planned or the final value"),
+                _ => self.problem(
+                    DiagnosticKind::Type,
+                    "block missing from the planned or the final value",
+                ),
             }
             self.leave();
         }
@@ -395,7 +467,8 @@ impl Checker {
                 // The concrete type of a dynamic block value, which its elements follow.
                 let concrete = concrete.or_else(|| p.as_dynamic().map(|d| d.ty()));
                 if a.is_unknown() {
-                    return self.problem(DiagnosticKind::StillUnknown, "was known, but now unknown");
+                    return self
+                        .problem(DiagnosticKind::StillUnknown, "was known, but now unknown");
                 }
                 match (p.unwrap_dynamic(), a.unwrap_dynamic()) {
                     (Value::Null, Value::Null) => {}
@@ -431,7 +504,8 @@ impl Checker {
                                 };
                                 match am.get(k) {
                                     Some(xe) => self.object(&nb.block, pe, xe, c),
-                                    None => self.problem(DiagnosticKind::Changed, "block key has vanished"),
+                                    None => self
+                                        .problem(DiagnosticKind::Changed, "block key has vanished"),
                                 }
                                 self.leave();
                             }
@@ -445,11 +519,17 @@ impl Checker {
                     }
                     (Value::Set(ps), Value::Set(xs)) if nb.nesting == NestingMode::Set => {
                         let elem = concrete.and_then(Type::element_type);
-                        self.sets(ps, xs, "block count", |c, pe, xe| c.object(&nb.block, pe, xe, elem));
+                        self.sets(ps, xs, "block count", |c, pe, xe| {
+                            c.object(&nb.block, pe, xe, elem)
+                        });
                     }
                     (pu, au) => self.problem(
                         DiagnosticKind::Type,
-                        format!("wrong final value type: planned {}, found {}", pu.kind_name(), au.kind_name()),
+                        format!(
+                            "wrong final value type: planned {}, found {}",
+                            pu.kind_name(),
+                            au.kind_name()
+                        ),
                     ),
                 }
             }

@@ -121,7 +121,12 @@ impl Diagnostics {
         self.0.iter().any(|d| d.path() == path)
     }
 
-    pub(crate) fn add(&mut self, kind: DiagnosticKind, path: &AttributePath, message: impl Into<String>) {
+    pub(crate) fn add(
+        &mut self,
+        kind: DiagnosticKind,
+        path: &AttributePath,
+        message: impl Into<String>,
+    ) {
         self.0.push(Diagnostic::new(kind, path.clone(), message));
     }
 }

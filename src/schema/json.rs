@@ -7,7 +7,10 @@ use serde::de::{self, Deserializer};
 use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use super::{Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting, Schema, StringKind};
+use super::{
+    Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting, Schema,
+    StringKind,
+};
 use crate::error::{Category, Error};
 use crate::types::Type;
 
@@ -99,7 +102,10 @@ impl ProviderSchemas {
             return Some(p);
         }
         let suffix = format!("/{address}");
-        let mut found = self.provider_schemas.iter().filter(|(k, _)| k.ends_with(&suffix));
+        let mut found = self
+            .provider_schemas
+            .iter()
+            .filter(|(k, _)| k.ends_with(&suffix));
         match (found.next(), found.next()) {
             (Some((_, p)), None) => Some(p),
             _ => None,
@@ -319,9 +325,15 @@ impl<'de> Deserialize<'de> for Attribute {
                 attributes: n.attributes,
             }),
             (Some(_), Some(_)) => {
-                return Err(de::Error::custom("an attribute has either `type` or `nested_type`, not both"))
+                return Err(de::Error::custom(
+                    "an attribute has either `type` or `nested_type`, not both",
+                ))
             }
-            (None, None) => return Err(de::Error::custom("an attribute needs `type` or `nested_type`")),
+            (None, None) => {
+                return Err(de::Error::custom(
+                    "an attribute needs `type` or `nested_type`",
+                ))
+            }
         };
         Ok(Attribute {
             ty,

@@ -323,7 +323,10 @@ impl Block {
     /// Whether any attribute, here or in nested blocks and nested types, is sensitive.
     pub fn contains_sensitive(&self) -> bool {
         self.attributes.values().any(Attribute::contains_sensitive)
-            || self.block_types.values().any(|nb| nb.block.contains_sensitive())
+            || self
+                .block_types
+                .values()
+                .any(|nb| nb.block.contains_sensitive())
     }
 }
 
@@ -576,7 +579,11 @@ impl NestedType {
     pub fn object_spec_type(&self) -> Type {
         let mut o = ObjectType::default();
         for (name, attr) in &self.attributes {
-            o.insert(name.clone(), attr.spec_type(), attr.optional || attr.computed);
+            o.insert(
+                name.clone(),
+                attr.spec_type(),
+                attr.optional || attr.computed,
+            );
         }
         Type::Object(o)
     }

@@ -56,19 +56,29 @@ impl Refinements {
             Value::String(s) => {
                 if let Some(prefix) = self.prefix() {
                     if !nfc(s).starts_with(nfc(prefix).as_ref()) {
-                        out.push(format!("{s:?} does not start with the refined prefix {prefix:?}"));
+                        out.push(format!(
+                            "{s:?} does not start with the refined prefix {prefix:?}"
+                        ));
                     }
                 }
             }
             Value::Number(n) => {
                 if let Some(lo) = self.lower_bound() {
                     if !above(n, lo) {
-                        out.push(format!("{n} is not {} {}", if lo.inclusive { ">=" } else { ">" }, lo.value));
+                        out.push(format!(
+                            "{n} is not {} {}",
+                            if lo.inclusive { ">=" } else { ">" },
+                            lo.value
+                        ));
                     }
                 }
                 if let Some(hi) = self.upper_bound() {
                     if !below(n, hi) {
-                        out.push(format!("{n} is not {} {}", if hi.inclusive { "<=" } else { "<" }, hi.value));
+                        out.push(format!(
+                            "{n} is not {} {}",
+                            if hi.inclusive { "<=" } else { "<" },
+                            hi.value
+                        ));
                     }
                 }
             }
@@ -124,7 +134,9 @@ impl Refinements {
             _ => false,
         };
         if disjoint_numbers {
-            out.push(format!("an unknown refined as ({other}) cannot be within ({self})"));
+            out.push(format!(
+                "an unknown refined as ({other}) cannot be within ({self})"
+            ));
         }
         let disjoint_lengths = match (self.length_lower_bound(), other.length_upper_bound()) {
             (Some(lo), Some(hi)) => hi < lo,
@@ -134,7 +146,9 @@ impl Refinements {
             _ => false,
         };
         if disjoint_lengths {
-            out.push(format!("an unknown of length ({other}) cannot have length ({self})"));
+            out.push(format!(
+                "an unknown of length ({other}) cannot have length ({self})"
+            ));
         }
     }
 }

@@ -126,7 +126,10 @@ impl Walker {
         self.path.push(step);
         self.depth += 1;
         if self.depth > crate::msgpack::DEFAULT_MAX_DEPTH {
-            self.problem(DiagnosticKind::Type, "nesting is deeper than the limit of 128");
+            self.problem(
+                DiagnosticKind::Type,
+                "nesting is deeper than the limit of 128",
+            );
             self.leave();
             return false;
         }
@@ -180,13 +183,18 @@ impl Walker {
             }
             self.leave();
         }
-        self.undeclared(m, |k| block.attributes.contains_key(k) || block.block_types.contains_key(k));
+        self.undeclared(m, |k| {
+            block.attributes.contains_key(k) || block.block_types.contains_key(k)
+        });
     }
 
     fn undeclared(&mut self, m: &Map, declared: impl Fn(&str) -> bool) {
         for k in m.keys().filter(|k| !declared(k)) {
             self.path.push(PathStep::Attr(k.clone()));
-            self.problem(DiagnosticKind::Type, "unsupported attribute: the schema does not declare it");
+            self.problem(
+                DiagnosticKind::Type,
+                "unsupported attribute: the schema does not declare it",
+            );
             self.path.pop();
         }
     }
@@ -198,7 +206,10 @@ impl Walker {
             (AttributeType::Nested(n), _) => self.nested_type(n, v, concrete),
         }
         if v.is_null() && attr.required {
-            self.problem(DiagnosticKind::MissingRequired, "required attribute is null");
+            self.problem(
+                DiagnosticKind::MissingRequired,
+                "required attribute is null",
+            );
         }
         if !v.is_null() && self.mode == Mode::Config && attr.is_computed_only() {
             self.problem(
@@ -207,7 +218,10 @@ impl Walker {
             );
         }
         if !v.is_null() && self.mode == Mode::State && attr.write_only {
-            self.problem(DiagnosticKind::WriteOnly, "write-only attribute must be null outside configuration");
+            self.problem(
+                DiagnosticKind::WriteOnly,
+                "write-only attribute must be null outside configuration",
+            );
         }
     }
 
@@ -279,7 +293,10 @@ impl Walker {
                     Value::Dynamic(d) if dynamic => (d.value(), Some(d.ty())),
                     Value::Null | Value::Unknown(_) => (v, None),
                     _ if dynamic => {
-                        return self.mismatch(v, "dynamic (a block type that contains `dynamic` is itself dynamic)");
+                        return self.mismatch(
+                            v,
+                            "dynamic (a block type that contains `dynamic` is itself dynamic)",
+                        );
                     }
                     _ => (v, None),
                 };
@@ -288,7 +305,13 @@ impl Walker {
         }
     }
 
-    fn block_collection(&mut self, nb: &NestedBlock, v: &Value, dynamic: bool, concrete: Option<&Type>) {
+    fn block_collection(
+        &mut self,
+        nb: &NestedBlock,
+        v: &Value,
+        dynamic: bool,
+        concrete: Option<&Type>,
+    ) {
         let (least, most) = match (nb.nesting, v) {
             (_, Value::Null) => {
                 let what = nb.nesting.as_str();
@@ -304,7 +327,9 @@ impl Walker {
                 (r.length_lower_bound().unwrap_or(0), r.length_upper_bound())
             }
             (NestingMode::List, Value::List(vs)) => (vs.len() as u64, Some(vs.len() as u64)),
-            (NestingMode::List, Value::Tuple(vs)) if dynamic => (vs.len() as u64, Some(vs.len() as u64)),
+            (NestingMode::List, Value::Tuple(vs)) if dynamic => {
+                (vs.len() as u64, Some(vs.len() as u64))
+            }
             (NestingMode::Set, Value::Set(vs)) => {
                 let refs = sorted_refs(vs, true);
                 let known = refs.iter().filter(|e| e.is_wholly_known()).count() as u64;
@@ -326,13 +351,21 @@ impl Walker {
             if most.is_some_and(|most| most < nb.min_items) {
                 self.problem(
                     DiagnosticKind::TooFewBlocks,
-                    format!("at least {} blocks are required, found {}", nb.min_items, count(least, most)),
+                    format!(
+                        "at least {} blocks are required, found {}",
+                        nb.min_items,
+                        count(least, most)
+                    ),
                 );
             }
             if nb.max_items > 0 && least > nb.max_items {
                 self.problem(
                     DiagnosticKind::TooManyBlocks,
-                    format!("at most {} blocks are allowed, found {}", nb.max_items, count(least, most)),
+                    format!(
+                        "at most {} blocks are allowed, found {}",
+                        nb.max_items,
+                        count(least, most)
+                    ),
                 );
             }
         }
@@ -383,7 +416,9 @@ impl Walker {
                     kind_of(v)
                 ),
             ),
-            (Value::Bool(_), Type::Bool) | (Value::Number(_), Type::Number) | (Value::String(_), Type::String) => {}
+            (Value::Bool(_), Type::Bool)
+            | (Value::Number(_), Type::Number)
+            | (Value::String(_), Type::String) => {}
             (Value::List(vs), Type::List(t)) | (Value::Set(vs), Type::Set(t)) => {
                 for (i, e) in vs.iter().enumerate() {
                     if self.enter(PathStep::Index(i as u64)) {
@@ -433,7 +468,10 @@ impl Walker {
                 if vs.len() != ts.len() {
                     return self.problem(
                         DiagnosticKind::Type,
-                        format!("a tuple of {} elements does not conform to type {ty}", vs.len()),
+                        format!(
+                            "a tuple of {} elements does not conform to type {ty}",
+                            vs.len()
+                        ),
                     );
                 }
                 for (i, (e, t)) in vs.iter().zip(ts).enumerate() {
