@@ -228,66 +228,50 @@ pub mod __private {
 
     /// The schema facts of a field, as the derive found them.
     #[derive(Clone, Copy, Debug, Default)]
-    pub struct Flags {
+    pub struct Facts {
         pub required: bool,
         pub optional: bool,
         pub computed: bool,
         pub sensitive: bool,
         pub deprecated: bool,
         pub write_only: bool,
+        pub description: Option<&'static str>,
+        pub markdown: bool,
     }
 
-    fn finish(
-        mut a: Attribute,
-        flags: Flags,
-        description: Option<&str>,
-        markdown: bool,
-    ) -> Attribute {
-        a.required = flags.required;
-        a.optional = flags.optional;
-        a.computed = flags.computed;
-        a.sensitive = flags.sensitive;
-        a.deprecated = flags.deprecated;
-        a.write_only = flags.write_only;
-        if let Some(d) = description {
+    // The helpers' signatures stay on one line: compile errors quote them (tests/ui).
+
+    fn finish(mut a: Attribute, facts: Facts) -> Attribute {
+        a.required = facts.required;
+        a.optional = facts.optional;
+        a.computed = facts.computed;
+        a.sensitive = facts.sensitive;
+        a.deprecated = facts.deprecated;
+        a.write_only = facts.write_only;
+        if let Some(d) = facts.description {
             a.description = Some(d.to_owned());
-            a.description_kind = if markdown {
-                StringKind::Markdown
-            } else {
-                StringKind::Plain
-            };
+            a.description_kind = kind(facts.markdown);
         }
         a
     }
 
+    fn kind(markdown: bool) -> StringKind {
+        if markdown {
+            StringKind::Markdown
+        } else {
+            StringKind::Plain
+        }
+    }
+
     /// An attribute of the field's own type.
-    pub fn attribute<T: TfValue + ?Sized>(
-        flags: Flags,
-        description: Option<&str>,
-        markdown: bool,
-    ) -> Attribute {
-        finish(
-            Attribute::of_type(T::tf_type()),
-            flags,
-            description,
-            markdown,
-        )
+    pub fn attribute<T: TfValue + ?Sized>(facts: Facts) -> Attribute {
+        finish(Attribute::of_type(T::tf_type()), facts)
     }
 
     /// An attribute with the nested attributes of model `T`. Blocks of `T` become
     /// optional nested attributes of the same shape (nested types have no blocks).
-    pub fn nested_attribute<T: TfModel + ?Sized>(
-        nesting: ObjectNesting,
-        flags: Flags,
-        description: Option<&str>,
-        markdown: bool,
-    ) -> Attribute {
-        finish(
-            Attribute::nested(nested_type(nesting, T::block())),
-            flags,
-            description,
-            markdown,
-        )
+    pub fn nested_attribute<T: TfModel + ?Sized>(n: ObjectNesting, facts: Facts) -> Attribute {
+        finish(Attribute::nested(nested_type(n, T::block())), facts)
     }
 
     fn nested_type(nesting: ObjectNesting, block: Block) -> NestedType {
@@ -312,17 +296,13 @@ pub mod __private {
     }
 
     /// A nested block type of model `T`.
-    pub fn block<T: TfModel + ?Sized>(
-        nesting: NestingMode,
-        min_items: u64,
-        max_items: u64,
-    ) -> NestedBlock {
-        NestedBlock::new(nesting, T::block())
-            .min_items(min_items)
-            .max_items(max_items)
+    pub fn block<T: TfModel + ?Sized>(n: NestingMode, min: u64, max: u64) -> NestedBlock {
+        NestedBlock::new(n, T::block())
+            .min_items(min)
+            .max_items(max)
     }
 
-    /// The container's description.
+    /// The container's (or a block field's) description and deprecation.
     pub fn describe(
         block: Block,
         description: Option<&str>,
@@ -331,14 +311,7 @@ pub mod __private {
     ) -> Block {
         let block = block.deprecated(deprecated);
         match description {
-            Some(d) => block.description(
-                d,
-                if markdown {
-                    StringKind::Markdown
-                } else {
-                    StringKind::Plain
-                },
-            ),
+            Some(d) => block.description(d, kind(markdown)),
             None => block,
         }
     }

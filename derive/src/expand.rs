@@ -113,14 +113,16 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
     let (sensitive, deprecated, write_only) = (f.sensitive, f.deprecated, f.write_only);
     let description = opt_str(&field.description);
     let markdown = field.markdown;
-    let flags = quote! {
-        #krate::__private::Flags {
+    let facts = quote! {
+        #krate::__private::Facts {
             required: #required,
             optional: #optional,
             computed: #computed,
             sensitive: #sensitive,
             deprecated: #deprecated,
             write_only: #write_only,
+            description: #description,
+            markdown: #markdown,
         }
     };
     match &field.role {
@@ -130,7 +132,7 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
                 #krate::__private::attribute::<#ty>
             };
             quote! {
-                let __block = __block.attribute(#name, #call(#flags, #description, #markdown));
+                let __block = __block.attribute(#name, #call(#facts));
             }
         }
         Role::Nested { nesting, elem } => {
@@ -139,7 +141,7 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
                 #krate::__private::nested_attribute::<#elem>
             };
             quote! {
-                let __block = __block.attribute(#name, #call(#nesting, #flags, #description, #markdown));
+                let __block = __block.attribute(#name, #call(#nesting, #facts));
             }
         }
         Role::Block {
