@@ -52,6 +52,7 @@ pub trait TfValue {
 /// [`schema_block`](TfValue::schema_block) returns `Some(Self::block())`.
 ///
 /// ```
+/// # #[cfg(feature = "derive")] {
 /// use tfvalue::{TfModel, TfValue};
 ///
 /// #[derive(TfValue)]
@@ -62,6 +63,7 @@ pub trait TfValue {
 ///
 /// assert_eq!(Bucket::schema().version, 2);
 /// assert_eq!(Bucket::tf_type(), Bucket::block().implied_type());
+/// # }
 /// ```
 pub trait TfModel: TfValue {
     /// The schema version (`#[tfvalue(version = N)]`, 0 by default).
