@@ -111,6 +111,7 @@ fn derived_block_equals_the_hand_written_schema() {
         )
         .block("boot", NestedBlock::single(disk));
     assert_eq!(Server::block(), want);
+    assert!(Server::block().check_schema().is_empty());
     assert_eq!(Server::schema_block(), Some(want.clone()));
     assert_eq!(Server::SCHEMA_VERSION, 3);
     assert_eq!(Server::schema().version, 3);
@@ -234,6 +235,7 @@ fn block_and_nested_type_nesting() {
         plain: Item,
     }
     let b = Holder::block();
+    assert_eq!(b.check_schema().to_string(), "");
     let nesting = |n: &str| b.block_types[n].nesting;
     assert_eq!(nesting("list"), NestingMode::List);
     assert_eq!(nesting("set"), NestingMode::Set);
@@ -258,6 +260,28 @@ fn block_and_nested_type_nesting() {
          plain=object({n=number}),set=set(object({n=number})),set_in_vec=set(object({n=number})),\
          single=object({n=number})})"
     );
+}
+
+#[test]
+fn a_required_single_block_has_max_items_one() {
+    #[derive(TfValue)]
+    #[allow(dead_code)]
+    struct Net {
+        subnet: String,
+    }
+    #[derive(TfValue)]
+    #[allow(dead_code)]
+    struct Server {
+        #[tfvalue(block, min_items = 1)]
+        network: Net,
+        #[tfvalue(block)]
+        backup: Option<Net>,
+    }
+    let b = Server::block();
+    let items = |n: &str| (b.block_types[n].min_items, b.block_types[n].max_items);
+    assert_eq!(items("network"), (1, 1));
+    assert_eq!(items("backup"), (0, 0));
+    assert!(b.check_schema().is_empty());
 }
 
 #[test]

@@ -1196,3 +1196,95 @@ fn block_check_apply_follows_the_schema() {
         )
         .is_empty());
 }
+
+// ---------------------------------------------------------------------------------------
+// Schema rules
+
+#[test]
+fn fixture_schemas_follow_terraforms_rules() {
+    let schemas = ProviderSchemas::from_json(FIXTURE).unwrap();
+    let mut checked = 0;
+    for provider in schemas.provider_schemas.values() {
+        let all = provider
+            .resource_schemas
+            .values()
+            .chain(provider.data_source_schemas.values())
+            .chain(provider.ephemeral_resource_schemas.values())
+            .chain(provider.provider.as_ref());
+        for schema in all {
+            assert_eq!(listed(&schema.block.check_schema()), []);
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 7);
+}
+
+#[test]
+fn check_schema_reports_every_broken_rule() {
+    let any = Attribute::optional(Type::Dynamic);
+    let wo = Attribute::optional(Type::String).write_only();
+    let b = Block::new()
+        .attribute("none", Attribute::of_type(Type::String))
+        .attribute(
+            "req_opt",
+            Attribute::required(Type::String)
+                .set_optional()
+                .set_required(),
+        )
+        .attribute("req_comp", Attribute::required(Type::String).set_computed())
+        .attribute(
+            "wo_comp",
+            Attribute::optional_computed(Type::String).write_only(),
+        )
+        .attribute("dup", Attribute::optional(Type::String))
+        .attribute(
+            "nested_set",
+            Attribute::nested(
+                NestedType::set()
+                    .attribute("a", any.clone())
+                    .attribute("b", wo.clone()),
+            )
+            .set_optional(),
+        )
+        .block("dup", NestedBlock::list(Block::new()))
+        .block("Bad-Name", NestedBlock::list(Block::new()))
+        .block("single", NestedBlock::single(Block::new()).min_items(1))
+        .block("group", NestedBlock::group(Block::new()).max_items(1))
+        .block("map", NestedBlock::map(Block::new()).min_items(1))
+        .block(
+            "list",
+            NestedBlock::list(Block::new()).min_items(3).max_items(2),
+        )
+        .block(
+            "set",
+            NestedBlock::set(Block::new().attribute("a", any).attribute("b", wo)),
+        )
+        .block(
+            "deep",
+            NestedBlock::list(Block::new().attribute("x", Attribute::of_type(Type::Bool))),
+        );
+    let d = b.check_schema();
+    assert!(d.iter().all(|d| d.kind() == DiagnosticKind::Schema));
+    let found: Vec<String> = d.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        found,
+        [
+            "a set of nested attributes may not contain `dynamic` attributes at nested_set",
+            "a set of nested attributes may not contain write-only attributes at nested_set",
+            "attribute must be required, optional or computed at none",
+            "attribute cannot be both required and computed at req_comp",
+            "a write-only attribute cannot be computed at wo_comp",
+            "block type names use lowercase letters, digits and underscores only at Bad-Name",
+            "attribute must be required, optional or computed at deep.x",
+            "name is both an attribute and a block type at dup",
+            "a group block has no min_items or max_items at group",
+            "min_items is greater than max_items at list",
+            "a map block has no min_items or max_items at map",
+            "a set block may not contain `dynamic` attributes at set",
+            "a set block may not contain write-only attributes at set",
+            "a single block has min_items equal to max_items, both 0 or 1 at single",
+        ]
+    );
+    // Setters keep required and optional exclusive, so "req_opt" is fine.
+    assert!(!d.has_path(&path(&["req_opt"])));
+}

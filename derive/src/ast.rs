@@ -336,17 +336,31 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
                 );
             }
         }
+        let mut max_items = max_items;
         match nesting {
-            Nesting::Single | Nesting::Group => {
+            Nesting::Single => {
+                // Terraform wants min_items == max_items on a single block, 0 or 1.
+                if let Some(min) = a.min_items.as_ref().filter(|m| m.value > 1) {
+                    errors.push(min.span, "`min_items` of a single block is 0 or 1");
+                }
+                match (&a.min_items, &a.max_items) {
+                    (_, Some(max)) if max.value != min_items => errors.push(
+                        max.span,
+                        "a single block has `max_items` equal to `min_items`: write `min_items = 1` for a required block",
+                    ),
+                    _ => max_items = min_items,
+                }
+            }
+            Nesting::Group => {
                 for (item, name) in [(&a.min_items, "min_items"), (&a.max_items, "max_items")] {
-                    if let Some(item) = item.as_ref().filter(|i| i.value > 1) {
+                    if let Some(item) = item {
                         errors.push(
                             item.span,
-                            format_args!("`{name}` of a {} block is 0 or 1", nesting.name()),
+                            format_args!("`{name}` does not apply to a group block"),
                         );
                     }
                 }
-                if nesting == Nesting::Group && s.nullable {
+                if s.nullable {
                     errors.push(ty.span(), "a group block is never null: drop the `Option`");
                 }
             }

@@ -31,6 +31,8 @@ pub enum DiagnosticKind {
     Refinement,
     /// After apply: a value is still unknown.
     StillUnknown,
+    /// The schema itself breaks Terraform's rules ([`Block::check_schema`](super::Block::check_schema)).
+    Schema,
 }
 
 /// One problem, where it is, and what it is.

@@ -31,6 +31,7 @@
 //!   what an unknown's refinements promised.
 
 mod apply;
+mod check;
 mod diagnostics;
 mod json;
 mod refine;
