@@ -3,7 +3,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(
     not(test),
-    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
 mod convert;
@@ -15,6 +15,8 @@ pub mod number;
 mod path;
 mod private;
 mod raw;
+pub mod schema;
+mod tf_value;
 mod types;
 pub mod unknown;
 pub mod value;
@@ -29,5 +31,12 @@ pub use raw::{Raw, RawFormat};
 pub use types::{ObjectType, Type};
 pub use unknown::{NumberBound, Refinements, Unknown};
 pub use value::{Map, Value};
+
+#[doc(hidden)]
+pub use tf_value::__private;
+pub use tf_value::{MapKey, TfModel, TfValue};
+#[cfg(feature = "derive")]
+#[doc = include_str!("schema/derive.md")]
+pub use tfvalue_derive::TfValue;
 pub mod conformance;
 pub mod tagged;

@@ -1,0 +1,481 @@
+//! The model of a derive input: the struct, its fields and their roles, checked.
+
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, GenericArgument, PathArguments, Type};
+
+use crate::attr::{self, At, ContainerAttrs, Errors, FieldAttrs, Nesting};
+
+/// The struct.
+pub struct Container<'a> {
+    pub original: &'a DeriveInput,
+    pub attrs: ContainerAttrs,
+    pub description: Option<String>,
+    pub fields: Vec<Field<'a>>,
+}
+
+/// A field that serde writes.
+pub struct Field<'a> {
+    pub original: &'a syn::Field,
+    /// The attribute name, as serde writes it.
+    pub name: String,
+    pub role: Role<'a>,
+    pub flags: Flags,
+    pub description: Option<String>,
+    pub markdown: bool,
+}
+
+/// The schema facts of an attribute.
+#[derive(Default, Clone, Copy)]
+pub struct Flags {
+    pub required: bool,
+    pub optional: bool,
+    pub computed: bool,
+    pub sensitive: bool,
+    pub deprecated: bool,
+    pub write_only: bool,
+}
+
+/// What a field becomes in the schema.
+pub enum Role<'a> {
+    /// An attribute of the field's own type.
+    Attribute,
+    /// An attribute with the nested attributes of the model `elem`.
+    Nested { nesting: Nesting, elem: &'a Type },
+    /// A nested block of the model `elem`.
+    Block {
+        nesting: Nesting,
+        elem: &'a Type,
+        min_items: u64,
+        max_items: u64,
+    },
+}
+
+/// What the derive can tell from how a field type is written.
+struct Shape<'a> {
+    /// `Option<..>` around the value (possibly inside `Unknown<..>`).
+    nullable: bool,
+    /// `Unknown<..>` around the value.
+    unknown: bool,
+    /// The collection, if the value is a list, set or map.
+    collection: Option<Nesting>,
+    /// The collection's element type (a map's value type), or the value's type.
+    elem: &'a Type,
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+/// The `n`th type argument of a path segment.
+fn type_arg(seg: &syn::PathSegment, n: usize) -> Option<&Type> {
+    match &seg.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .nth(n),
+        _ => None,
+    }
+}
+
+fn shape(ty: &Type) -> Shape<'_> {
+    let mut s = Shape {
+        nullable: false,
+        unknown: false,
+        collection: None,
+        elem: ty,
+    };
+    let mut cur = ty;
+    while let Some(seg) = last_segment(cur) {
+        let Some(inner) = type_arg(seg, 0) else { break };
+        match seg.ident.to_string().as_str() {
+            "Option" => s.nullable = true,
+            "Unknown" => s.unknown = true,
+            "Box" => {}
+            _ => break,
+        }
+        cur = inner;
+    }
+    s.elem = cur;
+    if let Some(seg) = last_segment(cur) {
+        let found = match seg.ident.to_string().as_str() {
+            "Vec" | "VecDeque" | "LinkedList" => type_arg(seg, 0).map(|t| (Nesting::List, t)),
+            "BTreeSet" | "HashSet" | "IndexSet" => type_arg(seg, 0).map(|t| (Nesting::Set, t)),
+            "BTreeMap" | "HashMap" | "IndexMap" => type_arg(seg, 1).map(|t| (Nesting::Map, t)),
+            _ => None,
+        };
+        if let Some((nesting, elem)) = found {
+            s.collection = Some(nesting);
+            s.elem = elem;
+        }
+    }
+    s
+}
+
+/// Type names that are certainly not model structs.
+fn primitive_name(ty: &Type) -> Option<String> {
+    if let Type::Reference(r) = ty {
+        return primitive_name(&r.elem);
+    }
+    let seg = last_segment(ty)?;
+    let name = seg.ident.to_string();
+    const PRIMITIVES: &[&str] = &[
+        "String", "str", "char", "bool", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
+        "u32", "u64", "u128", "usize", "f32", "f64", "Number", "Dynamic", "Cow",
+    ];
+    PRIMITIVES.contains(&name.as_str()).then_some(name)
+}
+
+/// Terraform attribute and block names: lowercase letters, digits and underscores.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+impl<'a> Container<'a> {
+    /// Builds and checks the model, collecting every mistake in `errors`.
+    pub fn from_ast(input: &'a DeriveInput, errors: &mut Errors) -> Option<Container<'a>> {
+        let attrs = attr::container_attrs(&input.attrs, errors);
+        let serde = attr::serde_container(&input.attrs);
+        let fields = match &input.data {
+            Data::Struct(s) => match &s.fields {
+                Fields::Named(named) => &named.named,
+                Fields::Unnamed(_) => {
+                    errors.push(
+                        input.ident.span(),
+                        "#[derive(TfValue)] needs a struct with named fields: a tuple struct has no attribute names",
+                    );
+                    return None;
+                }
+                Fields::Unit => {
+                    errors.push(
+                        input.ident.span(),
+                        "#[derive(TfValue)] needs a struct with named fields: serde writes a unit struct as null",
+                    );
+                    return None;
+                }
+            },
+            Data::Enum(e) => {
+                errors.push(
+                    e.enum_token.span,
+                    "#[derive(TfValue)] supports structs with named fields only: an enum has no Terraform schema",
+                );
+                return None;
+            }
+            Data::Union(u) => {
+                errors.push(
+                    u.union_token.span,
+                    "#[derive(TfValue)] supports structs with named fields only",
+                );
+                return None;
+            }
+        };
+        if let Some(span) = serde.transparent {
+            errors.push(span, "#[derive(TfValue)] does not support `#[serde(transparent)]`: a model struct is an object");
+        }
+        let mut out = Vec::new();
+        for field in fields {
+            let serde_attrs = attr::serde_field(&field.attrs, errors);
+            let field_attrs = attr::field_attrs(&field.attrs, errors);
+            if serde_attrs.skip_serializing {
+                // serde does not write it, so it is not part of the schema.
+                continue;
+            }
+            if let Some(span) = serde_attrs.flatten {
+                errors.push(
+                    span,
+                    "#[derive(TfValue)] does not support `#[serde(flatten)]`: serde's buffering loses unknown values; nest a block or attribute instead",
+                );
+                continue;
+            }
+            if let Some(span) = serde_attrs.skip_serializing_if {
+                errors.push(
+                    span,
+                    "#[derive(TfValue)] does not support `skip_serializing_if`: Terraform objects carry every attribute; an `Option<T>` field is written as null",
+                );
+            }
+            let Some(ident) = &field.ident else { continue };
+            let (name, name_span) = match serde_attrs.rename {
+                Some(At { value, span }) => (value, span),
+                None => {
+                    let raw = ident.unraw().to_string();
+                    let name = match &serde.rename_all {
+                        Some(rule) => attr::apply_rename_all(rule, &raw),
+                        None => raw,
+                    };
+                    (name, ident.span())
+                }
+            };
+            if !valid_name(&name) {
+                errors.push(
+                    name_span,
+                    format_args!(
+                        "`{name}` is not a valid Terraform attribute name: use lowercase letters, digits and underscores"
+                    ),
+                );
+            }
+            if let Some(prev) = out.iter().find(|f: &&Field| f.name == name) {
+                errors.push(
+                    name_span,
+                    format_args!(
+                        "two fields are named `{name}` in the schema (the other is `{}`)",
+                        prev.original
+                            .ident
+                            .as_ref()
+                            .map_or(String::new(), ToString::to_string)
+                    ),
+                );
+            }
+            let description = field_attrs
+                .description
+                .as_ref()
+                .map(|d| d.value.clone())
+                .or_else(|| attr::doc_comment(&field.attrs));
+            let markdown = field_attrs.markdown.is_some();
+            let (role, flags) = field_role(field, &field_attrs, errors);
+            out.push(Field {
+                original: field,
+                name,
+                role,
+                flags,
+                description,
+                markdown,
+            });
+        }
+        let description = attrs
+            .description
+            .as_ref()
+            .map(|d| d.value.clone())
+            .or_else(|| attr::doc_comment(&input.attrs));
+        Some(Container {
+            original: input,
+            attrs,
+            description,
+            fields: out,
+        })
+    }
+}
+
+/// Works out what a field is, checking the combination of its attributes.
+fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) -> (Role<'a>, Flags) {
+    let ty = &field.ty;
+    let s = shape(ty);
+    let mut flags = Flags {
+        sensitive: a.sensitive.is_some(),
+        deprecated: a.deprecated.is_some(),
+        write_only: a.write_only.is_some(),
+        ..Flags::default()
+    };
+
+    if let (Some(_), Some(nested)) = (&a.block, &a.nested_type) {
+        errors.push(
+            nested.span,
+            "`block` and `nested_type` conflict: a field is either a nested block or an attribute",
+        );
+    }
+    if a.block.is_none() {
+        for (item, name) in [(&a.min_items, "min_items"), (&a.max_items, "max_items")] {
+            if let Some(item) = item {
+                errors.push(
+                    item.span,
+                    format_args!("`{name}` applies to blocks only: add `block`"),
+                );
+            }
+        }
+    }
+
+    if let Some(block) = &a.block {
+        for (slot, name, hint) in [
+            (a.required, "required", "use `min_items = 1`"),
+            (
+                a.optional,
+                "optional",
+                "blocks are optional unless `min_items` says otherwise",
+            ),
+            (a.computed, "computed", "blocks are set by configuration"),
+            (
+                a.sensitive,
+                "sensitive",
+                "mark the attributes inside the block",
+            ),
+            (
+                a.write_only,
+                "write_only",
+                "mark the attributes inside the block",
+            ),
+        ] {
+            if let Some(span) = slot {
+                errors.push(
+                    span,
+                    format_args!("`{name}` does not apply to a block: {hint}"),
+                );
+            }
+        }
+        let nesting = check_nesting(block, &s, ty, true, errors);
+        let min_items = a.min_items.as_ref().map_or(0, |m| m.value);
+        let max_items = a.max_items.as_ref().map_or(0, |m| m.value);
+        if let (Some(min), Some(max)) = (&a.min_items, &a.max_items) {
+            if max.value != 0 && max.value < min.value {
+                errors.push(
+                    max.span,
+                    format_args!(
+                        "`max_items = {}` is less than `min_items = {}`",
+                        max.value, min.value
+                    ),
+                );
+            }
+        }
+        let mut max_items = max_items;
+        match nesting {
+            Nesting::Single => {
+                // Terraform wants min_items == max_items on a single block, 0 or 1.
+                if let Some(min) = a.min_items.as_ref().filter(|m| m.value > 1) {
+                    errors.push(min.span, "`min_items` of a single block is 0 or 1");
+                }
+                match (&a.min_items, &a.max_items) {
+                    (_, Some(max)) if max.value != min_items => errors.push(
+                        max.span,
+                        "a single block has `max_items` equal to `min_items`: write `min_items = 1` for a required block",
+                    ),
+                    _ => max_items = min_items,
+                }
+            }
+            Nesting::Group => {
+                for (item, name) in [(&a.min_items, "min_items"), (&a.max_items, "max_items")] {
+                    if let Some(item) = item {
+                        errors.push(
+                            item.span,
+                            format_args!("`{name}` does not apply to a group block"),
+                        );
+                    }
+                }
+                if s.nullable {
+                    errors.push(ty.span(), "a group block is never null: drop the `Option`");
+                }
+            }
+            Nesting::Map => {
+                for (item, name) in [(&a.min_items, "min_items"), (&a.max_items, "max_items")] {
+                    if let Some(item) = item {
+                        errors.push(
+                            item.span,
+                            format_args!("`{name}` does not apply to a map block"),
+                        );
+                    }
+                }
+            }
+            Nesting::List | Nesting::Set => {}
+        }
+        if let Some(name) = primitive_name(s.elem) {
+            errors.push(
+                s.elem.span(),
+                format_args!("`block` needs a model struct that derives TfValue, found `{name}`"),
+            );
+        }
+        let role = Role::Block {
+            nesting,
+            elem: s.elem,
+            min_items,
+            max_items,
+        };
+        return (role, flags);
+    }
+
+    // An attribute: required, optional, computed.
+    if let (Some(_), Some(opt)) = (a.required, a.optional) {
+        errors.push(
+            opt,
+            "`required` and `optional` conflict: an attribute is one or the other",
+        );
+    }
+    if let (Some(_), Some(comp)) = (a.required, a.computed) {
+        errors.push(
+            comp,
+            "`required` and `computed` conflict: configuration sets a required attribute, so the provider cannot",
+        );
+    }
+    if let (Some(_), Some(comp)) = (a.write_only, a.computed) {
+        errors.push(
+            comp,
+            "`write_only` and `computed` conflict: Terraform never stores write-only values",
+        );
+    }
+    if a.required.is_some() || a.optional.is_some() || a.computed.is_some() {
+        flags.required = a.required.is_some();
+        flags.optional = a.optional.is_some();
+        flags.computed = a.computed.is_some();
+    } else {
+        // The defaults follow the field type as written.
+        flags.optional = s.nullable;
+        flags.computed = s.unknown;
+        flags.required = !s.nullable && !s.unknown;
+    }
+
+    let role = match &a.nested_type {
+        Some(nested) => {
+            let nesting = check_nesting(nested, &s, ty, false, errors);
+            if let Some(name) = primitive_name(s.elem) {
+                errors.push(
+                    s.elem.span(),
+                    format_args!(
+                        "`nested_type` needs a model struct that derives TfValue, found `{name}`"
+                    ),
+                );
+            }
+            Role::Nested {
+                nesting,
+                elem: s.elem,
+            }
+        }
+        None => Role::Attribute,
+    };
+    (role, flags)
+}
+
+/// The nesting as written, or as the field type implies, checked against the field type.
+fn check_nesting(
+    written: &At<Option<At<Nesting>>>,
+    s: &Shape<'_>,
+    ty: &Type,
+    block: bool,
+    errors: &mut Errors,
+) -> Nesting {
+    let what = if block { "block" } else { "nested_type" };
+    let implied = s.collection.unwrap_or(Nesting::Single);
+    let Some(n) = &written.value else {
+        return implied;
+    };
+    let ok = match (n.value, s.collection) {
+        (Nesting::Single | Nesting::Group, None) => true,
+        (Nesting::List, Some(Nesting::List)) => true,
+        // A set of blocks may be held in a Vec: the wire form is the same array.
+        (Nesting::Set, Some(Nesting::Set | Nesting::List)) => true,
+        (Nesting::Map, Some(Nesting::Map)) => true,
+        _ => false,
+    };
+    if !ok {
+        let needs = match n.value {
+            Nesting::Single | Nesting::Group => {
+                "a model struct (or `Option` of one), not a collection"
+            }
+            Nesting::List => "a list such as `Vec<T>`",
+            Nesting::Set => "a set such as `BTreeSet<T>` (or a `Vec<T>`)",
+            Nesting::Map => "a map such as `BTreeMap<String, T>`",
+        };
+        errors.push(
+            ty.span(),
+            format_args!("`{what} = \"{}\"` needs a field of {needs}", n.value.name()),
+        );
+    }
+    n.value
+}

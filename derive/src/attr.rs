@@ -1,0 +1,554 @@
+//! Parsing `#[tfvalue(...)]`, the `#[serde(...)]` attributes that decide names, and doc
+//! comments. Every mistake is pushed onto the error list at its key's span, and parsing
+//! goes on, so that one compile shows them all.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, Lit, LitStr, Token};
+
+/// Errors collected over the whole derive.
+#[derive(Default)]
+pub struct Errors(Vec<syn::Error>);
+
+impl Errors {
+    pub fn push(&mut self, span: Span, message: impl std::fmt::Display) {
+        self.0.push(syn::Error::new(span, message));
+    }
+
+    pub fn push_error(&mut self, err: syn::Error) {
+        self.0.push(err);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn into_compile_errors(self) -> TokenStream {
+        self.0.into_iter().map(|e| e.to_compile_error()).collect()
+    }
+}
+
+/// A value and where it was written.
+#[derive(Clone)]
+pub struct At<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// How a block or nested attribute is nested, as written in `block = "..."`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Nesting {
+    Single,
+    List,
+    Set,
+    Map,
+    Group,
+}
+
+impl Nesting {
+    pub fn name(self) -> &'static str {
+        match self {
+            Nesting::Single => "single",
+            Nesting::List => "list",
+            Nesting::Set => "set",
+            Nesting::Map => "map",
+            Nesting::Group => "group",
+        }
+    }
+}
+
+/// `#[tfvalue(...)]` on a field.
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub required: Option<Span>,
+    pub optional: Option<Span>,
+    pub computed: Option<Span>,
+    pub sensitive: Option<Span>,
+    pub deprecated: Option<Span>,
+    pub write_only: Option<Span>,
+    pub markdown: Option<Span>,
+    pub description: Option<At<String>>,
+    /// `block`, with the nesting if given.
+    pub block: Option<At<Option<At<Nesting>>>>,
+    /// `nested_type`, with the nesting if given.
+    pub nested_type: Option<At<Option<At<Nesting>>>>,
+    pub min_items: Option<At<u64>>,
+    pub max_items: Option<At<u64>>,
+}
+
+/// `#[tfvalue(...)]` on the struct.
+#[derive(Default)]
+pub struct ContainerAttrs {
+    pub description: Option<At<String>>,
+    pub markdown: Option<Span>,
+    pub deprecated: Option<Span>,
+    pub version: Option<At<i64>>,
+    pub krate: Option<At<syn::Path>>,
+}
+
+/// What serde's attributes say about a field's name and presence.
+#[derive(Default)]
+pub struct SerdeField {
+    pub rename: Option<At<String>>,
+    pub skip_serializing: bool,
+    pub flatten: Option<Span>,
+    pub skip_serializing_if: Option<Span>,
+}
+
+/// What serde's attributes say about the struct.
+#[derive(Default)]
+pub struct SerdeContainer {
+    pub rename_all: Option<String>,
+    pub transparent: Option<Span>,
+}
+
+fn key_name(meta: &ParseNestedMeta) -> String {
+    let path = &meta.path;
+    let mut s = String::new();
+    for (i, seg) in path.segments.iter().enumerate() {
+        if i > 0 {
+            s.push_str("::");
+        }
+        s.push_str(&seg.ident.to_string());
+    }
+    s
+}
+
+/// Skips whatever follows a key (`= value` or `(...)`), so parsing can go on after a
+/// mistake.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        let _: Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        let _: TokenStream = content.parse()?;
+    }
+    Ok(())
+}
+
+/// A flag: `sensitive`. Reports `sensitive = ...` and repeats.
+fn flag(meta: &ParseNestedMeta, slot: &mut Option<Span>, errors: &mut Errors) -> syn::Result<()> {
+    let span = meta.path.span();
+    let name = key_name(meta);
+    if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        errors.push(
+            span,
+            format_args!("`{name}` takes no value: write `{name}`"),
+        );
+        skip_value(meta)?;
+    }
+    if slot.is_some() {
+        errors.push(span, format_args!("duplicate tfvalue attribute `{name}`"));
+    } else {
+        *slot = Some(span);
+    }
+    Ok(())
+}
+
+/// `key = <expr>`, returning the expression (or reporting a missing value).
+fn value_expr(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<Expr>> {
+    if !meta.input.peek(Token![=]) {
+        let name = key_name(meta);
+        errors.push(
+            meta.path.span(),
+            format_args!("`{name}` needs a value: `{name} = ...`"),
+        );
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    Ok(Some(meta.value()?.parse()?))
+}
+
+fn lit_str(expr: &Expr) -> Option<&LitStr> {
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s),
+        _ => None,
+    }
+}
+
+fn string_value(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<At<String>>> {
+    let name = key_name(meta);
+    let Some(expr) = value_expr(meta, errors)? else {
+        return Ok(None);
+    };
+    match lit_str(&expr) {
+        Some(s) => Ok(Some(At {
+            value: s.value(),
+            span: s.span(),
+        })),
+        None => {
+            errors.push(
+                expr.span(),
+                format_args!("`{name}` expects a string literal: `{name} = \"...\"`"),
+            );
+            Ok(None)
+        }
+    }
+}
+
+fn int_value<N: std::str::FromStr>(
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+    what: &str,
+) -> syn::Result<Option<At<N>>>
+where
+    N::Err: std::fmt::Display,
+{
+    let name = key_name(meta);
+    let Some(expr) = value_expr(meta, errors)? else {
+        return Ok(None);
+    };
+    match &expr {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => match i.base10_parse::<N>() {
+            Ok(value) => Ok(Some(At {
+                value,
+                span: i.span(),
+            })),
+            Err(e) => {
+                errors.push(i.span(), format_args!("`{name}` expects {what}: {e}"));
+                Ok(None)
+            }
+        },
+        _ => {
+            errors.push(expr.span(), format_args!("`{name}` expects {what}"));
+            Ok(None)
+        }
+    }
+}
+
+fn set_once<T>(
+    slot: &mut Option<At<T>>,
+    value: Option<At<T>>,
+    key: Span,
+    name: &str,
+    errors: &mut Errors,
+) {
+    if slot.is_some() {
+        errors.push(key, format_args!("duplicate tfvalue attribute `{name}`"));
+    } else if let Some(v) = value {
+        *slot = Some(v);
+    }
+}
+
+/// `block`, `block = "list"`, `nested_type`, `nested_type = "set"`.
+fn nesting(
+    meta: &ParseNestedMeta,
+    slot: &mut Option<At<Option<At<Nesting>>>>,
+    group_allowed: bool,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    let span = meta.path.span();
+    let name = key_name(meta);
+    let mut nesting = None;
+    if meta.input.peek(Token![=]) {
+        if let Some(s) = string_value(meta, errors)? {
+            let found = match s.value.as_str() {
+                "single" => Some(Nesting::Single),
+                "list" => Some(Nesting::List),
+                "set" => Some(Nesting::Set),
+                "map" => Some(Nesting::Map),
+                "group" if group_allowed => Some(Nesting::Group),
+                _ => None,
+            };
+            match found {
+                Some(n) => {
+                    nesting = Some(At {
+                        value: n,
+                        span: s.span,
+                    })
+                }
+                None => {
+                    let expected = if group_allowed {
+                        "`single`, `list`, `set`, `map` or `group`"
+                    } else {
+                        "`single`, `list`, `set` or `map`"
+                    };
+                    errors.push(
+                        s.span,
+                        format_args!(
+                            "unknown nesting mode `{}` for `{name}`, expected {expected}",
+                            s.value
+                        ),
+                    );
+                }
+            }
+        }
+    } else if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        errors.push(
+            span,
+            format_args!("write `{name}` or `{name} = \"<nesting>\"`"),
+        );
+        skip_value(meta)?;
+    }
+    if slot.is_some() {
+        errors.push(span, format_args!("duplicate tfvalue attribute `{name}`"));
+    } else {
+        *slot = Some(At {
+            value: nesting,
+            span,
+        });
+    }
+    Ok(())
+}
+
+/// Reads every `#[tfvalue(...)]` on a field.
+pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("tfvalue")) {
+        let result = attr.parse_nested_meta(|meta| {
+            let span = meta.path.span();
+            match key_name(&meta).as_str() {
+                // required
+                "required" => flag(&meta, &mut out.required, errors),
+                // optional
+                "optional" => flag(&meta, &mut out.optional, errors),
+                // computed
+                "computed" => flag(&meta, &mut out.computed, errors),
+                // sensitive
+                "sensitive" => flag(&meta, &mut out.sensitive, errors),
+                // deprecated
+                "deprecated" => flag(&meta, &mut out.deprecated, errors),
+                // write_only
+                "write_only" => flag(&meta, &mut out.write_only, errors),
+                // markdown
+                "markdown" => flag(&meta, &mut out.markdown, errors),
+                // description = "..."
+                "description" => {
+                    let v = string_value(&meta, errors)?;
+                    set_once(&mut out.description, v, span, "description", errors);
+                    Ok(())
+                }
+                // block | block = "single" | "list" | "set" | "map" | "group"
+                "block" => nesting(&meta, &mut out.block, true, errors),
+                // nested_type | nested_type = "single" | "list" | "set" | "map"
+                "nested_type" => nesting(&meta, &mut out.nested_type, false, errors),
+                // min_items = N
+                "min_items" => {
+                    let v = int_value(&meta, errors, "a non-negative integer")?;
+                    set_once(&mut out.min_items, v, span, "min_items", errors);
+                    Ok(())
+                }
+                // max_items = N
+                "max_items" => {
+                    let v = int_value(&meta, errors, "a non-negative integer")?;
+                    set_once(&mut out.max_items, v, span, "max_items", errors);
+                    Ok(())
+                }
+                "rename" | "rename_all" => {
+                    errors.push(
+                        span,
+                        format_args!(
+                            "unknown tfvalue field attribute `{}`: attribute names come from `#[serde(rename = \"...\")]`",
+                            key_name(&meta)
+                        ),
+                    );
+                    skip_value(&meta)
+                }
+                other => {
+                    errors.push(span, format_args!("unknown tfvalue field attribute `{other}`"));
+                    skip_value(&meta)
+                }
+            }
+        });
+        if let Err(e) = result {
+            errors.push_error(e);
+        }
+    }
+    out
+}
+
+/// Reads every `#[tfvalue(...)]` on the struct.
+pub fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAttrs {
+    let mut out = ContainerAttrs::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("tfvalue")) {
+        let result = attr.parse_nested_meta(|meta| {
+            let span = meta.path.span();
+            match key_name(&meta).as_str() {
+                // description = "..."
+                "description" => {
+                    let v = string_value(&meta, errors)?;
+                    set_once(&mut out.description, v, span, "description", errors);
+                    Ok(())
+                }
+                // markdown
+                "markdown" => flag(&meta, &mut out.markdown, errors),
+                // deprecated
+                "deprecated" => flag(&meta, &mut out.deprecated, errors),
+                // version = N
+                "version" => {
+                    let v = int_value(&meta, errors, "an integer")?;
+                    set_once(&mut out.version, v, span, "version", errors);
+                    Ok(())
+                }
+                // crate = "path::to::tfvalue"
+                "crate" => {
+                    let v = match string_value(&meta, errors)? {
+                        Some(s) => match syn::parse_str::<syn::Path>(&s.value) {
+                            Ok(path) => Some(At { value: path, span: s.span }),
+                            Err(_) => {
+                                errors.push(s.span, format_args!("`crate` expects a path such as \"::tfvalue\", found {:?}", s.value));
+                                None
+                            }
+                        },
+                        None => None,
+                    };
+                    set_once(&mut out.krate, v, span, "crate", errors);
+                    Ok(())
+                }
+                other => {
+                    errors.push(span, format_args!("unknown tfvalue container attribute `{other}`"));
+                    skip_value(&meta)
+                }
+            }
+        });
+        if let Err(e) = result {
+            errors.push_error(e);
+        }
+    }
+    out
+}
+
+/// `rename = "x"` or `rename(serialize = "x", deserialize = "y")`: the serialized name,
+/// reporting names that differ (a value would not read back what it wrote).
+fn serde_rename(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<At<String>>> {
+    if meta.input.peek(Token![=]) {
+        let expr: Expr = meta.value()?.parse()?;
+        return Ok(lit_str(&expr).map(|s| At {
+            value: s.value(),
+            span: s.span(),
+        }));
+    }
+    let mut ser = None;
+    let mut de = None;
+    meta.parse_nested_meta(|inner| {
+        let expr: Expr = inner.value()?.parse()?;
+        if let Some(s) = lit_str(&expr) {
+            let v = At {
+                value: s.value(),
+                span: s.span(),
+            };
+            if inner.path.is_ident("serialize") {
+                ser = Some(v);
+            } else if inner.path.is_ident("deserialize") {
+                de = Some(v);
+            }
+        }
+        Ok(())
+    })?;
+    if let (Some(s), Some(d)) = (&ser, &de) {
+        if s.value != d.value {
+            errors.push(
+                d.span,
+                format_args!(
+                    "#[derive(TfValue)] needs one name per attribute, but serde writes `{}` and reads `{}`",
+                    s.value, d.value
+                ),
+            );
+        }
+    }
+    Ok(ser.or(de))
+}
+
+/// Reads the `#[serde(...)]` attributes of a field. Syntax errors are left to serde's
+/// own derive, which reports them.
+pub fn serde_field(attrs: &[Attribute], errors: &mut Errors) -> SerdeField {
+    let mut out = SerdeField::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            let span = meta.path.span();
+            match key_name(&meta).as_str() {
+                "rename" => out.rename = serde_rename(&meta, errors)?.or(out.rename.take()),
+                "skip" | "skip_serializing" => out.skip_serializing = true,
+                "flatten" => out.flatten = Some(span),
+                "skip_serializing_if" => {
+                    out.skip_serializing_if = Some(span);
+                    skip_value(&meta)?;
+                }
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+    }
+    out
+}
+
+/// Reads the `#[serde(...)]` attributes of the struct.
+pub fn serde_container(attrs: &[Attribute]) -> SerdeContainer {
+    let mut out = SerdeContainer::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            match key_name(&meta).as_str() {
+                "rename_all" => {
+                    if meta.input.peek(Token![=]) {
+                        let expr: Expr = meta.value()?.parse()?;
+                        out.rename_all = lit_str(&expr).map(LitStr::value);
+                    } else {
+                        meta.parse_nested_meta(|inner| {
+                            let expr: Expr = inner.value()?.parse()?;
+                            if inner.path.is_ident("serialize") {
+                                out.rename_all = lit_str(&expr).map(LitStr::value);
+                            }
+                            Ok(())
+                        })?;
+                    }
+                }
+                "transparent" => out.transparent = Some(meta.path.span()),
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+    }
+    out
+}
+
+/// The doc comment, as a description: lines trimmed and joined.
+pub fn doc_comment(attrs: &[Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        if let syn::Meta::NameValue(nv) = &attr.meta {
+            if let Some(s) = lit_str(&nv.value) {
+                lines.push(s.value().trim().to_owned());
+            }
+        }
+    }
+    let text = lines.join("\n").trim().to_owned();
+    (!text.is_empty()).then_some(text)
+}
+
+/// serde's `rename_all` applied to a field name (which is snake_case in Rust).
+pub fn apply_rename_all(rule: &str, field: &str) -> String {
+    let pascal = || {
+        field
+            .split('_')
+            .map(|part| {
+                let mut chars = part.chars();
+                match chars.next() {
+                    Some(c) => c.to_ascii_uppercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            })
+            .collect::<String>()
+    };
+    match rule {
+        "UPPERCASE" | "SCREAMING_SNAKE_CASE" => field.to_ascii_uppercase(),
+        "PascalCase" => pascal(),
+        "camelCase" => {
+            let p = pascal();
+            let mut chars = p.chars();
+            match chars.next() {
+                Some(c) => c.to_ascii_lowercase().to_string() + chars.as_str(),
+                None => p,
+            }
+        }
+        "kebab-case" => field.replace('_', "-"),
+        "SCREAMING-KEBAB-CASE" => field.to_ascii_uppercase().replace('_', "-"),
+        // "lowercase", "snake_case", and rules serde itself rejects.
+        _ => field.to_owned(),
+    }
+}

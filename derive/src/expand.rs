@@ -1,0 +1,212 @@
+//! Code generation: the `TfValue` and `TfModel` impls, or compile errors and a fallback
+//! impl so that code using the type does not pile up more errors.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::DeriveInput;
+
+use crate::ast::{Container, Field, Role};
+use crate::attr::{Errors, Nesting};
+
+pub fn derive(input: &DeriveInput) -> TokenStream {
+    let mut errors = Errors::default();
+    let container = Container::from_ast(input, &mut errors);
+    let krate = container
+        .as_ref()
+        .and_then(|c| c.attrs.krate.as_ref())
+        .map_or_else(
+            || quote!(::tfvalue),
+            |k| {
+                let path = &k.value;
+                quote!(#path)
+            },
+        );
+    match container {
+        Some(c) if errors.is_empty() => expand(&c, &krate),
+        _ => {
+            let fallback = fallback(input, &krate);
+            let errors = errors.into_compile_errors();
+            quote! {
+                #errors
+                #fallback
+            }
+        }
+    }
+}
+
+/// The impl generics with `T: TfValue` added for every type parameter.
+fn generics(input: &DeriveInput, krate: &TokenStream) -> syn::Generics {
+    let mut generics = input.generics.clone();
+    let params: Vec<syn::Ident> = generics.type_params().map(|p| p.ident.clone()).collect();
+    if !params.is_empty() {
+        let where_clause = generics.make_where_clause();
+        for p in params {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#p: #krate::__private::TfValue));
+        }
+    }
+    generics
+}
+
+fn wrap(body: TokenStream) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #body
+        };
+    }
+}
+
+fn fallback(input: &DeriveInput, krate: &TokenStream) -> TokenStream {
+    let ident = &input.ident;
+    let generics = generics(input, krate);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    wrap(quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::TfValue for #ident #ty_generics #where_clause {
+            fn tf_type() -> #krate::__private::Type {
+                ::core::unreachable!()
+            }
+        }
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::TfModel for #ident #ty_generics #where_clause {
+            fn block() -> #krate::__private::Block {
+                ::core::unreachable!()
+            }
+        }
+    })
+}
+
+fn opt_str(s: &Option<String>) -> TokenStream {
+    match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn nesting_tokens(nesting: Nesting, krate: &TokenStream, object: bool) -> TokenStream {
+    if object {
+        match nesting {
+            Nesting::List => quote!(#krate::__private::ObjectNesting::List),
+            Nesting::Set => quote!(#krate::__private::ObjectNesting::Set),
+            Nesting::Map => quote!(#krate::__private::ObjectNesting::Map),
+            Nesting::Single | Nesting::Group => quote!(#krate::__private::ObjectNesting::Single),
+        }
+    } else {
+        match nesting {
+            Nesting::Single => quote!(#krate::__private::NestingMode::Single),
+            Nesting::List => quote!(#krate::__private::NestingMode::List),
+            Nesting::Set => quote!(#krate::__private::NestingMode::Set),
+            Nesting::Map => quote!(#krate::__private::NestingMode::Map),
+            Nesting::Group => quote!(#krate::__private::NestingMode::Group),
+        }
+    }
+}
+
+fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
+    let name = &field.name;
+    let f = &field.flags;
+    let (required, optional, computed) = (f.required, f.optional, f.computed);
+    let (sensitive, deprecated, write_only) = (f.sensitive, f.deprecated, f.write_only);
+    let description = opt_str(&field.description);
+    let markdown = field.markdown;
+    let facts = quote! {
+        #krate::__private::Facts {
+            required: #required,
+            optional: #optional,
+            computed: #computed,
+            sensitive: #sensitive,
+            deprecated: #deprecated,
+            write_only: #write_only,
+            description: #description,
+            markdown: #markdown,
+        }
+    };
+    match &field.role {
+        Role::Attribute => {
+            let ty = &field.original.ty;
+            let call = quote_spanned! {ty.span()=>
+                #krate::__private::attribute::<#ty>
+            };
+            quote! {
+                let __block = __block.attribute(#name, #call(#facts));
+            }
+        }
+        Role::Nested { nesting, elem } => {
+            let nesting = nesting_tokens(*nesting, krate, true);
+            let call = quote_spanned! {elem.span()=>
+                #krate::__private::nested_attribute::<#elem>
+            };
+            quote! {
+                let __block = __block.attribute(#name, #call(#nesting, #facts));
+            }
+        }
+        Role::Block {
+            nesting,
+            elem,
+            min_items,
+            max_items,
+        } => {
+            let nesting = nesting_tokens(*nesting, krate, false);
+            let call = quote_spanned! {elem.span()=>
+                #krate::__private::block::<#elem>
+            };
+            let describe = match &field.description {
+                Some(_) => quote! {
+                    let __deprecated = __nested.block.deprecated || #deprecated;
+                    __nested.block = #krate::__private::describe(__nested.block, #description, #markdown, __deprecated);
+                },
+                None if deprecated => quote! {
+                    __nested.block.deprecated = true;
+                },
+                None => quote!(),
+            };
+            quote! {
+                let __block = {
+                    #[allow(unused_mut)]
+                    let mut __nested = #call(#nesting, #min_items, #max_items);
+                    #describe
+                    __block.block(#name, __nested)
+                };
+            }
+        }
+    }
+}
+
+fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
+    let input = c.original;
+    let ident = &input.ident;
+    let generics = generics(input, krate);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let version = c.attrs.version.as_ref().map_or(0, |v| v.value);
+    let description = opt_str(&c.description);
+    let markdown = c.attrs.markdown.is_some();
+    let deprecated = c.attrs.deprecated.is_some();
+    let fields = c.fields.iter().map(|f| field_tokens(f, krate));
+    wrap(quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::TfValue for #ident #ty_generics #where_clause {
+            fn tf_type() -> #krate::__private::Type {
+                #krate::__private::Block::implied_type(&<Self as #krate::__private::TfModel>::block())
+            }
+
+            fn schema_block() -> #krate::__private::Option<#krate::__private::Block> {
+                #krate::__private::Some(<Self as #krate::__private::TfModel>::block())
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::TfModel for #ident #ty_generics #where_clause {
+            const SCHEMA_VERSION: i64 = #version;
+
+            fn block() -> #krate::__private::Block {
+                let __block = #krate::__private::Block::new();
+                #(#fields)*
+                #krate::__private::describe(__block, #description, #markdown, #deprecated)
+            }
+        }
+    })
+}

@@ -1,0 +1,543 @@
+//! The plan/apply consistency check: "Provider produced inconsistent result after apply".
+
+use super::diagnostics::{DiagnosticKind, Diagnostics};
+use super::render::show;
+use super::validate::kind_of;
+use super::{Block, NestedBlock, NestingMode};
+use crate::path::{AttributePath, PathStep};
+use crate::types::Type;
+use crate::unknown::nfc;
+use crate::value::{sorted_refs, Value};
+
+/// Lists every place where `applied`, the value a provider returned from apply, breaks
+/// `planned`, the value it planned, both of type `ty`.
+///
+/// This is Terraform's `AssertObjectCompatible` check, whose failures it reports as
+/// "Provider produced inconsistent result after apply". The rules:
+///
+/// - A known planned value stays as planned ([`DiagnosticKind::Changed`]): primitives
+///   are equal (strings compared in NFC, numbers by value), null stays null and non-null
+///   stays non-null, list, tuple and map elements neither vanish nor appear, every object
+///   attribute is checked, and every element of a planned set correlates with some
+///   element of the final set and back, which may have fewer elements (equal values
+///   merge) but not more. A `dynamic` value keeps its planned type.
+/// - An unknown planned value resolves within its refinements
+///   ([`DiagnosticKind::Refinement`], see [`Refinements::admits`](crate::Refinements::admits)):
+///   not null when refined so, the string prefix, the number bounds, the collection
+///   length bounds. An unknown of type `dynamic` may become anything.
+/// - Nothing in the final value is unknown ([`DiagnosticKind::StillUnknown`]).
+///
+/// Use [`Block::check_apply`] when the schema is at hand: it also hides the values of
+/// sensitive attributes in messages and applies the block rules.
+///
+/// ```
+/// use tfvalue::schema::{check_apply, DiagnosticKind};
+/// use tfvalue::{Refinements, Type, Value};
+///
+/// let ty: Type = serde_json::from_str(r#"["object",{"arn":"string","name":"string"}]"#)?;
+/// let planned = Value::Object([
+///     ("arn".to_owned(), Value::Unknown(Refinements::new().not_null().string_prefix("arn:aws:s3:::"))),
+///     ("name".to_owned(), Value::from("logs")),
+/// ].into());
+/// let applied = Value::Object([
+///     ("arn".to_owned(), Value::from("arn:aws:iam::123:role/logs")),
+///     ("name".to_owned(), Value::from("logs-2")),
+/// ].into());
+///
+/// let diags = check_apply(&planned, &applied, &ty);
+/// let found: Vec<String> = diags.iter().map(ToString::to_string).collect();
+/// assert_eq!(found, [
+///     r#"final value "arn:aws:iam::123:role/logs" does not start with the refined prefix "arn:aws:s3:::" at arn"#,
+///     r#"was "logs", but now "logs-2" at name"#,
+/// ]);
+/// assert_eq!(diags[0].kind(), DiagnosticKind::Refinement);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_apply(planned: &Value, applied: &Value, ty: &Type) -> Diagnostics {
+    let mut c = Checker::default();
+    c.value(planned, applied, ty);
+    c.out
+}
+
+impl Block {
+    /// As [`check_apply`] with the block's implied type, following the schema as
+    /// Terraform does:
+    ///
+    /// - a problem inside a sensitive attribute is reported once, as "inconsistent values
+    ///   for sensitive attribute", without the values;
+    /// - the root object, and `SINGLE` and `GROUP` blocks, are "absent" or "present"; an
+    ///   unknown planned `SINGLE` block may turn out absent;
+    /// - `LIST` blocks keep their count, `MAP` blocks their keys (new keys may appear only
+    ///   where the planned map was unknown), and `SET` blocks correlate element by element
+    ///   and never grow.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block};
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let block = Block::new().attribute("password", Attribute::required(Type::String).sensitive());
+    /// let obj = |s: &str| Value::Object([("password".to_owned(), Value::from(s))].into());
+    /// let diags = block.check_apply(&obj("hunter2"), &obj("hunter3"));
+    /// assert_eq!(diags.to_string(), "inconsistent values for sensitive attribute at password");
+    /// ```
+    pub fn check_apply(&self, planned: &Value, applied: &Value) -> Diagnostics {
+        let mut c = Checker::default();
+        c.object(self, planned, applied, None);
+        c.out
+    }
+}
+
+#[derive(Default)]
+struct Checker {
+    path: AttributePath,
+    out: Diagnostics,
+    depth: usize,
+}
+
+impl Checker {
+    fn problem(&mut self, kind: DiagnosticKind, message: impl Into<String>) {
+        self.out.add(kind, &self.path, message);
+    }
+
+    fn enter(&mut self, step: PathStep) -> bool {
+        self.path.push(step);
+        self.depth += 1;
+        if self.depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+            self.problem(
+                DiagnosticKind::Type,
+                "nesting is deeper than the limit of 128",
+            );
+            self.leave();
+            return false;
+        }
+        true
+    }
+
+    fn leave(&mut self) {
+        self.path.pop();
+        self.depth -= 1;
+    }
+
+    /// Runs `f` on a fresh checker at the same place and returns what it found.
+    fn probe(&self, f: impl FnOnce(&mut Checker)) -> Diagnostics {
+        let mut c = Checker {
+            path: self.path.clone(),
+            out: Diagnostics::new(),
+            depth: self.depth,
+        };
+        f(&mut c);
+        c.out
+    }
+
+    fn absorb(&mut self, found: Diagnostics) {
+        for d in found {
+            self.out.push(d);
+        }
+    }
+
+    /// Reports every unknown left in a final value.
+    fn still_unknown(&mut self, a: &Value) {
+        match a {
+            Value::Unknown(_) => {
+                self.problem(DiagnosticKind::StillUnknown, "final value is still unknown")
+            }
+            Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
+                for (i, e) in vs.iter().enumerate() {
+                    if !e.is_wholly_known() && self.enter(PathStep::Index(i as u64)) {
+                        self.still_unknown(e);
+                        self.leave();
+                    }
+                }
+            }
+            Value::Map(m) => {
+                for (k, e) in m {
+                    if !e.is_wholly_known() && self.enter(PathStep::Key(k.clone())) {
+                        self.still_unknown(e);
+                        self.leave();
+                    }
+                }
+            }
+            Value::Object(m) => {
+                for (k, e) in m {
+                    if !e.is_wholly_known() && self.enter(PathStep::Attr(k.clone())) {
+                        self.still_unknown(e);
+                        self.leave();
+                    }
+                }
+            }
+            Value::Dynamic(d) => self.still_unknown(d.value()),
+            Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+        }
+    }
+
+    fn value(&mut self, p: &Value, a: &Value, ty: &Type) {
+        if let Value::Unknown(r) = p {
+            if a.is_unknown() {
+                return self.problem(DiagnosticKind::StillUnknown, "final value is still unknown");
+            }
+            if *ty != Type::Dynamic {
+                for v in r.violations(a) {
+                    self.problem(DiagnosticKind::Refinement, format!("final value {v}"));
+                }
+            }
+            return self.still_unknown(a);
+        }
+        if a.is_unknown() {
+            return self.problem(DiagnosticKind::StillUnknown, "was known, but now unknown");
+        }
+        match (p, a) {
+            (Value::Null, Value::Null) => return,
+            (Value::Null, _) => {
+                return self.problem(
+                    DiagnosticKind::Changed,
+                    format!("was null, but now {}", show(a)),
+                )
+            }
+            (_, Value::Null) => {
+                return self.problem(
+                    DiagnosticKind::Changed,
+                    format!("was {}, but now null", show(p)),
+                )
+            }
+            _ => {}
+        }
+        match (p, a, ty) {
+            (Value::Dynamic(pd), Value::Dynamic(ad), Type::Dynamic) => {
+                if pd.ty() != ad.ty() {
+                    return self.problem(
+                        DiagnosticKind::Changed,
+                        format!(
+                            "wrong final value type: planned {}, found {}",
+                            pd.ty(),
+                            ad.ty()
+                        ),
+                    );
+                }
+                self.value(pd.value(), ad.value(), pd.ty());
+            }
+            (Value::String(x), Value::String(y), _) => {
+                if nfc(x) != nfc(y) {
+                    self.problem(
+                        DiagnosticKind::Changed,
+                        format!("was {}, but now {}", show(p), show(a)),
+                    );
+                }
+            }
+            (Value::Number(x), Value::Number(y), _) if x != y => {
+                self.problem(DiagnosticKind::Changed, format!("was {x}, but now {y}"));
+            }
+            (Value::Bool(x), Value::Bool(y), _) if x != y => {
+                self.problem(DiagnosticKind::Changed, format!("was {x}, but now {y}"));
+            }
+            (Value::Number(_), Value::Number(_), _) | (Value::Bool(_), Value::Bool(_), _) => {}
+            (Value::List(ps), Value::List(xs), Type::List(t)) => self.sequence(ps, xs, |_| t),
+            (Value::Tuple(ps), Value::Tuple(xs), Type::Tuple(ts)) => {
+                self.sequence(ps, xs, |i| ts.get(i).unwrap_or(&Type::Dynamic));
+            }
+            (Value::Map(pm), Value::Map(am), Type::Map(t)) => {
+                for (k, pv) in pm {
+                    if self.enter(PathStep::Key(k.clone())) {
+                        match am.get(k) {
+                            Some(av) => self.value(pv, av, t),
+                            None => self.problem(DiagnosticKind::Changed, "element has vanished"),
+                        }
+                        self.leave();
+                    }
+                }
+                for k in am.keys().filter(|k| !pm.contains_key(*k)) {
+                    if self.enter(PathStep::Key(k.clone())) {
+                        self.problem(DiagnosticKind::Changed, "new element has appeared");
+                        self.leave();
+                    }
+                }
+            }
+            (Value::Object(pm), Value::Object(am), Type::Object(o)) => {
+                for (name, t) in o.attributes() {
+                    if self.enter(PathStep::Attr(name.clone())) {
+                        match (pm.get(name), am.get(name)) {
+                            (Some(pv), Some(av)) => self.value(pv, av, t),
+                            (None, None) => {}
+                            (Some(_), None) => self.problem(
+                                DiagnosticKind::Type,
+                                "attribute missing from the final value",
+                            ),
+                            (None, Some(_)) => self.problem(
+                                DiagnosticKind::Type,
+                                "attribute missing from the planned value",
+                            ),
+                        }
+                        self.leave();
+                    }
+                }
+            }
+            (Value::Set(ps), Value::Set(xs), Type::Set(t)) => {
+                self.sets(ps, xs, "length", |c, pe, ae| c.value(pe, ae, t));
+            }
+            _ => self.problem(
+                DiagnosticKind::Type,
+                format!(
+                    "wrong final value type: planned {}, found {}",
+                    kind_of(p),
+                    kind_of(a)
+                ),
+            ),
+        }
+    }
+
+    fn sequence<'t>(&mut self, ps: &[Value], xs: &[Value], elem: impl Fn(usize) -> &'t Type) {
+        for (i, pv) in ps.iter().enumerate() {
+            if self.enter(PathStep::Index(i as u64)) {
+                match xs.get(i) {
+                    Some(av) => self.value(pv, av, elem(i)),
+                    None => self.problem(DiagnosticKind::Changed, "element has vanished"),
+                }
+                self.leave();
+            }
+        }
+        for i in ps.len()..xs.len() {
+            if self.enter(PathStep::Index(i as u64)) {
+                self.problem(DiagnosticKind::Changed, "new element has appeared");
+                self.leave();
+            }
+        }
+    }
+
+    /// Every planned element correlates with some final element and back (an element
+    /// cannot be told apart from its value, so this is the most that can be said), and
+    /// the set does not grow.
+    fn sets(
+        &mut self,
+        ps: &[Value],
+        xs: &[Value],
+        what: &str,
+        check: impl Fn(&mut Checker, &Value, &Value),
+    ) {
+        let ps = sorted_refs(ps, true);
+        let xs = sorted_refs(xs, true);
+        let mut p_ok = vec![false; ps.len()];
+        let mut x_ok = vec![false; xs.len()];
+        for (i, pe) in ps.iter().enumerate() {
+            for (j, xe) in xs.iter().enumerate() {
+                let (done_p, done_x) = (p_ok.get(i).copied(), x_ok.get(j).copied());
+                if done_p == Some(true) && done_x == Some(true) {
+                    continue;
+                }
+                if self.probe(|c| check(c, pe, xe)).is_empty() {
+                    if let Some(f) = p_ok.get_mut(i) {
+                        *f = true;
+                    }
+                    if let Some(f) = x_ok.get_mut(j) {
+                        *f = true;
+                    }
+                }
+            }
+        }
+        let mut uncorrelated = false;
+        for (pe, ok) in ps.iter().zip(&p_ok) {
+            if !ok {
+                uncorrelated = true;
+                self.problem(
+                    DiagnosticKind::Changed,
+                    format!("planned set element {} does not correlate with any element in the final value", show(pe)),
+                );
+            }
+        }
+        if !uncorrelated {
+            for (xe, ok) in xs.iter().zip(&x_ok) {
+                if !ok {
+                    self.problem(
+                        DiagnosticKind::Changed,
+                        format!(
+                            "final set element {} does not correlate with any element in the plan",
+                            show(xe)
+                        ),
+                    );
+                }
+            }
+        }
+        if ps.len() < xs.len() {
+            self.problem(
+                DiagnosticKind::Changed,
+                format!("set {what} changed from {} to {}", ps.len(), xs.len()),
+            );
+        }
+    }
+
+    /// A block's object, as Terraform's `assertObjectCompatible`. `concrete` is the
+    /// object's own type inside a `dynamic` block value, where positions the schema
+    /// declares `dynamic` hold plain values.
+    fn object(&mut self, block: &Block, p: &Value, a: &Value, concrete: Option<&Type>) {
+        let root = if self.path.is_empty() {
+            "root object "
+        } else {
+            "block "
+        };
+        match (p, a) {
+            (Value::Null, Value::Null) => return,
+            (Value::Null, _) => {
+                return self.problem(
+                    DiagnosticKind::Changed,
+                    format!("{root}was absent, but now present"),
+                )
+            }
+            (_, Value::Null) => {
+                return self.problem(
+                    DiagnosticKind::Changed,
+                    format!("{root}was present, but now absent"),
+                )
+            }
+            (Value::Unknown(_), _) => {
+                let ty = concrete.cloned().unwrap_or_else(|| block.implied_type());
+                return self.value(p, a, &ty);
+            }
+            (_, Value::Unknown(_)) => {
+                return self.problem(DiagnosticKind::StillUnknown, "was known, but now unknown")
+            }
+            (Value::Object(_), Value::Object(_)) => {}
+            _ => {
+                return self.problem(
+                    DiagnosticKind::Type,
+                    format!(
+                        "wrong final value type: planned {}, found {}",
+                        kind_of(p),
+                        kind_of(a)
+                    ),
+                )
+            }
+        }
+        for (name, attr) in &block.attributes {
+            if !self.enter(PathStep::Attr(name.clone())) {
+                continue;
+            }
+            match (p.get(name.as_str()), a.get(name.as_str())) {
+                (Some(pv), Some(av)) => {
+                    let ty = member(concrete, name)
+                        .cloned()
+                        .unwrap_or_else(|| attr.implied_type());
+                    let found = self.probe(|c| c.value(pv, av, &ty));
+                    if attr.contains_sensitive() {
+                        if !found.is_empty() {
+                            self.problem(
+                                DiagnosticKind::Changed,
+                                "inconsistent values for sensitive attribute",
+                            );
+                        }
+                    } else {
+                        self.absorb(found);
+                    }
+                }
+                (None, None) => {}
+                _ => self.problem(
+                    DiagnosticKind::Type,
+                    "attribute missing from the planned or the final value",
+                ),
+            }
+            self.leave();
+        }
+        for (name, nb) in &block.block_types {
+            if block.attributes.contains_key(name) || !self.enter(PathStep::Attr(name.clone())) {
+                continue;
+            }
+            match (p.get(name.as_str()), a.get(name.as_str())) {
+                (Some(pv), Some(av)) => self.nested_block(nb, pv, av, member(concrete, name)),
+                (None, None) => {}
+                _ => self.problem(
+                    DiagnosticKind::Type,
+                    "block missing from the planned or the final value",
+                ),
+            }
+            self.leave();
+        }
+    }
+
+    fn nested_block(&mut self, nb: &NestedBlock, p: &Value, a: &Value, concrete: Option<&Type>) {
+        match nb.nesting {
+            NestingMode::Single | NestingMode::Group => {
+                // An unknown block placeholder may expand to no block at all.
+                if p.is_unknown() && a.is_null() {
+                    return;
+                }
+                self.object(&nb.block, p, a, concrete);
+            }
+            NestingMode::List | NestingMode::Set | NestingMode::Map => {
+                let ty = concrete.cloned().unwrap_or_else(|| nb.implied_type());
+                if let Value::Unknown(_) = p {
+                    return self.value(p, a, &ty);
+                }
+                // The concrete type of a dynamic block value, which its elements follow.
+                let concrete = concrete.or_else(|| p.as_dynamic().map(|d| d.ty()));
+                if a.is_unknown() {
+                    return self
+                        .problem(DiagnosticKind::StillUnknown, "was known, but now unknown");
+                }
+                match (p.unwrap_dynamic(), a.unwrap_dynamic()) {
+                    (Value::Null, Value::Null) => {}
+                    (Value::Null, _) | (_, Value::Null) => self.value(p, a, &ty),
+                    (Value::List(ps) | Value::Tuple(ps), Value::List(xs) | Value::Tuple(xs))
+                        if nb.nesting == NestingMode::List =>
+                    {
+                        if ps.len() != xs.len() {
+                            return self.problem(
+                                DiagnosticKind::Changed,
+                                format!("block count changed from {} to {}", ps.len(), xs.len()),
+                            );
+                        }
+                        for (i, (pe, xe)) in ps.iter().zip(xs).enumerate() {
+                            if self.enter(PathStep::Index(i as u64)) {
+                                let c = match concrete {
+                                    Some(Type::Tuple(ts)) => ts.get(i),
+                                    other => other.and_then(Type::element_type),
+                                };
+                                self.object(&nb.block, pe, xe, c);
+                                self.leave();
+                            }
+                        }
+                    }
+                    (Value::Map(pm) | Value::Object(pm), Value::Map(am) | Value::Object(am))
+                        if nb.nesting == NestingMode::Map =>
+                    {
+                        for (k, pe) in pm {
+                            if self.enter(PathStep::Key(k.clone())) {
+                                let c = match concrete {
+                                    Some(Type::Object(o)) => o.get(k),
+                                    other => other.and_then(Type::element_type),
+                                };
+                                match am.get(k) {
+                                    Some(xe) => self.object(&nb.block, pe, xe, c),
+                                    None => self
+                                        .problem(DiagnosticKind::Changed, "block key has vanished"),
+                                }
+                                self.leave();
+                            }
+                        }
+                        for k in am.keys().filter(|k| !pm.contains_key(*k)) {
+                            if self.enter(PathStep::Key(k.clone())) {
+                                self.problem(DiagnosticKind::Changed, "new block key has appeared");
+                                self.leave();
+                            }
+                        }
+                    }
+                    (Value::Set(ps), Value::Set(xs)) if nb.nesting == NestingMode::Set => {
+                        let elem = concrete.and_then(Type::element_type);
+                        self.sets(ps, xs, "block count", |c, pe, xe| {
+                            c.object(&nb.block, pe, xe, elem)
+                        });
+                    }
+                    (pu, au) => self.problem(
+                        DiagnosticKind::Type,
+                        format!(
+                            "wrong final value type: planned {}, found {}",
+                            pu.kind_name(),
+                            au.kind_name()
+                        ),
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// The type of one attribute of a concrete object type.
+fn member<'t>(concrete: Option<&'t Type>, name: &str) -> Option<&'t Type> {
+    concrete.and_then(Type::as_object).and_then(|o| o.get(name))
+}

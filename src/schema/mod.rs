@@ -1,0 +1,623 @@
+//! Provider schemas: the tfplugin6 `Schema` model, its implied type, validation of values
+//! against it, and the plan/apply consistency check.
+//!
+//! A provider describes each resource type with a [`Schema`]: a version and a root
+//! [`Block`] of [`Attribute`]s and [`NestedBlock`]s. Attributes hold either a plain
+//! [`Type`] or, in protocol version 6, a [`NestedType`] of attributes with an
+//! [`ObjectNesting`]. Terraform turns the block into a type constraint, the *implied type*,
+//! and every value of the resource that crosses the wire conforms to it.
+//!
+//! ```
+//! use tfvalue::schema::{Attribute, Block, NestedBlock};
+//! use tfvalue::Type;
+//!
+//! let block = Block::new()
+//!     .attribute("name", Attribute::required(Type::String))
+//!     .attribute("id", Attribute::computed(Type::String))
+//!     .block("rule", NestedBlock::list(
+//!         Block::new().attribute("port", Attribute::required(Type::Number)),
+//!     ).min_items(1));
+//! assert_eq!(block.implied_type().to_string(), "object({id=string,name=string,rule=list(object({port=number}))})");
+//! ```
+//!
+//! - [`Block::implied_type`] follows Terraform Core's rules (see its docs for the tricky
+//!   cases: `GROUP` blocks, and `LIST`/`MAP` blocks that contain `dynamic`).
+//! - [`ProviderSchemas`] imports what `terraform providers schema -json` prints.
+//! - [`Block::validate`] checks a [`Value`](crate::Value) against a block and reports every
+//!   problem at once, each with its [`AttributePath`](crate::AttributePath).
+//! - [`check_apply`] and [`Block::check_apply`] list every place where a value after apply
+//!   breaks its plan: what Terraform reports as "Provider produced inconsistent result".
+//! - [`Refinements::admits`](crate::Refinements::admits) tells whether a value is within
+//!   what an unknown's refinements promised.
+
+mod apply;
+mod check;
+mod diagnostics;
+mod json;
+mod refine;
+mod render;
+mod validate;
+
+use std::collections::BTreeMap;
+
+use crate::types::{ObjectType, Type};
+
+pub use apply::check_apply;
+pub use diagnostics::{Diagnostic, DiagnosticKind, Diagnostics};
+pub use json::{ProviderSchema, ProviderSchemas};
+
+/// A resource, data source, ephemeral resource or provider schema: a version and its block.
+///
+/// The version is the one `UpgradeResourceState` receives for stored state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Schema {
+    /// The schema version (tfplugin6 `Schema.version`).
+    pub version: i64,
+    /// The root block.
+    pub block: Block,
+}
+
+impl Schema {
+    /// A schema with this version and block.
+    pub fn new(version: i64, block: Block) -> Self {
+        Schema { version, block }
+    }
+
+    /// The implied type of the root block (see [`Block::implied_type`]).
+    pub fn implied_type(&self) -> Type {
+        self.block.implied_type()
+    }
+}
+
+/// How a description is written (tfplugin6 `StringKind`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StringKind {
+    /// Plain text.
+    #[default]
+    Plain,
+    /// Markdown.
+    Markdown,
+}
+
+/// A block: attributes and nested block types (tfplugin6 `Schema.Block`).
+///
+/// Fields are public for reading; build one with [`Block::new`] and the chained setters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Block {
+    /// The attributes, by name.
+    pub attributes: BTreeMap<String, Attribute>,
+    /// The nested block types, by name.
+    pub block_types: BTreeMap<String, NestedBlock>,
+    /// What the block is for.
+    pub description: Option<String>,
+    /// How [`description`](Block::description) is written.
+    pub description_kind: StringKind,
+    /// Whether the block is deprecated.
+    pub deprecated: bool,
+}
+
+/// An attribute of a block or of a nested type (tfplugin6 `Schema.Attribute`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Attribute {
+    /// A plain type or a nested type.
+    pub ty: AttributeType,
+    /// The attribute must be set in configuration.
+    pub required: bool,
+    /// The attribute may be set in configuration.
+    pub optional: bool,
+    /// The provider may set the attribute (when configuration leaves it null, if optional).
+    pub computed: bool,
+    /// The value is hidden in Terraform's output.
+    pub sensitive: bool,
+    /// The attribute is deprecated.
+    pub deprecated: bool,
+    /// Why the attribute is deprecated (the JSON's `deprecation_message`).
+    pub deprecation_message: Option<String>,
+    /// The value is only in configuration, never in plan or state (tfplugin6 `write_only`).
+    pub write_only: bool,
+    /// What the attribute is for.
+    pub description: Option<String>,
+    /// How [`description`](Attribute::description) is written.
+    pub description_kind: StringKind,
+}
+
+/// The type of an attribute: a type constraint, or nested attributes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttributeType {
+    /// `type`: a type constraint.
+    Type(Type),
+    /// `nested_type`: attributes of their own, nested as [`ObjectNesting`] says.
+    Nested(NestedType),
+}
+
+/// Nested attributes (tfplugin6 `Schema.Object`): an object type whose attributes have
+/// their own schema facts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NestedType {
+    /// How the objects are nested.
+    pub nesting: ObjectNesting,
+    /// The attributes of each object, by name.
+    pub attributes: BTreeMap<String, Attribute>,
+}
+
+/// How nested attributes are nested (tfplugin6 `Schema.Object.NestingMode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ObjectNesting {
+    /// One object, which may be null.
+    #[default]
+    Single,
+    /// A list of objects.
+    List,
+    /// A set of objects.
+    Set,
+    /// A map of objects.
+    Map,
+}
+
+/// A nested block type (tfplugin6 `Schema.NestedBlock`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct NestedBlock {
+    /// How the blocks are nested.
+    pub nesting: NestingMode,
+    /// The schema of each block.
+    pub block: Block,
+    /// The least number of blocks (for `SINGLE`, 1 makes the block required).
+    pub min_items: u64,
+    /// The greatest number of blocks; 0 means no limit.
+    pub max_items: u64,
+}
+
+/// How nested blocks are nested (tfplugin6 `Schema.NestedBlock.NestingMode`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum NestingMode {
+    /// At most one block; its value is null when the block is absent.
+    #[default]
+    Single,
+    /// A list of blocks.
+    List,
+    /// A set of blocks.
+    Set,
+    /// Blocks with one label each, as a map from label to block.
+    Map,
+    /// Exactly one block, never null: when absent, every attribute is null instead.
+    Group,
+}
+
+impl NestingMode {
+    /// The name Terraform's JSON uses: `single`, `list`, `set`, `map`, `group`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NestingMode::Single => "single",
+            NestingMode::List => "list",
+            NestingMode::Set => "set",
+            NestingMode::Map => "map",
+            NestingMode::Group => "group",
+        }
+    }
+}
+
+impl ObjectNesting {
+    /// The name Terraform's JSON uses: `single`, `list`, `set`, `map`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObjectNesting::Single => "single",
+            ObjectNesting::List => "list",
+            ObjectNesting::Set => "set",
+            ObjectNesting::Map => "map",
+        }
+    }
+}
+
+impl Block {
+    /// An empty block.
+    pub fn new() -> Self {
+        Block::default()
+    }
+
+    /// Adds (or replaces) an attribute.
+    #[must_use]
+    pub fn attribute(mut self, name: impl Into<String>, attribute: Attribute) -> Self {
+        self.attributes.insert(name.into(), attribute);
+        self
+    }
+
+    /// Adds (or replaces) a nested block type.
+    #[must_use]
+    pub fn block(mut self, name: impl Into<String>, block: NestedBlock) -> Self {
+        self.block_types.insert(name.into(), block);
+        self
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, text: impl Into<String>, kind: StringKind) -> Self {
+        self.description = Some(text.into());
+        self.description_kind = kind;
+        self
+    }
+
+    /// Marks the block deprecated.
+    #[must_use]
+    pub fn deprecated(mut self, deprecated: bool) -> Self {
+        self.deprecated = deprecated;
+        self
+    }
+
+    /// The type Terraform Core gives values of this block (configschema `ImpliedType`).
+    ///
+    /// - A block is an object with one attribute per attribute and per nested block type.
+    /// - An attribute has its `type`, or the type of its nested attributes: an object per
+    ///   element, in a list, set or map as its [`ObjectNesting`] says.
+    /// - A `SINGLE` or `GROUP` block is the object of its block. Both are that object type;
+    ///   they differ in values: a `SINGLE` block is null when absent, a `GROUP` block never
+    ///   is (its attributes are null instead).
+    /// - A `LIST` block is a list of the block's objects and a `SET` block a set of them;
+    ///   a `MAP` block is a map from label to object.
+    /// - A `LIST` or `MAP` block whose block type contains `dynamic` anywhere is decoded by
+    ///   Terraform as a tuple or an object, whose shape depends on how many blocks there
+    ///   are, so the attribute's type is `dynamic` and its value travels with its own type
+    ///   (terraform#34574). `SET` blocks may not contain `dynamic` at all.
+    /// - No object type has optional attributes: Terraform strips them
+    ///   (`WithoutOptionalAttributesDeep`), including from plain attribute types. Use
+    ///   [`Block::spec_type`] for the type with optional attributes that Terraform uses to
+    ///   decode configuration.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block, NestedBlock};
+    /// use tfvalue::Type;
+    ///
+    /// let with_any = Block::new().attribute("value", Attribute::optional(Type::Dynamic));
+    /// let block = Block::new()
+    ///     .block("static", NestedBlock::list(Block::new().attribute("n", Attribute::optional(Type::Number))))
+    ///     .block("dyn_list", NestedBlock::list(with_any.clone()))
+    ///     .block("dyn_map", NestedBlock::map(with_any.clone()))
+    ///     .block("dyn_set", NestedBlock::set(with_any));
+    /// assert_eq!(
+    ///     block.implied_type().to_string(),
+    ///     "object({dyn_list=any,dyn_map=any,dyn_set=set(object({value=any})),static=list(object({n=number}))})"
+    /// );
+    /// ```
+    pub fn implied_type(&self) -> Type {
+        without_optional_deep(&self.spec_type())
+    }
+
+    /// The type Terraform uses to decode configuration for this block (hcldec's implied
+    /// type): as [`Block::implied_type`], except that the objects of nested attributes
+    /// keep their optional attributes (every `optional` or `computed` nested attribute is
+    /// optional in its object type), and plain attribute types keep theirs.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block, NestedType};
+    /// use tfvalue::Type;
+    ///
+    /// let block = Block::new().attribute("rule", Attribute::nested(
+    ///     NestedType::list()
+    ///         .attribute("port", Attribute::required(Type::Number))
+    ///         .attribute("note", Attribute::optional(Type::String)),
+    ///     ).set_optional());
+    /// assert_eq!(block.spec_type().to_string(), "object({rule=list(object({note=optional(string),port=number}))})");
+    /// assert_eq!(block.implied_type().to_string(), "object({rule=list(object({note=string,port=number}))})");
+    /// ```
+    pub fn spec_type(&self) -> Type {
+        let mut o = ObjectType::default();
+        for (name, attr) in &self.attributes {
+            o.insert(name.clone(), attr.spec_type(), false);
+        }
+        for (name, nb) in &self.block_types {
+            // An attribute and a block type of the same name make an invalid schema;
+            // Terraform keeps the attribute, and so do we.
+            if !self.attributes.contains_key(name) {
+                o.insert(name.clone(), nb.spec_type(), false);
+            }
+        }
+        Type::Object(o)
+    }
+
+    /// Whether any attribute, here or in nested blocks and nested types, is sensitive.
+    pub fn contains_sensitive(&self) -> bool {
+        self.attributes.values().any(Attribute::contains_sensitive)
+            || self
+                .block_types
+                .values()
+                .any(|nb| nb.block.contains_sensitive())
+    }
+}
+
+impl NestedBlock {
+    /// A block type with this nesting and block, and no item limits.
+    pub fn new(nesting: NestingMode, block: Block) -> Self {
+        NestedBlock {
+            nesting,
+            block,
+            min_items: 0,
+            max_items: 0,
+        }
+    }
+
+    /// A `SINGLE` block type.
+    pub fn single(block: Block) -> Self {
+        NestedBlock::new(NestingMode::Single, block)
+    }
+
+    /// A `LIST` block type.
+    pub fn list(block: Block) -> Self {
+        NestedBlock::new(NestingMode::List, block)
+    }
+
+    /// A `SET` block type.
+    pub fn set(block: Block) -> Self {
+        NestedBlock::new(NestingMode::Set, block)
+    }
+
+    /// A `MAP` block type.
+    pub fn map(block: Block) -> Self {
+        NestedBlock::new(NestingMode::Map, block)
+    }
+
+    /// A `GROUP` block type.
+    pub fn group(block: Block) -> Self {
+        NestedBlock::new(NestingMode::Group, block)
+    }
+
+    /// Sets the least number of blocks.
+    #[must_use]
+    pub fn min_items(mut self, n: u64) -> Self {
+        self.min_items = n;
+        self
+    }
+
+    /// Sets the greatest number of blocks (0: no limit).
+    #[must_use]
+    pub fn max_items(mut self, n: u64) -> Self {
+        self.max_items = n;
+        self
+    }
+
+    /// The type of the attribute this block type becomes in its parent's object (see
+    /// [`Block::implied_type`]).
+    pub fn implied_type(&self) -> Type {
+        without_optional_deep(&self.spec_type())
+    }
+
+    fn spec_type(&self) -> Type {
+        let inner = self.block.spec_type();
+        match self.nesting {
+            NestingMode::Single | NestingMode::Group => inner,
+            NestingMode::List if inner.has_dynamic() => Type::Dynamic,
+            NestingMode::List => Type::list(inner),
+            NestingMode::Set => Type::set(inner),
+            NestingMode::Map if inner.has_dynamic() => Type::Dynamic,
+            NestingMode::Map => Type::map(inner),
+        }
+    }
+}
+
+impl Attribute {
+    fn with_type(ty: AttributeType) -> Self {
+        Attribute {
+            ty,
+            required: false,
+            optional: false,
+            computed: false,
+            sensitive: false,
+            deprecated: false,
+            deprecation_message: None,
+            write_only: false,
+            description: None,
+            description_kind: StringKind::Plain,
+        }
+    }
+
+    /// A required attribute of type `ty`.
+    pub fn required(ty: Type) -> Self {
+        Attribute::with_type(AttributeType::Type(ty)).set_required()
+    }
+
+    /// An optional attribute of type `ty`.
+    pub fn optional(ty: Type) -> Self {
+        Attribute::with_type(AttributeType::Type(ty)).set_optional()
+    }
+
+    /// A computed attribute of type `ty` (set by the provider, not by configuration).
+    pub fn computed(ty: Type) -> Self {
+        Attribute::with_type(AttributeType::Type(ty)).set_computed()
+    }
+
+    /// An optional and computed attribute of type `ty`.
+    pub fn optional_computed(ty: Type) -> Self {
+        Attribute::optional(ty).set_computed()
+    }
+
+    /// An attribute with nested attributes; neither required, optional nor computed yet.
+    pub fn nested(nested: NestedType) -> Self {
+        Attribute::with_type(AttributeType::Nested(nested))
+    }
+
+    /// An attribute of type `ty`; neither required, optional nor computed yet.
+    pub fn of_type(ty: Type) -> Self {
+        Attribute::with_type(AttributeType::Type(ty))
+    }
+
+    /// Makes the attribute required (and not optional).
+    #[must_use]
+    pub fn set_required(mut self) -> Self {
+        self.required = true;
+        self.optional = false;
+        self
+    }
+
+    /// Makes the attribute optional (and not required).
+    #[must_use]
+    pub fn set_optional(mut self) -> Self {
+        self.optional = true;
+        self.required = false;
+        self
+    }
+
+    /// Makes the attribute computed.
+    #[must_use]
+    pub fn set_computed(mut self) -> Self {
+        self.computed = true;
+        self
+    }
+
+    /// Marks the attribute sensitive.
+    #[must_use]
+    pub fn sensitive(mut self) -> Self {
+        self.sensitive = true;
+        self
+    }
+
+    /// Marks the attribute deprecated.
+    #[must_use]
+    pub fn deprecated(mut self) -> Self {
+        self.deprecated = true;
+        self
+    }
+
+    /// Marks the attribute write-only.
+    #[must_use]
+    pub fn write_only(mut self) -> Self {
+        self.write_only = true;
+        self
+    }
+
+    /// Sets the description.
+    #[must_use]
+    pub fn description(mut self, text: impl Into<String>, kind: StringKind) -> Self {
+        self.description = Some(text.into());
+        self.description_kind = kind;
+        self
+    }
+
+    /// The attribute's type in its block's implied type: its `type`, or the object type
+    /// of its nested attributes in their nesting, without optional attributes.
+    pub fn implied_type(&self) -> Type {
+        without_optional_deep(&self.spec_type())
+    }
+
+    fn spec_type(&self) -> Type {
+        match &self.ty {
+            AttributeType::Type(t) => t.clone(),
+            AttributeType::Nested(n) => n.spec_type(),
+        }
+    }
+
+    /// The plain type, if the attribute has one.
+    pub fn plain_type(&self) -> Option<&Type> {
+        match &self.ty {
+            AttributeType::Type(t) => Some(t),
+            AttributeType::Nested(_) => None,
+        }
+    }
+
+    /// The nested attributes, if the attribute has them.
+    pub fn nested_type(&self) -> Option<&NestedType> {
+        match &self.ty {
+            AttributeType::Type(_) => None,
+            AttributeType::Nested(n) => Some(n),
+        }
+    }
+
+    /// Computed and not optional: only the provider sets it.
+    pub fn is_computed_only(&self) -> bool {
+        self.computed && !self.optional && !self.required
+    }
+
+    fn contains_sensitive(&self) -> bool {
+        self.sensitive
+            || self
+                .nested_type()
+                .is_some_and(|n| n.attributes.values().any(Attribute::contains_sensitive))
+    }
+}
+
+impl NestedType {
+    /// Nested attributes with this nesting and no attributes yet.
+    pub fn new(nesting: ObjectNesting) -> Self {
+        NestedType {
+            nesting,
+            attributes: BTreeMap::new(),
+        }
+    }
+
+    /// `SINGLE` nesting: one object.
+    pub fn single() -> Self {
+        NestedType::new(ObjectNesting::Single)
+    }
+
+    /// `LIST` nesting.
+    pub fn list() -> Self {
+        NestedType::new(ObjectNesting::List)
+    }
+
+    /// `SET` nesting.
+    pub fn set() -> Self {
+        NestedType::new(ObjectNesting::Set)
+    }
+
+    /// `MAP` nesting.
+    pub fn map() -> Self {
+        NestedType::new(ObjectNesting::Map)
+    }
+
+    /// Adds (or replaces) an attribute.
+    #[must_use]
+    pub fn attribute(mut self, name: impl Into<String>, attribute: Attribute) -> Self {
+        self.attributes.insert(name.into(), attribute);
+        self
+    }
+
+    /// The type of one object, with its `optional` and `computed` attributes optional.
+    pub fn object_spec_type(&self) -> Type {
+        let mut o = ObjectType::default();
+        for (name, attr) in &self.attributes {
+            o.insert(
+                name.clone(),
+                attr.spec_type(),
+                attr.optional || attr.computed,
+            );
+        }
+        Type::Object(o)
+    }
+
+    /// The type in the nesting, without optional attributes (see [`Block::implied_type`]).
+    pub fn implied_type(&self) -> Type {
+        without_optional_deep(&self.spec_type())
+    }
+
+    /// The type in the nesting, with optional attributes (see [`Block::spec_type`]).
+    pub fn spec_type(&self) -> Type {
+        let o = self.object_spec_type();
+        match self.nesting {
+            ObjectNesting::Single => o,
+            ObjectNesting::List => Type::list(o),
+            ObjectNesting::Set => Type::set(o),
+            ObjectNesting::Map => Type::map(o),
+        }
+    }
+}
+
+/// The type with every optional-attribute marker removed, at any depth.
+pub(crate) fn without_optional_deep(ty: &Type) -> Type {
+    match ty {
+        Type::List(t) => Type::list(without_optional_deep(t)),
+        Type::Set(t) => Type::set(without_optional_deep(t)),
+        Type::Map(t) => Type::map(without_optional_deep(t)),
+        Type::Object(o) => Type::object(
+            o.attributes()
+                .iter()
+                .map(|(k, t)| (k.clone(), without_optional_deep(t))),
+        ),
+        Type::Tuple(ts) => Type::tuple(ts.iter().map(without_optional_deep)),
+        other => other.clone(),
+    }
+}

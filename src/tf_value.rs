@@ -1,0 +1,320 @@
+//! Rust types that know their Terraform type: the traits behind `#[derive(TfValue)]`.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::schema::{Block, Schema};
+use crate::types::Type;
+use crate::{Dynamic, Number, Unknown};
+
+/// A Rust type whose values are Terraform values of a known [`Type`].
+///
+/// Implemented for the std types that serde writes in a Terraform shape, and by
+/// `#[derive(TfValue)]` for model structs:
+///
+/// | Rust | Terraform |
+/// | --- | --- |
+/// | `String`, `str`, `Box<str>`, `Cow<str>`, `char` | `string` |
+/// | integers, `f32`, `f64`, [`Number`] | `number` |
+/// | `bool` | `bool` |
+/// | `Vec<T>`, `VecDeque<T>`, `[T]` | `list(T)` |
+/// | `BTreeSet<T>`, `HashSet<T>` | `set(T)` |
+/// | `BTreeMap<K, V>`, `HashMap<K, V>` with string keys | `map(V)` |
+/// | tuples of up to 12 elements | `tuple([..])` |
+/// | `Option<T>`, [`Unknown<T>`], `&T`, `Box<T>`, `Rc<T>`, `Arc<T>` | as `T` (null and unknown are values of every type) |
+/// | [`Dynamic`] | `dynamic` |
+/// | a `#[derive(TfValue)]` struct | `object({..})`: its block's [implied type](Block::implied_type) |
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use tfvalue::{TfValue, Type, Unknown};
+///
+/// assert_eq!(<Vec<Option<String>>>::tf_type(), Type::list(Type::String));
+/// assert_eq!(<Unknown<BTreeMap<String, u16>>>::tf_type(), Type::map(Type::Number));
+/// assert_eq!(<(bool, f64)>::tf_type().to_string(), "tuple([bool,number])");
+/// assert!(<String as TfValue>::schema_block().is_none());
+/// ```
+pub trait TfValue {
+    /// The Terraform type of every value of this Rust type.
+    fn tf_type() -> Type;
+
+    /// The schema block of a model struct (`#[derive(TfValue)]`); `None` for other types.
+    fn schema_block() -> Option<Block> {
+        None
+    }
+}
+
+/// A model struct: a [`TfValue`] that is a schema block. `#[derive(TfValue)]` implements it.
+///
+/// Its [`tf_type`](TfValue::tf_type) is the block's implied type, and
+/// [`schema_block`](TfValue::schema_block) returns `Some(Self::block())`.
+///
+/// ```
+/// # #[cfg(feature = "derive")] {
+/// use tfvalue::{TfModel, TfValue};
+///
+/// #[derive(TfValue)]
+/// #[tfvalue(version = 2)]
+/// struct Bucket {
+///     name: String,
+/// }
+///
+/// assert_eq!(Bucket::schema().version, 2);
+/// assert_eq!(Bucket::tf_type(), Bucket::block().implied_type());
+/// # }
+/// ```
+pub trait TfModel: TfValue {
+    /// The schema version (`#[tfvalue(version = N)]`, 0 by default).
+    const SCHEMA_VERSION: i64 = 0;
+
+    /// The schema block.
+    fn block() -> Block;
+
+    /// The schema: [`SCHEMA_VERSION`](TfModel::SCHEMA_VERSION) and [`block`](TfModel::block).
+    fn schema() -> Schema {
+        Schema::new(Self::SCHEMA_VERSION, Self::block())
+    }
+}
+
+macro_rules! primitive {
+    ($ty:expr => $($t:ty),*) => {$(
+        impl TfValue for $t {
+            fn tf_type() -> Type {
+                $ty
+            }
+        }
+    )*};
+}
+
+primitive!(Type::String => String, str, char);
+primitive!(Type::Bool => bool);
+primitive!(Type::Number => i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, Number);
+primitive!(Type::Dynamic => Dynamic);
+
+/// The same type as the pointee.
+macro_rules! transparent {
+    ($($t:ident),*) => {$(
+        impl<T: TfValue + ?Sized> TfValue for $t<T> {
+            fn tf_type() -> Type {
+                T::tf_type()
+            }
+        }
+    )*};
+}
+
+transparent!(Box, Rc, Arc);
+
+impl<T: TfValue + ?Sized> TfValue for &T {
+    fn tf_type() -> Type {
+        T::tf_type()
+    }
+}
+
+impl<T: TfValue + ?Sized> TfValue for &mut T {
+    fn tf_type() -> Type {
+        T::tf_type()
+    }
+}
+
+impl<T: TfValue + ToOwned + ?Sized> TfValue for Cow<'_, T> {
+    fn tf_type() -> Type {
+        T::tf_type()
+    }
+}
+
+impl<T: TfValue> TfValue for Option<T> {
+    fn tf_type() -> Type {
+        T::tf_type()
+    }
+}
+
+impl<T: TfValue> TfValue for Unknown<T> {
+    fn tf_type() -> Type {
+        T::tf_type()
+    }
+}
+
+impl<T: TfValue> TfValue for Vec<T> {
+    fn tf_type() -> Type {
+        Type::list(T::tf_type())
+    }
+}
+
+impl<T: TfValue> TfValue for VecDeque<T> {
+    fn tf_type() -> Type {
+        Type::list(T::tf_type())
+    }
+}
+
+impl<T: TfValue> TfValue for [T] {
+    fn tf_type() -> Type {
+        Type::list(T::tf_type())
+    }
+}
+
+impl<T: TfValue> TfValue for BTreeSet<T> {
+    fn tf_type() -> Type {
+        Type::set(T::tf_type())
+    }
+}
+
+impl<T: TfValue, S> TfValue for HashSet<T, S> {
+    fn tf_type() -> Type {
+        Type::set(T::tf_type())
+    }
+}
+
+impl<K: MapKey, V: TfValue> TfValue for BTreeMap<K, V> {
+    fn tf_type() -> Type {
+        Type::map(V::tf_type())
+    }
+}
+
+impl<K: MapKey, V: TfValue, S> TfValue for HashMap<K, V, S> {
+    fn tf_type() -> Type {
+        Type::map(V::tf_type())
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Types that serde writes as strings, and so may key a Terraform map (sealed).
+pub trait MapKey: sealed::Sealed {}
+
+macro_rules! map_key {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl MapKey for $t {}
+    )*};
+}
+
+map_key!(String, Box<str>, Cow<'_, str>, &str, char);
+
+macro_rules! tuple {
+    ($($name:ident)+) => {
+        impl<$($name: TfValue),+> TfValue for ($($name,)+) {
+            fn tf_type() -> Type {
+                Type::tuple([$($name::tf_type()),+])
+            }
+        }
+    };
+}
+
+tuple!(A);
+tuple!(A B);
+tuple!(A B C);
+tuple!(A B C D);
+tuple!(A B C D E);
+tuple!(A B C D E F);
+tuple!(A B C D E F G);
+tuple!(A B C D E F G H);
+tuple!(A B C D E F G H I);
+tuple!(A B C D E F G H I J);
+tuple!(A B C D E F G H I J K);
+tuple!(A B C D E F G H I J K L);
+
+/// What `#[derive(TfValue)]` expands to. Not public API: it may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::schema::{
+        Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting,
+        Schema, StringKind,
+    };
+    pub use crate::types::Type;
+    pub use crate::{TfModel, TfValue};
+    pub use core::option::Option::{self, None, Some};
+
+    /// The schema facts of a field, as the derive found them.
+    #[derive(Clone, Copy, Debug, Default)]
+    pub struct Facts {
+        pub required: bool,
+        pub optional: bool,
+        pub computed: bool,
+        pub sensitive: bool,
+        pub deprecated: bool,
+        pub write_only: bool,
+        pub description: Option<&'static str>,
+        pub markdown: bool,
+    }
+
+    // The helpers' signatures stay on one line: compile errors quote them (tests/ui).
+
+    fn finish(mut a: Attribute, facts: Facts) -> Attribute {
+        a.required = facts.required;
+        a.optional = facts.optional;
+        a.computed = facts.computed;
+        a.sensitive = facts.sensitive;
+        a.deprecated = facts.deprecated;
+        a.write_only = facts.write_only;
+        if let Some(d) = facts.description {
+            a.description = Some(d.to_owned());
+            a.description_kind = kind(facts.markdown);
+        }
+        a
+    }
+
+    fn kind(markdown: bool) -> StringKind {
+        if markdown {
+            StringKind::Markdown
+        } else {
+            StringKind::Plain
+        }
+    }
+
+    /// An attribute of the field's own type.
+    pub fn attribute<T: TfValue + ?Sized>(facts: Facts) -> Attribute {
+        finish(Attribute::of_type(T::tf_type()), facts)
+    }
+
+    /// An attribute with the nested attributes of model `T`. Blocks of `T` become
+    /// optional nested attributes of the same shape (nested types have no blocks).
+    pub fn nested_attribute<T: TfModel + ?Sized>(n: ObjectNesting, facts: Facts) -> Attribute {
+        finish(Attribute::nested(nested_type(n, T::block())), facts)
+    }
+
+    fn nested_type(nesting: ObjectNesting, block: Block) -> NestedType {
+        let mut n = NestedType::new(nesting);
+        n.attributes = block.attributes;
+        for (name, nb) in block.block_types {
+            if n.attributes.contains_key(&name) {
+                continue;
+            }
+            let inner = match nb.nesting {
+                NestingMode::List => ObjectNesting::List,
+                NestingMode::Set => ObjectNesting::Set,
+                NestingMode::Map => ObjectNesting::Map,
+                _ => ObjectNesting::Single,
+            };
+            n.attributes.insert(
+                name,
+                Attribute::nested(nested_type(inner, nb.block)).set_optional(),
+            );
+        }
+        n
+    }
+
+    /// A nested block type of model `T`.
+    pub fn block<T: TfModel + ?Sized>(n: NestingMode, min: u64, max: u64) -> NestedBlock {
+        NestedBlock::new(n, T::block())
+            .min_items(min)
+            .max_items(max)
+    }
+
+    /// The container's (or a block field's) description and deprecation.
+    pub fn describe(
+        block: Block,
+        description: Option<&str>,
+        markdown: bool,
+        deprecated: bool,
+    ) -> Block {
+        let block = block.deprecated(deprecated);
+        match description {
+            Some(d) => block.description(d, kind(markdown)),
+            None => block,
+        }
+    }
+}

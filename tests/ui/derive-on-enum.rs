@@ -1,0 +1,9 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+enum Size {
+    Small,
+    Large,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+struct Server(String, u16);
+
+fn main() {}

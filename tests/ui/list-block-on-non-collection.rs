@@ -1,0 +1,14 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+struct Network {
+    subnet: String,
+}
+
+#[derive(TfValue)]
+struct Server {
+    #[tfvalue(block = "list")]
+    network: Network,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+struct Server {
+    #[tfvalue(nested_type)]
+    name: String,
+}
+
+fn main() {}

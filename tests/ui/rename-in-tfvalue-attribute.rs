@@ -1,0 +1,9 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+struct Server {
+    #[tfvalue(rename = "server_name")]
+    name: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+#[tfvalue(versoin = 1)]
+struct Server {
+    name: String,
+}
+
+fn main() {}

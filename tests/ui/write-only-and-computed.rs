@@ -1,0 +1,9 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+struct Server {
+    #[tfvalue(optional, write_only, computed)]
+    password: Option<String>,
+}
+
+fn main() {}
