@@ -52,8 +52,10 @@ enum Command {
         /// The input file, or `-` for standard input; the built-in sample when absent.
         file: Option<String>,
         /// The type constraint as compact JSON.
-        #[arg(long = "type", value_name = "TYPE_JSON")]
+        #[arg(long = "type", value_name = "TYPE_JSON", conflicts_with = "schema")]
         ty: Option<String>,
+        #[command(flatten)]
+        schema: SchemaArgs,
         /// How the input is written.
         #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
         format: InputFormat,
@@ -91,6 +93,15 @@ enum Command {
         /// The input file (tagged JSON); standard input when absent or `-`.
         file: Option<String>,
     },
+    /// Print the type a resource, data source or provider configuration has on the wire,
+    /// from the JSON of `terraform providers schema -json`.
+    #[command(after_help = "Example:\n  \
+        terraform providers schema -json > schema.json\n  \
+        tfvalue schema schema.json --resource aws_instance")]
+    Schema {
+        #[command(flatten)]
+        schema: SchemaArgs,
+    },
     /// Run conformance vector files (msgpack-decode*, msgpack-encode*, json-decode*,
     /// json-encode* .jsonl) and print each failure and a final `N passed, M failed` line.
     #[command(after_help = "Example:\n  tfvalue check tests/vectors/*.jsonl")]
@@ -101,6 +112,74 @@ enum Command {
     },
 }
 
+/// Where a type comes from in a provider schema file.
+#[derive(clap::Args)]
+struct SchemaArgs {
+    /// The JSON printed by `terraform providers schema -json`.
+    #[arg(long, value_name = "FILE", global = false)]
+    schema: Option<String>,
+    /// A managed resource type.
+    #[arg(long, value_name = "NAME", requires = "schema", group = "what")]
+    resource: Option<String>,
+    /// A data source.
+    #[arg(long, value_name = "NAME", requires = "schema", group = "what")]
+    data_source: Option<String>,
+    /// The provider's own configuration.
+    #[arg(long, requires = "schema", group = "what")]
+    provider: bool,
+    /// The provider, when the file has several (`hashicorp/aws` or the full address).
+    #[arg(long, value_name = "ADDRESS", requires = "schema")]
+    provider_address: Option<String>,
+}
+
+impl SchemaArgs {
+    /// The chosen schema, if `--schema` was given.
+    fn load(&self) -> Result<Option<tfvalue::schema::Schema>, String> {
+        let Some(path) = &self.schema else {
+            return Ok(None);
+        };
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let all = tfvalue::schema::ProviderSchemas::from_json(&bytes)
+            .map_err(|e| format!("{path}: {e}"))?;
+        let provider =
+            match &self.provider_address {
+                Some(addr) => all.provider(addr).ok_or_else(|| {
+                    format!("{path}: no provider {addr:?} (or more than one matches)")
+                })?,
+                None => {
+                    let mut it = all.provider_schemas.values();
+                    match (it.next(), it.next()) {
+                        (Some(p), None) => p,
+                        (None, _) => return Err(format!("{path}: no provider schemas")),
+                        _ => {
+                            return Err(format!(
+                            "{path} has several providers ({}): choose one with --provider-address",
+                            all.provider_schemas.keys().cloned().collect::<Vec<_>>().join(", ")
+                        ))
+                        }
+                    }
+                }
+            };
+        let schema = if let Some(name) = &self.resource {
+            provider
+                .resource(name)
+                .ok_or_else(|| format!("{path}: no resource type {name:?}"))?
+        } else if let Some(name) = &self.data_source {
+            provider
+                .data_source(name)
+                .ok_or_else(|| format!("{path}: no data source {name:?}"))?
+        } else if self.provider {
+            provider
+                .provider
+                .as_ref()
+                .ok_or_else(|| format!("{path}: no provider configuration schema"))?
+        } else {
+            return Err("--schema needs --resource NAME, --data-source NAME or --provider".into());
+        };
+        Ok(Some(schema.clone()))
+    }
+}
+
 fn parse_type(text: &str) -> Result<Type, String> {
     Type::from_json(text.as_bytes()).map_err(|e| format!("invalid --type: {e}"))
 }
@@ -108,6 +187,7 @@ fn parse_type(text: &str) -> Result<Type, String> {
 fn inspect(
     file: Option<String>,
     ty: Option<String>,
+    schema: &SchemaArgs,
     format: InputFormat,
     color: ColorChoice,
     show_sensitive: bool,
@@ -131,13 +211,18 @@ fn inspect(
             (value, ty, sample::mask())
         }
         Some(raw) => {
-            let Some(ty) = ty else {
-                return Err("inspecting input needs --type TYPE_JSON".into());
-            };
-            let ty = parse_type(&ty)?;
+            let (ty, mask) =
+                match (ty, schema.load()?) {
+                    (Some(ty), _) => (parse_type(&ty)?, Mask::default()),
+                    (None, Some(s)) => (s.implied_type(), render::mask_for_block(&s.block)),
+                    (None, None) => return Err(
+                        "inspecting input needs --type TYPE_JSON or --schema FILE --resource NAME"
+                            .into(),
+                    ),
+                };
             let bytes = decode_bytes(&raw, format)?;
             let value = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string())?;
-            (value, ty, Mask::default())
+            (value, ty, mask)
         }
     };
     match output {
@@ -174,11 +259,21 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Inspect {
             file,
             ty,
+            schema,
             format,
             color,
             show_sensitive,
             output,
-        } => inspect(file, ty, format, color, show_sensitive, output),
+        } => inspect(file, ty, &schema, format, color, show_sensitive, output),
+        Command::Schema { schema } => {
+            let Some(s) = schema.load()? else {
+                return Err("tfvalue schema needs --schema FILE".into());
+            };
+            let ty = s.implied_type();
+            println!("{}", ty.to_json());
+            println!("{ty}");
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Decode { ty, format, file } => {
             let ty = parse_type(&ty)?;
             let bytes = decode_bytes(&read_input(file.as_deref())?, format)?;

@@ -179,3 +179,45 @@ fn node(out: &mut Out<'_>, value: &Value, ty: Option<&Type>, mask: Option<&Mask>
         }
     }
 }
+
+/// The sensitive attributes of a schema block, as a [`Mask`].
+pub fn mask_for_block(block: &tfvalue::schema::Block) -> Mask {
+    use tfvalue::schema::{AttributeType, NestingMode};
+    let mut m = Mask::default();
+    for (name, attr) in &block.attributes {
+        let mut am = Mask {
+            sensitive: attr.sensitive,
+            ..Mask::default()
+        };
+        if let AttributeType::Nested(nt) = &attr.ty {
+            let mut inner = Mask::default();
+            for (n, a) in &nt.attributes {
+                inner.attrs.insert(
+                    n.clone(),
+                    Mask {
+                        sensitive: a.sensitive,
+                        ..Mask::default()
+                    },
+                );
+            }
+            if nt.nesting == tfvalue::schema::ObjectNesting::Single {
+                am.attrs = inner.attrs;
+            } else {
+                am.elems = Some(Box::new(inner));
+            }
+        }
+        m.attrs.insert(name.clone(), am);
+    }
+    for (name, nb) in &block.block_types {
+        let inner = mask_for_block(&nb.block);
+        let bm = match nb.nesting {
+            NestingMode::Single | NestingMode::Group => inner,
+            _ => Mask {
+                elems: Some(Box::new(inner)),
+                ..Mask::default()
+            },
+        };
+        m.attrs.insert(name.clone(), bm);
+    }
+    m
+}

@@ -135,3 +135,107 @@ fn check_runs_vector_files() {
     assert!(err.contains("cannot tell the kind"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+fn fixture() -> String {
+    format!(
+        "{}/../tests/fixtures/providers-schema.json",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn schema_prints_the_implied_type() {
+    let f = fixture();
+    let (code, out, err) = tfvalue(
+        &[
+            "schema",
+            "--schema",
+            &f,
+            "--resource",
+            "widget_dns_record",
+            "--provider-address",
+            "acme/widget",
+        ],
+        b"",
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut lines = out.lines();
+    let json = lines.next().unwrap();
+    let ty = tfvalue::Type::from_json(json.as_bytes()).unwrap();
+    assert_eq!(lines.next(), Some(ty.to_string().as_str()));
+    assert!(ty.as_object().unwrap().get("records").is_some());
+    // several providers in the file: the command says how to choose
+    let (code, _, err) = tfvalue(
+        &["schema", "--schema", &f, "--resource", "widget_dns_record"],
+        b"",
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("--provider-address"), "{err}");
+    let (code, _, err) = tfvalue(
+        &[
+            "schema",
+            "--schema",
+            &f,
+            "--resource",
+            "nope",
+            "--provider-address",
+            "acme/widget",
+        ],
+        b"",
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("no resource type \"nope\""), "{err}");
+}
+
+#[test]
+fn inspect_with_a_schema_masks_sensitive_attributes() {
+    let f = fixture();
+    let schema = tfvalue::schema::ProviderSchemas::from_json(&std::fs::read(&f).unwrap()).unwrap();
+    let server = schema
+        .provider("acme/widget")
+        .unwrap()
+        .resource("widget_server")
+        .unwrap();
+    let sensitive: Vec<_> = server
+        .block
+        .attributes
+        .iter()
+        .filter(|(_, a)| a.sensitive)
+        .map(|(n, _)| n.clone())
+        .collect();
+    assert!(
+        !sensitive.is_empty(),
+        "the fixture has a sensitive attribute"
+    );
+    let ty = server.implied_type();
+    // a value with every attribute null except the sensitive ones
+    let mut attrs = tfvalue::Map::new();
+    for name in ty.as_object().unwrap().attributes().keys() {
+        let v = if sensitive.contains(name) {
+            tfvalue::Value::from("hunter2")
+        } else {
+            tfvalue::Value::Null
+        };
+        attrs.insert(name.clone(), v);
+    }
+    let hex =
+        tfvalue::conformance::hex_encode(&tfvalue::Value::Object(attrs).to_msgpack(&ty).unwrap());
+    let args = [
+        "inspect",
+        "--schema",
+        &f,
+        "--resource",
+        "widget_server",
+        "--provider-address",
+        "acme/widget",
+        "-",
+    ];
+    let (code, out, err) = tfvalue(&args, hex.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("(sensitive value)"), "{out}");
+    assert!(!out.contains("hunter2"), "{out}");
+    let mut shown = args.to_vec();
+    shown.insert(1, "--show-sensitive");
+    let (_, out, _) = tfvalue(&shown, hex.as_bytes());
+    assert!(out.contains("hunter2"), "{out}");
+}
