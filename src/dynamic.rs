@@ -114,12 +114,39 @@ struct Wire<'a>(&'a Dynamic);
 
 impl Serialize for Wire<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let ty = value_type(&self.0.ty, &self.0.value);
         let mut json = Vec::new();
-        self.0.ty.write_json(&mut json, false);
+        ty.write_json(&mut json, false);
         let mut t = s.serialize_tuple(2)?;
         t.serialize_element(serde_bytes::Bytes::new(&json))?;
-        t.serialize_element(&TypedValue::new(&self.0.value, Some(&self.0.ty)))?;
+        t.serialize_element(&TypedValue::new(&self.0.value, Some(&ty)))?;
         t.end()
+    }
+}
+
+/// The concrete type a dynamic value is written with: the type of the value itself, as
+/// go-cty's `Value.Type()` would say. An optional attribute that the value leaves out is
+/// not part of it (the value `{a = "x"}` of `object({a = string, b = optional(string)})`
+/// is written as `object({a = string})` with `{"a": "x"}`); other optional attributes
+/// are ordinary ones.
+fn value_type(ty: &Type, value: &Value) -> Type {
+    match (ty, value) {
+        (Type::Object(o), Value::Object(m)) => Type::Object(ObjectType::new(
+            o.attributes()
+                .iter()
+                .filter(|(name, _)| m.contains_key(name.as_str()) || !o.is_optional(name))
+                .map(|(name, t)| {
+                    let t = match m.get(name) {
+                        Some(v) => value_type(t, v),
+                        None => strip_optional(t),
+                    };
+                    (name.clone(), t)
+                }),
+        )),
+        (Type::Tuple(ts), Value::Tuple(vs)) if ts.len() == vs.len() => {
+            Type::Tuple(ts.iter().zip(vs).map(|(t, v)| value_type(t, v)).collect())
+        }
+        (t, _) => strip_optional(t),
     }
 }
 
@@ -163,7 +190,10 @@ impl<'de> Visitor<'de> for AsValue {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
         DynamicVisitor.visit_map(map).map(Dynamic::into_value)
     }
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Value, D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -186,7 +216,10 @@ impl<'de> Visitor<'de> for DynamicVisitor {
     /// An unknown of the dynamic type itself: its refinements say nothing.
     fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> std::result::Result<Dynamic, E> {
         decode_ext(ext, RefineKind::Dynamic).map_err(E::custom)?;
-        Ok(Dynamic::new(Type::Dynamic, Value::Unknown(Default::default())))
+        Ok(Dynamic::new(
+            Type::Dynamic,
+            Value::Unknown(Default::default()),
+        ))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Dynamic, A::Error> {
@@ -197,7 +230,9 @@ impl<'de> Visitor<'de> for DynamicVisitor {
             return Err(de::Error::custom("a dynamic value needs a value"));
         };
         if seq.next_element::<de::IgnoredAny>()?.is_some() {
-            return Err(de::Error::custom("a dynamic value has two elements: type and value"));
+            return Err(de::Error::custom(
+                "a dynamic value has two elements: type and value",
+            ));
         }
         concretize(&ty, value).map_err(de::Error::custom)
     }
@@ -227,11 +262,16 @@ impl<'de> Visitor<'de> for DynamicVisitor {
         }
         match (ty, value) {
             (Some(t), Some(v)) => concretize(&t, v).map_err(de::Error::custom),
-            _ => Err(de::Error::custom("a dynamic value needs \"type\" and \"value\"")),
+            _ => Err(de::Error::custom(
+                "a dynamic value needs \"type\" and \"value\"",
+            )),
         }
     }
 
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Dynamic, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Dynamic, D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -292,7 +332,10 @@ fn concretize_inner(ty: &Type, value: Value) -> Result<(Type, Value)> {
         (Type::Map(t), Value::Map(m)) => {
             let (keys, vs): (Vec<String>, Vec<Value>) = m.into_iter().unzip();
             let (et, vs) = concretize_elems(t, vs)?;
-            (Type::Map(Box::new(et)), Value::Map(keys.into_iter().zip(vs).collect()))
+            (
+                Type::Map(Box::new(et)),
+                Value::Map(keys.into_iter().zip(vs).collect()),
+            )
         }
         (Type::Object(o), Value::Object(m)) => {
             let mut attrs = Vec::with_capacity(m.len());
@@ -330,11 +373,9 @@ fn concretize_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
             match &elem_ty {
                 None => elem_ty = Some(et),
                 Some(prev) if *prev == et => {}
-                Some(prev) => {
-                    return Err(Error::data(format_args!(
-                        "inconsistent element types in a collection of dynamic values: {prev} and {et}"
-                    )))
-                }
+                Some(prev) => return Err(Error::data(format_args!(
+                    "inconsistent element types in a collection of dynamic values: {prev} and {et}"
+                ))),
             }
         }
         out.push(v);
@@ -349,7 +390,9 @@ pub(crate) fn strip_optional(ty: &Type) -> Type {
         Type::Set(t) => Type::set(strip_optional(t)),
         Type::Map(t) => Type::map(strip_optional(t)),
         Type::Object(o) => Type::Object(ObjectType::new(
-            o.attributes().iter().map(|(k, t)| (k.clone(), strip_optional(t))),
+            o.attributes()
+                .iter()
+                .map(|(k, t)| (k.clone(), strip_optional(t))),
         )),
         Type::Tuple(ts) => Type::Tuple(ts.iter().map(strip_optional).collect()),
         t => t.clone(),

@@ -3,7 +3,9 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod dynamic;
+mod dynamic_value;
 mod error;
+pub mod json;
 pub mod msgpack;
 pub mod number;
 mod path;
@@ -13,6 +15,7 @@ pub mod unknown;
 pub mod value;
 
 pub use dynamic::Dynamic;
+pub use dynamic_value::DynamicValue;
 pub use error::{Category, Error, Result};
 pub use number::Number;
 pub use path::{AttributePath, PathStep};
