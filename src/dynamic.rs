@@ -373,9 +373,11 @@ fn concretize_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
             match &elem_ty {
                 None => elem_ty = Some(et),
                 Some(prev) if *prev == et => {}
-                Some(prev) => return Err(Error::data(format_args!(
+                Some(prev) => {
+                    return Err(Error::data(format_args!(
                     "inconsistent element types in a collection of dynamic values: {prev} and {et}"
-                ))),
+                )))
+                }
             }
         }
         out.push(v);

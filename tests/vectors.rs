@@ -1,4 +1,5 @@
 //! Conformance: every case of the go-cty vectors (copied into tests/vectors/) must pass.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use tfvalue::conformance::{run_file, Kind};
 

@@ -147,7 +147,7 @@ impl<'de> Deserializer<'de> {
     ///
     /// let input = br#"{"key": "env", "value": "prod"}"#;
     /// let err = tfvalue::json::from_slice::<Tag>(input).unwrap_err();
-    /// assert_eq!(err.to_string(), "unsupported attribute `value`, expected one of `key` (json offset 16)");
+    /// assert_eq!(err.to_string(), "unsupported attribute `value`, expected one of `key` (json offset 15)");
     ///
     /// let mut de = tfvalue::json::Deserializer::from_slice(input).ignore_undeclared_attributes(true);
     /// let tag = Tag::deserialize(&mut de)?;
@@ -360,11 +360,21 @@ impl<'de> State<'de> {
         (at <= self.root.len()).then_some(at)
     }
 
-    /// Gives `err` the offset of `raw`, a value or key of the input, unless it has one.
+    /// Gives `err` the offset of `raw`, a value of the input, unless it has one.
     #[cold]
     fn at_raw(&self, err: Error, raw: &str) -> Error {
         match self.base_of(raw.as_bytes()) {
             Some(at) => err.at_offset(Origin::Json, at as u64),
+            None => err,
+        }
+    }
+
+    /// Gives `err` the offset of the opening quote of `key`, the text of a key of the
+    /// input (a key with escapes was copied, and has no offset here).
+    #[cold]
+    fn at_key(&self, err: Error, key: &str) -> Error {
+        match self.base_of(key.as_bytes()) {
+            Some(at) => err.at_offset(Origin::Json, at.saturating_sub(1) as u64),
             None => err,
         }
     }
@@ -727,7 +737,7 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Wrap<'_, '_, 'de, 
             // A struct skips what it does not declare; we do not, unless asked to.
             if !st.ignore_undeclared {
                 st.undeclared.set(true);
-                return Err(st.at_raw(<Error as de::Error>::unknown_field(key, fields), key));
+                return Err(st.at_key(<Error as de::Error>::unknown_field(key, fields), key));
             }
         }
         self.de
@@ -891,7 +901,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for VisitorWrap<'_, 'de, V> {
         let st = self.st;
         match self.mode {
             Mode::Key => st.last_key.set(Some(Cow::Borrowed(v))),
-            Mode::Bool => return bool_from_str(self.v, v).map_err(|e| st.defer(e)),
+            Mode::Bool => return bool_from_str(self.v, v).map_err(|e| st.defer(st.at_key(e, v))),
             _ => {}
         }
         self.v.visit_borrowed_str(v).map_err(|e: Error| st.defer(e))
@@ -1064,13 +1074,9 @@ impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for MapWrap<'_, 'de, A> {
             Ok(Some(k)) => {
                 let key = st.last_key.take();
                 if let (MapKind::Map, Some(key)) = (self.kind, &key) {
-                    if !self.seen.insert(key) {
+                    if !self.seen.insert(key.clone()) {
                         let err = Error::data(format_args!("duplicate key {:?}", key.as_ref()));
-                        return Err(match key {
-                            // The offset of the key itself, just after its opening quote.
-                            Cow::Borrowed(k) => st.at_raw(err, k),
-                            Cow::Owned(_) => err,
-                        });
+                        return Err(st.at_key(err, key));
                     }
                 }
                 self.key = key;
@@ -1122,9 +1128,9 @@ struct Seen<'de> {
 
 impl<'de> Seen<'de> {
     /// Whether `key` was not seen before.
-    fn insert(&mut self, key: &Cow<'de, str>) -> bool {
+    fn insert(&mut self, key: Cow<'de, str>) -> bool {
         if let Some(set) = &mut self.set {
-            return set.insert(key.clone());
+            return set.insert(key);
         }
         if let Some(prev) = self.keys.last() {
             match prev.as_bytes().cmp(key.as_bytes()) {
@@ -1132,13 +1138,13 @@ impl<'de> Seen<'de> {
                 std::cmp::Ordering::Equal => return false,
                 std::cmp::Ordering::Greater => {
                     let mut set: HashSet<Cow<'de, str>> = self.keys.drain(..).collect();
-                    let new = set.insert(key.clone());
+                    let new = set.insert(key);
                     self.set = Some(set);
                     return new;
                 }
             }
         }
-        self.keys.push(key.clone());
+        self.keys.push(key);
         true
     }
 }
@@ -1263,6 +1269,40 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for DynamicVisitor<'_, 'de, V> {
         let res = self.read(&mut map);
         st.leave();
         res
+    }
+
+    // Anything else is the wrong type, said in tfvalue's words.
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
+        Err(self.wrong(Unexpected::Bool(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        Err(self.wrong(Unexpected::Signed(v)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        Err(self.wrong(Unexpected::Unsigned(v)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        Err(self.wrong(Unexpected::Float(v)))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        Err(self.wrong(Unexpected::Str(v)))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, _seq: A) -> Result<V::Value, A::Error> {
+        Err(self.wrong(Unexpected::Seq))
+    }
+}
+
+impl<'de, V: Visitor<'de>> DynamicVisitor<'_, 'de, V> {
+    #[cold]
+    fn wrong<E: de::Error>(&self, unexpected: Unexpected<'_>) -> E {
+        self.st
+            .defer(<Error as de::Error>::invalid_type(unexpected, self))
     }
 }
 

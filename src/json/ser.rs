@@ -57,7 +57,7 @@ impl Default for Serializer {
 impl Serializer {
     /// A serializer with an empty buffer.
     pub fn new() -> Self {
-        Serializer::with_buffer(Vec::new())
+        Serializer::with_buffer(Vec::with_capacity(128))
     }
 
     /// A serializer that appends to `buf`.
@@ -108,7 +108,18 @@ impl Serializer {
 /// A JSON string literal, NFC-normalized as Terraform's strings are.
 #[inline]
 fn write_str(out: &mut Vec<u8>, s: &str) {
-    crate::types::write_json_string(out, &nfc(s));
+    // Printable ASCII without quotes or backslashes (most strings) is NFC and needs no
+    // escapes: one pass.
+    if s.bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        crate::types::write_json_string(out, &nfc(s));
+    }
 }
 
 #[inline]
