@@ -93,3 +93,14 @@ fn msgpack_encode_json_text_vectors() {
         results.len()
     );
 }
+
+/// Further JSON cases written for tfvalue (not from ../shared), in the same format.
+#[test]
+fn json_decode_extra_vectors() {
+    run("json-decode-extra.jsonl", Kind::JsonDecode);
+}
+
+#[test]
+fn json_encode_extra_vectors() {
+    run("json-encode-extra.jsonl", Kind::JsonEncode);
+}

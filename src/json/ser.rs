@@ -1009,7 +1009,7 @@ impl ser::SerializeTuple for DynamicPair<'_> {
     type Error = Error;
 
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.state += 1;
+        self.state = self.state.saturating_add(1);
         match self.state {
             1 => {
                 self.ser.out.extend_from_slice(br#"{"type":"#);
