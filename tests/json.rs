@@ -743,3 +743,30 @@ fn no_panic_on_malformed_input() {
         let _ = json::from_slice::<Dynamic>(input);
     }
 }
+
+#[test]
+fn default_depth_fits_a_small_stack() {
+    // 128 levels of arrays (as a Value and as serde_json's Value) and of dynamic values, on
+    // a 1 MiB stack: the adapter adds a few frames per level, and this keeps an eye on how
+    // many (it also passes unoptimized, with CARGO_PROFILE_TEST_OPT_LEVEL=0).
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(|| {
+            let depth = 128;
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let mut ty = Type::Number;
+            for _ in 0..depth {
+                ty = Type::list(ty);
+            }
+            assert!(Value::from_json(text.as_bytes(), &ty).is_ok());
+            assert!(json::from_slice::<serde_json::Value>(text.as_bytes()).is_ok());
+            let mut dynamic = String::from(r#"{"value":1,"type":"number"}"#);
+            for _ in 0..(depth - 1) {
+                dynamic = format!(r#"{{"value":{dynamic},"type":"dynamic"}}"#);
+            }
+            let r = Value::from_json(dynamic.as_bytes(), &Type::Dynamic);
+            assert!(r.is_ok(), "{r:?}");
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
