@@ -134,10 +134,13 @@ impl<'de> Deserializer<'de> {
     /// `unsupported attribute`. This is what decoding state written under an older schema
     /// needs when attributes have since been removed.
     ///
-    /// It applies to structs deriving `Deserialize` (an attribute serde would ignore) and
-    /// to object types when decoding a [`Value`] with
-    /// [`decode_value`](Deserializer::decode_value). The type of a `dynamic` value comes
-    /// with the value, so its attributes are never skipped.
+    /// It applies to structs deriving `Deserialize` and to object types when decoding a
+    /// [`Value`] with [`decode_value`](Deserializer::decode_value). For a struct, an
+    /// attribute is undeclared when serde's derive skips it, which it does by reading it
+    /// as `serde::de::IgnoredAny` (so a field of that very type counts as undeclared too);
+    /// a struct with `#[serde(deny_unknown_fields)]` rejects it whatever this says. The
+    /// type of a `dynamic` value comes with the value, so its attributes are never
+    /// skipped.
     ///
     /// ```
     /// use serde::Deserialize;
