@@ -180,10 +180,10 @@ pub fn run_case(kind: Kind, case: &Json) -> Result<(), String> {
                 )?;
                 Value::from_msgpack(&input, &ty)
             } else {
-                let _input = field(case, "json_text")?
+                let input = field(case, "json_text")?
                     .as_str()
                     .ok_or("json_text must be text")?;
-                return Err("not supported yet: the JSON backend".into());
+                Value::from_json(input.as_bytes(), &ty)
             };
             let decoded = match (decoded, expects_error) {
                 (Err(_), true) => return Ok(()),
@@ -292,12 +292,224 @@ fn check_msgpack_encode(
 }
 
 fn check_json_encode(
-    _value: &Value,
-    _ty: &Type,
-    _expect: &Json,
-    _expects_error: bool,
+    value: &Value,
+    ty: &Type,
+    expect: &Json,
+    expects_error: bool,
 ) -> Result<(), String> {
-    Err("not supported yet: the JSON backend".into())
+    let got = match (value.to_json(ty), expects_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(b), true) => {
+            return Err(format!(
+                "expected an error, encoded {}",
+                short(&String::from_utf8_lossy(&b))
+            ))
+        }
+        (Err(e), false) => return Err(format!("encoding failed: {e}")),
+        (Ok(b), false) => b,
+    };
+    let want = expect
+        .get("json_text")
+        .and_then(Json::as_str)
+        .ok_or("expect has no json_text")?;
+    match expect.get("compare").and_then(Json::as_str) {
+        Some("json-semantic") => {
+            let got =
+                std::str::from_utf8(&got).map_err(|e| format!("the output is not UTF-8: {e}"))?;
+            let ours = SemanticJson::parse(got)
+                .map_err(|e| format!("our output is not JSON ({e}): {}", short(got)))?;
+            let theirs = SemanticJson::parse(want)
+                .map_err(|e| format!("the expected text is not JSON: {e}"))?;
+            if ours == theirs {
+                Ok(())
+            } else {
+                Err(format!("encoded {}, expected {}", short(got), short(want)))
+            }
+        }
+        Some("set-order-free") => {
+            // The output must decode to the value the expected text decodes to (sets of
+            // non-primitive elements may come out in another order than go-cty's).
+            let ours = Value::from_json(&got, ty)
+                .map_err(|e| format!("our encoding does not decode: {e}"))?;
+            let theirs = Value::from_json(want.as_bytes(), ty)
+                .map_err(|e| format!("the expected encoding does not decode: {e}"))?;
+            if ours == theirs {
+                Ok(())
+            } else {
+                Err(format!(
+                    "encoded {}, which differs from {}",
+                    short(&String::from_utf8_lossy(&got)),
+                    short(want)
+                ))
+            }
+        }
+        other => Err(format!("unsupported compare mode {other:?}")),
+    }
+}
+
+/// JSON compared the way the `json-semantic` mode asks: numbers by exact value (not as
+/// float64, which would hide differences in long numbers), object keys in any order,
+/// and duplicate keys rejected.
+///
+/// ```
+/// use tfvalue::conformance::SemanticJson;
+///
+/// let a = SemanticJson::parse(r#"{"b": 1.50, "a": [1e2, "x"]}"#)?;
+/// let b = SemanticJson::parse(r#"{"a":[100,"x"],"b":1.5}"#)?;
+/// assert_eq!(a, b);
+/// // As float64 these two are the same number; as exact numbers they are not.
+/// assert_ne!(SemanticJson::parse("9007199254740993")?, SemanticJson::parse("9007199254740992")?);
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum SemanticJson {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, exactly.
+    Number(crate::Number),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<SemanticJson>),
+    /// An object.
+    Object(std::collections::BTreeMap<String, SemanticJson>),
+}
+
+impl SemanticJson {
+    /// Parses JSON text (one value, nothing after it but whitespace).
+    ///
+    /// # Errors
+    ///
+    /// Malformed JSON, a duplicate object key, a number outside [`Number`](crate::Number)'s
+    /// range, or nesting deeper than 10,000.
+    pub fn parse(text: &str) -> Result<SemanticJson, String> {
+        let raw: &serde_json::value::RawValue =
+            serde_json::from_str(text).map_err(|e| e.to_string())?;
+        Self::from_raw(raw.get(), 0)
+    }
+
+    fn from_raw(raw: &str, depth: usize) -> Result<SemanticJson, String> {
+        use serde_json::value::RawValue;
+        if depth > 10_000 {
+            return Err("nested too deeply".into());
+        }
+        let err = |e: serde_json::Error| e.to_string();
+        Ok(match raw.as_bytes().first() {
+            Some(b'n') => SemanticJson::Null,
+            Some(b't') => SemanticJson::Bool(true),
+            Some(b'f') => SemanticJson::Bool(false),
+            Some(b'"') => SemanticJson::String(serde_json::from_str(raw).map_err(err)?),
+            Some(b'[') => {
+                let elems: Vec<&RawValue> = serde_json::from_str(raw).map_err(err)?;
+                SemanticJson::Array(
+                    elems
+                        .into_iter()
+                        .map(|e| Self::from_raw(e.get(), depth + 1))
+                        .collect::<Result<_, _>>()?,
+                )
+            }
+            Some(b'{') => {
+                let entries: Entries<'_> = serde_json::from_str(raw).map_err(err)?;
+                let mut out = std::collections::BTreeMap::new();
+                for (k, v) in entries.0 {
+                    let v = Self::from_raw(v.get(), depth + 1)?;
+                    if out.insert(k.clone(), v).is_some() {
+                        return Err(format!("duplicate key {k:?}"));
+                    }
+                }
+                SemanticJson::Object(out)
+            }
+            _ => SemanticJson::Number(
+                raw.parse()
+                    .map_err(|e: crate::number::ParseNumberError| e.to_string())?,
+            ),
+        })
+    }
+}
+
+/// The entries of a JSON object in input order, duplicates kept.
+struct Entries<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Entries<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Entries<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The JSON-encode case implied by a `msgpack-encode` case that carries go-cty's JSON
+/// text of its value (`json_text`), or `None` when it carries none.
+///
+/// The expected outcome follows the msgpack case: where encoding must fail (tfvalue never
+/// converts a value to its type), JSON encoding must fail too; where the expected
+/// MessagePack holds an unknown (tfvalue keeps refinements that go-cty collapses into a
+/// known value), JSON encoding must fail, since JSON has no unknowns; otherwise the JSON
+/// must equal `json_text` semantically (`json-semantic`), or, where the msgpack case
+/// leaves the order of set elements free, decode to the same value (`set-order-free`).
+///
+/// ```
+/// use tfvalue::conformance::{json_encode_case_from_msgpack, run_case, Kind};
+///
+/// let case = serde_json::json!({
+///     "name": "list/two", "type": ["list", "number"],
+///     "value": {"list": [{"number": "1"}, {"number": "0.5"}]},
+///     "expect": {"msgpack": "9201cb3fe0000000000000", "compare": "bytes"},
+///     "json_text": "[1,0.5]"
+/// });
+/// let json_case = json_encode_case_from_msgpack(&case).unwrap();
+/// assert_eq!(json_case["expect"]["json_text"], "[1,0.5]");
+/// assert_eq!(run_case(Kind::JsonEncode, &json_case), Ok(()));
+/// ```
+pub fn json_encode_case_from_msgpack(case: &Json) -> Option<Json> {
+    let json_text = case.get("json_text")?.as_str()?;
+    let expect = case.get("expect")?;
+    let fails = expect.get("error").and_then(Json::as_bool) == Some(true);
+    let holds_unknown = || -> bool {
+        let ty = match case_type(case) {
+            Ok(ty) => ty,
+            Err(_) => return false,
+        };
+        let bytes = match expect.get("msgpack").and_then(Json::as_str).map(hex_decode) {
+            Some(Ok(b)) => b,
+            _ => return false,
+        };
+        Value::from_msgpack(&bytes, &ty).is_ok_and(|v| !v.is_wholly_known())
+    };
+    let compare = match expect.get("compare").and_then(Json::as_str) {
+        Some("set-order-free") => "set-order-free",
+        _ => "json-semantic",
+    };
+    let json_expect = if fails || holds_unknown() {
+        serde_json::json!({ "error": true })
+    } else {
+        serde_json::json!({ "json_text": json_text, "compare": compare })
+    };
+    let mut out = serde_json::Map::new();
+    for key in ["name", "tags", "type", "type_text", "value"] {
+        if let Some(v) = case.get(key) {
+            out.insert(key.to_owned(), v.clone());
+        }
+    }
+    out.insert("expect".to_owned(), json_expect);
+    Some(Json::Object(out))
 }
 
 /// The vectors write a refinement bound that was a float on the wire as the float's

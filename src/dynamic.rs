@@ -117,13 +117,139 @@ struct Wire<'a>(&'a Dynamic);
 
 impl Serialize for Wire<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let (ty, value) = if self.0.ty.has_dynamic() {
+            let (t, v) = absorb(&self.0.ty, self.0.value.clone(), false)
+                .map_err(serde::ser::Error::custom)?;
+            (t, std::borrow::Cow::Owned(v))
+        } else {
+            (
+                value_type(&self.0.ty, &self.0.value, false),
+                std::borrow::Cow::Borrowed(&self.0.value),
+            )
+        };
         let mut json = Vec::new();
-        self.0.ty.write_json(&mut json, false);
+        ty.write_json(&mut json, false);
         let mut t = s.serialize_tuple(2)?;
         t.serialize_element(serde_bytes::Bytes::new(&json))?;
-        t.serialize_element(&TypedValue::new(&self.0.value, Some(&self.0.ty)))?;
+        t.serialize_element(&TypedValue::new(&value, Some(&ty)))?;
         t.end()
     }
+}
+
+// A dynamic value is written with the concrete type of the value itself, as go-cty's
+// `Value.Type()` says: the types of `dynamic` values nested in it become part of it (their
+// wrappers are taken off), and an optional attribute the value leaves out is not part of
+// it (`{a = "x"}` of `object({a = string, b = optional(string)})` is written as
+// `object({a = string})` with `{"a": "x"}`). Inside a collection, whose elements share one
+// type, a left-out optional attribute stays, as null.
+
+/// The concrete type of `value`, for a type without `dynamic` in it.
+fn value_type(ty: &Type, value: &Value, in_collection: bool) -> Type {
+    match (ty, value) {
+        (Type::Object(o), Value::Object(m)) if !in_collection => Type::Object(ObjectType::new(
+            o.attributes()
+                .iter()
+                .filter(|(name, _)| m.contains_key(name.as_str()) || !o.is_optional(name))
+                .map(|(name, t)| {
+                    let t = match m.get(name) {
+                        Some(v) => value_type(t, v, false),
+                        None => strip_optional(t),
+                    };
+                    (name.clone(), t)
+                }),
+        )),
+        (Type::Tuple(ts), Value::Tuple(vs)) if ts.len() == vs.len() && !in_collection => {
+            Type::Tuple(
+                ts.iter()
+                    .zip(vs)
+                    .map(|(t, v)| value_type(t, v, false))
+                    .collect(),
+            )
+        }
+        (t, _) => strip_optional(t),
+    }
+}
+
+/// The concrete type of `value` and the value without the wrappers of the `dynamic`
+/// values nested in it, for a type with `dynamic` in it.
+fn absorb(ty: &Type, value: Value, in_collection: bool) -> Result<(Type, Value)> {
+    if !ty.has_dynamic() {
+        let t = value_type(ty, &value, in_collection);
+        return Ok((t, value));
+    }
+    Ok(match (ty, value) {
+        (Type::Dynamic, Value::Dynamic(d)) => {
+            let (t, v) = d.into_parts();
+            absorb(&t, v, in_collection)?
+        }
+        (Type::Object(o), Value::Object(mut m)) => {
+            let mut attrs = Vec::with_capacity(o.len());
+            let mut out = crate::value::Map::new();
+            for (name, aty) in o.attributes() {
+                match m.remove(name) {
+                    Some(v) => {
+                        let (t, v) = absorb(aty, v, in_collection)?;
+                        attrs.push((name.clone(), t));
+                        out.insert(name.clone(), v);
+                    }
+                    None if o.is_optional(name) && !in_collection => {}
+                    None => attrs.push((name.clone(), strip_optional(aty))),
+                }
+            }
+            (Type::Object(ObjectType::new(attrs)), Value::Object(out))
+        }
+        (Type::Tuple(ts), Value::Tuple(vs)) if ts.len() == vs.len() => {
+            let mut types = Vec::with_capacity(vs.len());
+            let mut out = Vec::with_capacity(vs.len());
+            for (t, v) in ts.iter().zip(vs) {
+                let (t, v) = absorb(t, v, in_collection)?;
+                types.push(t);
+                out.push(v);
+            }
+            (Type::Tuple(types), Value::Tuple(out))
+        }
+        (Type::List(t), Value::List(vs)) => {
+            let (et, vs) = absorb_elems(t, vs)?;
+            (Type::List(Box::new(et)), Value::List(vs))
+        }
+        (Type::Set(t), Value::Set(vs)) => {
+            let (et, vs) = absorb_elems(t, vs)?;
+            (Type::Set(Box::new(et)), Value::Set(vs))
+        }
+        (Type::Map(t), Value::Map(m)) => {
+            let (keys, vs): (Vec<String>, Vec<Value>) = m.into_iter().unzip();
+            let (et, vs) = absorb_elems(t, vs)?;
+            (
+                Type::Map(Box::new(et)),
+                Value::Map(keys.into_iter().zip(vs).collect()),
+            )
+        }
+        // null and unknown
+        (t, v) => (strip_optional(t), v),
+    })
+}
+
+/// The elements of a collection share one type; nulls and unknowns take it.
+fn absorb_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
+    let mut elem_ty: Option<Type> = None;
+    let mut out = Vec::with_capacity(vs.len());
+    for v in vs {
+        let placeholder = matches!(v, Value::Null | Value::Unknown(_));
+        let (et, v) = absorb(t, v, true)?;
+        if !placeholder {
+            match &elem_ty {
+                None => elem_ty = Some(et),
+                Some(prev) if *prev == et => {}
+                Some(prev) => {
+                    return Err(Error::data(format_args!(
+                        "inconsistent element types in a collection: {prev} and {et}"
+                    )))
+                }
+            }
+        }
+        out.push(v);
+    }
+    Ok((elem_ty.unwrap_or_else(|| strip_optional(t)), out))
 }
 
 impl<'de> Deserialize<'de> for Dynamic {

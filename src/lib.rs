@@ -8,8 +8,10 @@
 
 mod convert;
 mod dynamic;
+mod dynamic_value;
 mod error;
 mod flatmap;
+pub mod json;
 pub mod msgpack;
 pub mod number;
 mod path;
@@ -23,6 +25,7 @@ pub mod value;
 
 pub use convert::{from_value, to_value};
 pub use dynamic::Dynamic;
+pub use dynamic_value::DynamicValue;
 pub use error::{Category, Error, Result};
 pub use flatmap::UNKNOWN_MARKER;
 pub use number::Number;

@@ -13,15 +13,45 @@ use crate::unknown::{decode_ext, Decoded, RefineKind};
 
 /// Decodes a [`Value`] of a given [`Type`] from any deserializer that speaks tfvalue's
 /// private tokens (`tfvalue::msgpack`, `tfvalue::json`).
+///
+/// Options are carried down to the values nested in the type, but not into the value of
+/// a `dynamic`, whose type comes with it (its attributes are never skipped). An object
+/// attribute missing from the input is null when it is optional, when
+/// [`missing_attributes_null`](TypedSeed::missing_attributes_null) is set, and always in
+/// a human-readable format (JSON: Terraform's JSON state omits attributes).
 #[derive(Clone, Copy)]
 pub struct TypedSeed<'t> {
     ty: &'t Type,
+    opts: SeedOptions,
+}
+
+#[derive(Clone, Copy, Default)]
+struct SeedOptions {
+    missing_null: bool,
+    ignore_undeclared: bool,
 }
 
 impl<'t> TypedSeed<'t> {
     /// A seed for values of `ty`.
     pub fn new(ty: &'t Type) -> Self {
-        TypedSeed { ty }
+        TypedSeed {
+            ty,
+            opts: SeedOptions::default(),
+        }
+    }
+
+    /// Reads an object attribute missing from the input as null, required or not.
+    #[must_use]
+    pub(crate) fn missing_attributes_null(mut self, yes: bool) -> Self {
+        self.opts.missing_null = yes;
+        self
+    }
+
+    /// Skips object attributes the object type does not declare instead of failing.
+    #[must_use]
+    pub(crate) fn ignore_undeclared_attributes(mut self, yes: bool) -> Self {
+        self.opts.ignore_undeclared = yes;
+        self
     }
 }
 
@@ -31,7 +61,13 @@ impl<'de> DeserializeSeed<'de> for TypedSeed<'_> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         match self.ty {
             Type::Dynamic => d.deserialize_newtype_struct(DYNAMIC_TOKEN, DynamicVisitor::value()),
-            ty => d.deserialize_newtype_struct(UNKNOWN_TOKEN, KnownOrUnknown { ty }),
+            ty => d.deserialize_newtype_struct(
+                UNKNOWN_TOKEN,
+                KnownOrUnknown {
+                    ty,
+                    opts: self.opts,
+                },
+            ),
         }
     }
 }
@@ -39,6 +75,7 @@ impl<'de> DeserializeSeed<'de> for TypedSeed<'_> {
 /// Either an unknown (handed over as the bytes of its extension) or a known value.
 struct KnownOrUnknown<'t> {
     ty: &'t Type,
+    opts: SeedOptions,
 }
 
 impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
@@ -56,6 +93,7 @@ impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        let opts = self.opts;
         match self.ty {
             Type::String => d.deserialize_str(StringVisitor),
             Type::Number => d.deserialize_newtype_struct(NUMBER_TOKEN, NumberVisitor),
@@ -63,11 +101,22 @@ impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
             Type::List(t) => d.deserialize_seq(SeqVisitor {
                 elem: t,
                 set: false,
+                opts,
             }),
-            Type::Set(t) => d.deserialize_seq(SeqVisitor { elem: t, set: true }),
-            Type::Map(t) => d.deserialize_map(MapVisitor { elem: t }),
-            Type::Object(o) => d.deserialize_struct("", &[], ObjectVisitor { ty: o }),
-            Type::Tuple(ts) => d.deserialize_tuple(ts.len(), TupleVisitor { elems: ts }),
+            Type::Set(t) => d.deserialize_seq(SeqVisitor {
+                elem: t,
+                set: true,
+                opts,
+            }),
+            Type::Map(t) => d.deserialize_map(MapVisitor { elem: t, opts }),
+            Type::Object(o) => {
+                let opts = SeedOptions {
+                    missing_null: opts.missing_null || d.is_human_readable(),
+                    ..opts
+                };
+                d.deserialize_struct("", &[], ObjectVisitor { ty: o, opts })
+            }
+            Type::Tuple(ts) => d.deserialize_tuple(ts.len(), TupleVisitor { elems: ts, opts }),
             Type::Dynamic => d.deserialize_newtype_struct(DYNAMIC_TOKEN, DynamicVisitor::value()),
         }
     }
@@ -158,6 +207,7 @@ fn cautious(hint: Option<usize>) -> usize {
 struct SeqVisitor<'t> {
     elem: &'t Type,
     set: bool,
+    opts: SeedOptions,
 }
 
 impl<'de> Visitor<'de> for SeqVisitor<'_> {
@@ -171,7 +221,10 @@ impl<'de> Visitor<'de> for SeqVisitor<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(cautious(seq.size_hint()));
-        let seed = TypedSeed::new(self.elem);
+        let seed = TypedSeed {
+            ty: self.elem,
+            opts: self.opts,
+        };
         while let Some(v) = seq.next_element_seed(seed)? {
             out.push(v);
         }
@@ -189,6 +242,7 @@ impl<'de> Visitor<'de> for SeqVisitor<'_> {
 
 struct MapVisitor<'t> {
     elem: &'t Type,
+    opts: SeedOptions,
 }
 
 impl<'de> Visitor<'de> for MapVisitor<'_> {
@@ -202,7 +256,10 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut entries: Vec<(String, Value)> = Vec::with_capacity(cautious(map.size_hint()));
-        let seed = TypedSeed::new(self.elem);
+        let seed = TypedSeed {
+            ty: self.elem,
+            opts: self.opts,
+        };
         let mut sorted = true;
         while let Some(k) = map.next_key::<String>()? {
             let v = map.next_value_seed(seed)?;
@@ -236,6 +293,7 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
 
 struct ObjectVisitor<'t> {
     ty: &'t ObjectType,
+    opts: SeedOptions,
 }
 
 impl<'de> Visitor<'de> for ObjectVisitor<'_> {
@@ -251,11 +309,18 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
         let mut out = Map::new();
         while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             let Some((name, aty)) = self.ty.attributes().get_key_value(k.as_ref()) else {
+                if self.opts.ignore_undeclared {
+                    map.next_value::<de::IgnoredAny>()?;
+                    continue;
+                }
                 return Err(de::Error::custom(format_args!(
                     "unsupported attribute {k:?}: the object type declares no such attribute"
                 )));
             };
-            let v = map.next_value_seed(TypedSeed::new(aty))?;
+            let v = map.next_value_seed(TypedSeed {
+                ty: aty,
+                opts: self.opts,
+            })?;
             if out.insert(name.clone(), v).is_some() {
                 return Err(de::Error::custom(format_args!("duplicate attribute {k:?}")));
             }
@@ -263,7 +328,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
         if out.len() != self.ty.len() {
             for name in self.ty.attributes().keys() {
                 if !out.contains_key(name) {
-                    if self.ty.is_optional(name) {
+                    if self.opts.missing_null || self.ty.is_optional(name) {
                         out.insert(name.clone(), Value::Null);
                     } else {
                         return Err(de::Error::custom(format_args!(
@@ -279,6 +344,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
 
 struct TupleVisitor<'t> {
     elems: &'t [Type],
+    opts: SeedOptions,
 }
 
 impl<'de> Visitor<'de> for TupleVisitor<'_> {
@@ -293,7 +359,10 @@ impl<'de> Visitor<'de> for TupleVisitor<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(self.elems.len());
         for t in self.elems {
-            match seq.next_element_seed(TypedSeed::new(t))? {
+            match seq.next_element_seed(TypedSeed {
+                ty: t,
+                opts: self.opts,
+            })? {
                 Some(v) => out.push(v),
                 None => {
                     return Err(de::Error::custom(format_args!(

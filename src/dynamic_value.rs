@@ -1,0 +1,166 @@
+//! `DynamicValue`: the value container of the plugin protocol.
+
+use serde::de::{Deserialize, DeserializeOwned};
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::types::Type;
+use crate::value::Value;
+
+/// The bytes of a value as tfplugin5/6 carry them: the `DynamicValue` message, with the
+/// same fields.
+///
+/// Terraform Core sends MessagePack, and JSON only in a few places (and older cores);
+/// decoding reads `msgpack` when it is non-empty, else `json`; both empty is no value at
+/// all, which decodes as null. Encoding always writes `msgpack`, as Terraform expects.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use tfvalue::DynamicValue;
+///
+/// #[derive(Serialize, Deserialize, Debug, PartialEq)]
+/// struct Config { name: String, replicas: Option<u32> }
+///
+/// let config = Config { name: "web".into(), replicas: Some(3) };
+/// let dv = DynamicValue::encode(&config)?;
+/// assert!(dv.json.is_empty());
+/// assert_eq!(dv.decode::<Config>()?, config);
+///
+/// // The same value as JSON decodes the same.
+/// let dv = DynamicValue { msgpack: vec![], json: br#"{"name":"web","replicas":3}"#.to_vec() };
+/// assert_eq!(dv.decode::<Config>()?, config);
+///
+/// // No value at all is null.
+/// assert_eq!(DynamicValue::default().decode::<Option<Config>>()?, None);
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DynamicValue {
+    /// The value as MessagePack (tfvalue's [`msgpack`](crate::msgpack) format).
+    pub msgpack: Vec<u8>,
+    /// The value as JSON (tfvalue's [`json`](crate::json) format); read only when
+    /// `msgpack` is empty.
+    pub json: Vec<u8>,
+}
+
+/// MessagePack's nil: what an empty `DynamicValue` holds.
+const NIL: &[u8] = &[0xc0];
+
+impl DynamicValue {
+    /// A value in MessagePack.
+    pub fn from_msgpack(bytes: Vec<u8>) -> Self {
+        DynamicValue {
+            msgpack: bytes,
+            json: Vec::new(),
+        }
+    }
+
+    /// A value in JSON.
+    pub fn from_json(bytes: Vec<u8>) -> Self {
+        DynamicValue {
+            msgpack: Vec::new(),
+            json: bytes,
+        }
+    }
+
+    /// Whether both fields are empty: no value, which decodes as null.
+    pub fn is_empty(&self) -> bool {
+        self.msgpack.is_empty() && self.json.is_empty()
+    }
+
+    /// Decodes a `T` from `msgpack`, or from `json` when `msgpack` is empty; no value at
+    /// all is null (so `Option<T>` gives `None`).
+    ///
+    /// # Errors
+    ///
+    /// As [`msgpack::from_slice`](crate::msgpack::from_slice) or
+    /// [`json::from_slice`](crate::json::from_slice), whichever field is read; for an
+    /// empty value, a `T` that cannot be null.
+    pub fn decode<T: DeserializeOwned>(&self) -> Result<T> {
+        self.decode_borrowed()
+    }
+
+    /// Decodes a `T` that may borrow strings from this value's bytes (`&str` fields), as
+    /// [`decode`](DynamicValue::decode) does otherwise.
+    ///
+    /// ```
+    /// use tfvalue::DynamicValue;
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Tag<'a> { key: &'a str }
+    ///
+    /// let dv = DynamicValue::from_json(br#"{"key":"env"}"#.to_vec());
+    /// let tag: Tag = dv.decode_borrowed()?;
+    /// assert_eq!(tag.key, "env");
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`decode`](DynamicValue::decode).
+    pub fn decode_borrowed<'de, T: Deserialize<'de>>(&'de self) -> Result<T> {
+        if !self.msgpack.is_empty() {
+            crate::msgpack::from_slice(&self.msgpack)
+        } else if !self.json.is_empty() {
+            crate::json::from_slice(&self.json)
+        } else {
+            crate::msgpack::from_slice(NIL)
+        }
+    }
+
+    /// Decodes a [`Value`] of type `ty` from whichever field holds the value; no value at
+    /// all is [`Value::Null`].
+    ///
+    /// ```
+    /// use tfvalue::{DynamicValue, Type, Value};
+    ///
+    /// let ty: Type = serde_json::from_str(r#"["map","number"]"#)?;
+    /// let dv = DynamicValue::from_json(br#"{"a": 1e400}"#.to_vec());
+    /// let v = dv.decode_value(&ty)?;
+    /// assert!(v["a"].as_number().is_some_and(|n| n.is_integer()));
+    /// assert_eq!(DynamicValue::default().decode_value(&ty)?, Value::Null);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Value::from_msgpack`] or [`Value::from_json`].
+    pub fn decode_value(&self, ty: &Type) -> Result<Value> {
+        if !self.msgpack.is_empty() {
+            Value::from_msgpack(&self.msgpack, ty)
+        } else if !self.json.is_empty() {
+            Value::from_json(&self.json, ty)
+        } else {
+            Ok(Value::Null)
+        }
+    }
+
+    /// Encodes `value` as MessagePack.
+    ///
+    /// # Errors
+    ///
+    /// As [`msgpack::to_vec`](crate::msgpack::to_vec).
+    pub fn encode<T: ?Sized + Serialize>(value: &T) -> Result<Self> {
+        Ok(DynamicValue::from_msgpack(crate::msgpack::to_vec(value)?))
+    }
+
+    /// Encodes a [`Value`] of type `ty` as MessagePack.
+    ///
+    /// ```
+    /// use tfvalue::{DynamicValue, Type, Value};
+    ///
+    /// let ty: Type = serde_json::from_str(r#"["list","string"]"#)?;
+    /// let v = Value::List(vec!["a".into()]);
+    /// let dv = DynamicValue::encode_value(&v, &ty)?;
+    /// assert_eq!(dv.msgpack, b"\x91\xa1a");
+    /// assert_eq!(dv.decode_value(&ty)?, v);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Value::to_msgpack`].
+    pub fn encode_value(value: &Value, ty: &Type) -> Result<Self> {
+        Ok(DynamicValue::from_msgpack(value.to_msgpack(ty)?))
+    }
+}

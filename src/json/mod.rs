@@ -1,0 +1,261 @@
+//! Terraform's JSON value format as a serde data format.
+//!
+//! This is the encoding of the `json` field of tfplugin5/6 `DynamicValue` (Terraform
+//! Core falls back to it when the `msgpack` field is empty) and of `RawState.json` in
+//! `UpgradeResourceState`. It is what go-cty's `ctyjson` package reads and writes, and
+//! differs from plain JSON in a few ways, all handled here on top of serde_json:
+//!
+//! | Rust (serde) | JSON |
+//! | --- | --- |
+//! | `bool` | `true`/`false`; on decode also the strings `"true"`, `"false"`, `"1"`, `"0"` |
+//! | integers, floats, [`Number`](crate::Number) | a number, exactly, of any size; on decode also a string holding one (`"5"`, `"1e3"`, `"-Inf"`) |
+//! | `String`, `&str`, `char` | a string, NFC-normalized on encode; on decode a number or bool is also read as its text (`1e3` as `"1e3"`) |
+//! | `Option<T>` | `null` for `None` |
+//! | `Vec<T>`, sets, tuples | an array |
+//! | maps with string keys, structs | an object; duplicate keys and undeclared attributes are rejected on decode |
+//! | unit enum variants | a string |
+//! | [`Unknown<T>`](crate::Unknown) | the value when known; an unknown is an error (JSON has no unknowns) |
+//! | [`Dynamic`](crate::Dynamic) | `{"type": T, "value": V}` (either key order on decode) |
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use std::collections::BTreeMap;
+//! use tfvalue::Number;
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Bucket {
+//!     name: String,
+//!     size: Number,
+//!     tags: BTreeMap<String, String>,
+//!     versioning: Option<bool>,
+//! }
+//!
+//! let input = br#"{"name": "logs", "size": 1e400, "tags": {"env": "prod"}, "versioning": "true"}"#;
+//! let bucket: Bucket = tfvalue::json::from_slice(input)?;
+//! assert_eq!(bucket.versioning, Some(true));
+//! // 1e400 does not fit an f64, but a Number keeps it exactly.
+//! assert_eq!(bucket.size.to_string().len(), 401);
+//!
+//! let out = tfvalue::json::to_vec(&bucket)?;
+//! let back: Bucket = tfvalue::json::from_slice(&out)?;
+//! assert_eq!(back, bucket);
+//! # Ok::<(), tfvalue::Error>(())
+//! ```
+//!
+//! Errors name the attribute path and the byte offset of the problem:
+//!
+//! ```
+//! use std::collections::HashMap;
+//! use tfvalue::Unknown;
+//!
+//! #[derive(serde::Serialize)]
+//! struct Resource { tags: HashMap<String, Unknown<String>> }
+//!
+//! let r = Resource { tags: HashMap::from([("env".to_string(), Unknown::unknown())]) };
+//! let err = tfvalue::json::to_vec(&r).unwrap_err();
+//! assert_eq!(err.to_string(), r#"unknown values cannot be encoded as JSON at tags["env"]"#);
+//!
+//! #[derive(serde::Deserialize, Debug)]
+//! struct Disk { size: u32 }
+//! let err = tfvalue::json::from_slice::<Vec<Disk>>(br#"[{"size": 1}, {"size": "big"}]"#).unwrap_err();
+//! assert_eq!(err.to_string(), r#"invalid number "big" at [1].size (json offset 23)"#);
+//! ```
+
+mod de;
+mod ser;
+
+use std::io;
+
+pub use de::{Deserializer, DEFAULT_MAX_DEPTH};
+pub use ser::{Compound, Serializer};
+
+use crate::error::{Error, Result};
+use crate::path::{AttributePath, PathStep};
+use crate::types::Type;
+use crate::unknown::{encode_unknown, RefineKind};
+use crate::value::{TypedValue, Value};
+
+/// Serializes `value` as JSON into a new byte vector.
+///
+/// # Errors
+///
+/// A value that JSON cannot carry: an unknown, NaN or an infinity, an enum variant with
+/// data, a map key that is not a string, bytes that are not UTF-8, or nesting deeper than
+/// 128. The error names the path.
+pub fn to_vec<T: ?Sized + serde::Serialize>(value: &T) -> Result<Vec<u8>> {
+    let mut ser = Serializer::new();
+    value.serialize(&mut ser)?;
+    Ok(ser.into_inner())
+}
+
+/// Serializes `value` as JSON into a writer.
+///
+/// # Errors
+///
+/// As [`to_vec`], plus I/O errors from the writer.
+pub fn to_writer<W: io::Write, T: ?Sized + serde::Serialize>(
+    mut writer: W,
+    value: &T,
+) -> Result<()> {
+    let bytes = to_vec(value)?;
+    writer.write_all(&bytes).map_err(Error::io)
+}
+
+/// Deserializes a `T` from the whole of `bytes`, borrowing strings where `T` allows.
+///
+/// # Errors
+///
+/// Malformed JSON, trailing data after the value, a value that does not fit `T` (with the
+/// attribute path and byte offset), a duplicate key, an attribute `T` does not declare, or
+/// nesting deeper than 128. Use a [`Deserializer`] to change the last two.
+pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    let mut de = Deserializer::from_slice(bytes);
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// Deserializes a `T` from a reader, which is read to its end.
+///
+/// The reader is read into memory first, and the decoder then runs over the buffer as
+/// [`from_slice`] does (borrowing, exact numbers and `dynamic` values in either key order
+/// all need the whole input at hand).
+///
+/// # Errors
+///
+/// As [`from_slice`], plus I/O errors from the reader.
+pub fn from_reader<R: io::Read, T: serde::de::DeserializeOwned>(mut reader: R) -> Result<T> {
+    let mut buf = Vec::new();
+    reader.read_to_end(&mut buf).map_err(Error::io)?;
+    from_slice(&buf)
+}
+
+impl Value {
+    /// Decodes JSON against a type, following go-cty's `ctyjson.Unmarshal`.
+    ///
+    /// An object attribute missing from the input is null (Terraform's JSON state omits
+    /// attributes added to a schema later); an attribute the type does not declare is an
+    /// error (use [`Deserializer::ignore_undeclared_attributes`] and
+    /// [`Deserializer::decode_value`] to skip them). Numbers are exact. A number may be
+    /// given as a string, a string as a number or bool, and a bool as a string, as
+    /// go-cty allows.
+    ///
+    /// ```
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let ty: Type = serde_json::from_str(r#"["object",{"id":"string","port":"number","d":"dynamic"}]"#)?;
+    /// let v = Value::from_json(br#"{"id": 42, "port": "8080", "d": {"value": [1], "type": ["list","number"]}}"#, &ty)?;
+    /// assert_eq!(v["id"], "42");
+    /// assert_eq!(v["port"], 8080);
+    /// assert_eq!(v["d"][0], 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Malformed JSON, trailing data, a value that does not fit `ty` (wrong kinds, an
+    /// undeclared attribute, a duplicate key, a tuple of the wrong length), a malformed
+    /// `dynamic` value, or nesting deeper than 128. The error names the path and offset.
+    pub fn from_json(bytes: &[u8], ty: &Type) -> Result<Value> {
+        let mut de = Deserializer::from_slice(bytes);
+        let v = de.decode_value(ty)?;
+        de.end()?;
+        Ok(v)
+    }
+
+    /// Encodes the value as JSON against a type, as go-cty's `ctyjson.Marshal` does.
+    ///
+    /// Every attribute the object type declares is written, optional ones that are
+    /// missing as null; sets in canonical order; numbers exactly.
+    ///
+    /// ```
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let ty: Type = serde_json::from_str(r#"["object",{"n":"number","s":["set","string"]}]"#)?;
+    /// let v = Value::from_json(br#"{"n": 123456789012345678901234567890.5, "s": ["b", "a"]}"#, &ty)?;
+    /// assert_eq!(v.to_json(&ty)?, br#"{"n":123456789012345678901234567890.5,"s":["a","b"]}"#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A value that does not conform to `ty` (see [`Value::conforms_to`]), an unknown
+    /// anywhere in it (JSON has no unknowns; the error names its path), an infinity, or
+    /// nesting deeper than 128.
+    pub fn to_json(&self, ty: &Type) -> Result<Vec<u8>> {
+        self.conforms_to(ty)?;
+        check_known(self, ty, &mut AttributePath::new(), 0)?;
+        to_vec(&TypedValue::new(self, Some(ty)))
+    }
+}
+
+static ANY: Type = Type::Dynamic;
+
+fn elem(t: &Type) -> &Type {
+    match t {
+        Type::List(e) | Type::Set(e) | Type::Map(e) => e,
+        _ => &ANY,
+    }
+}
+
+/// Finds an unknown that JSON cannot carry, with its path. A number that its refinements
+/// pin to one value is written as that number, as go-cty does.
+fn check_known(v: &Value, ty: &Type, path: &mut AttributePath, depth: usize) -> Result<()> {
+    if depth > DEFAULT_MAX_DEPTH {
+        return Err(Error::limit("nesting is deeper than the limit of 128"));
+    }
+    let step = |p: &mut AttributePath, s: PathStep, v: &Value, t: &Type| -> Result<()> {
+        p.push(s);
+        check_known(v, t, p, depth + 1)?;
+        p.pop();
+        Ok(())
+    };
+    match v {
+        Value::Unknown(r) => {
+            let mut bytes = Vec::new();
+            let collapsed = encode_unknown(&mut bytes, r, RefineKind::of(ty)).is_ok()
+                && !matches!(bytes.first(), Some(0xc7..=0xc9 | 0xd4..=0xd8));
+            if collapsed {
+                Ok(())
+            } else {
+                Err(Error::data("unknown values cannot be encoded as JSON").prepend_path(path))
+            }
+        }
+        Value::List(vs) | Value::Set(vs) => {
+            let t = elem(ty);
+            for (i, e) in vs.iter().enumerate() {
+                step(path, PathStep::Index(i as u64), e, t)?;
+            }
+            Ok(())
+        }
+        Value::Tuple(vs) => {
+            for (i, e) in vs.iter().enumerate() {
+                let t = match ty {
+                    Type::Tuple(ts) => ts.get(i).unwrap_or(&ANY),
+                    _ => &ANY,
+                };
+                step(path, PathStep::Index(i as u64), e, t)?;
+            }
+            Ok(())
+        }
+        Value::Map(m) => {
+            let t = elem(ty);
+            for (k, e) in m {
+                step(path, PathStep::Key(k.clone()), e, t)?;
+            }
+            Ok(())
+        }
+        Value::Object(m) => {
+            for (k, e) in m {
+                let t = match ty {
+                    Type::Object(o) => o.get(k).unwrap_or(&ANY),
+                    _ => &ANY,
+                };
+                step(path, PathStep::Attr(k.clone()), e, t)?;
+            }
+            Ok(())
+        }
+        Value::Dynamic(d) => check_known(d.value(), d.ty(), path, depth + 1),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => Ok(()),
+    }
+}
