@@ -30,7 +30,6 @@ pub enum Category {
 pub(crate) enum Origin {
     None,
     Msgpack,
-    #[allow(dead_code)] // used by the JSON backend
     Json,
 }
 
@@ -150,6 +149,22 @@ impl Error {
     #[cold]
     pub(crate) fn prepend(mut self, step: PathStep) -> Self {
         self.0.path.prepend(step);
+        self
+    }
+
+    /// Prepends a whole path.
+    #[cold]
+    pub(crate) fn prepend_path(mut self, path: &AttributePath) -> Self {
+        for step in path.steps().iter().rev() {
+            self.0.path.prepend(step.clone());
+        }
+        self
+    }
+
+    /// Puts context in front of the message: `decoding state of schema version 1: ...`.
+    #[cold]
+    pub(crate) fn context(mut self, ctx: impl Display) -> Self {
+        self.0.message = format!("{ctx}: {}", self.0.message);
         self
     }
 

@@ -6,6 +6,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod codec;
 mod convert;
 mod dynamic;
 mod dynamic_value;

@@ -1,0 +1,373 @@
+//! The versioning codec: stored state of any schema version in, the current model out.
+//!
+//! Terraform's `UpgradeResourceState` hands a provider the state it stored under an older
+//! schema version, as [`RawState`]: JSON, or the legacy flatmap of Terraform before 0.12.
+//! It expects the state back under the current schema version, as MessagePack. This is the
+//! shape of a Kubernetes codec: decode the bytes with the model of the version they were
+//! written in, convert to the current ("internal") version, default, and on the way out
+//! encode the current version.
+//!
+//! A [`Codec`] is built once per resource type: one model per stored version (each a
+//! `#[derive(TfValue)]` struct with its `#[tfvalue(version = N)]`), and a conversion from
+//! each old version, either straight to the current model (the style of the plugin
+//! framework) or one step to the next version (the style of SDKv2); both styles mix.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use tfvalue::codec::{Codec, RawState};
+//! use tfvalue::TfValue;
+//!
+//! #[derive(TfValue, Serialize, Deserialize)]
+//! struct ServerV0 { name: String, size: String }
+//!
+//! #[derive(TfValue, Serialize, Deserialize, Debug, PartialEq)]
+//! #[tfvalue(version = 1)]
+//! struct Server { name: String, cpus: u32 }
+//!
+//! let codec = Codec::<Server>::new().upgrade_from(|old: ServerV0| {
+//!     let cpus = match old.size.as_str() { "small" => 1, "large" => 4, _ => 2 };
+//!     Ok::<_, std::convert::Infallible>(Server { name: old.name, cpus })
+//! });
+//!
+//! // A state stored by version 0, in JSON:
+//! let raw = RawState::from_json(br#"{"name":"web","size":"large"}"#.to_vec());
+//! assert_eq!(codec.decode(0, &raw)?, Server { name: "web".into(), cpus: 4 });
+//! // ... and what UpgradeResourceState returns: the current version, as MessagePack.
+//! let upgraded = codec.upgrade(0, &raw)?;
+//! assert_eq!(upgraded.decode::<Server>()?, Server { name: "web".into(), cpus: 4 });
+//! # Ok::<(), tfvalue::Error>(())
+//! ```
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::{DynamicValue, TfModel, Type, Value};
+
+/// Stored state as `UpgradeResourceState` receives it (tfplugin `RawState`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawState {
+    /// The state as JSON, written by Terraform 0.12 and later.
+    pub json: Vec<u8>,
+    /// The legacy flatmap state of Terraform before 0.12.
+    pub flatmap: BTreeMap<String, String>,
+}
+
+impl RawState {
+    /// A JSON state.
+    pub fn from_json(json: Vec<u8>) -> Self {
+        RawState {
+            json,
+            flatmap: BTreeMap::new(),
+        }
+    }
+
+    /// A flatmap state.
+    pub fn from_flatmap(flatmap: BTreeMap<String, String>) -> Self {
+        RawState {
+            json: Vec::new(),
+            flatmap,
+        }
+    }
+
+    /// Whether there is no state at all.
+    pub fn is_empty(&self) -> bool {
+        self.json.is_empty() && self.flatmap.is_empty()
+    }
+
+    /// Decodes the state as a [`Value`] of `ty`: JSON when there is JSON, else flatmap.
+    ///
+    /// # Errors
+    ///
+    /// Both fields empty, or what [`Value::from_json`] and [`Value::from_flatmap`] reject.
+    pub fn decode_value(&self, ty: &Type, ignore_undeclared: bool) -> Result<Value> {
+        if !self.json.is_empty() {
+            crate::json::Deserializer::from_slice(&self.json)
+                .ignore_undeclared_attributes(ignore_undeclared)
+                .decode_value(ty)
+        } else if !self.flatmap.is_empty() {
+            Value::from_flatmap(&self.flatmap, ty)
+        } else {
+            Err(Error::data(
+                "the stored state is empty (neither JSON nor flatmap)",
+            ))
+        }
+    }
+}
+
+type DecodeFn = Box<dyn Fn(&RawState, bool) -> Result<Box<dyn Any>> + Send + Sync>;
+type ConvertFn = Box<dyn Fn(Box<dyn Any>) -> Result<Box<dyn Any>> + Send + Sync>;
+type DefaultFn<M> = Box<dyn Fn(&mut M) + Send + Sync>;
+
+/// How one stored version is read and moved on.
+struct Version {
+    /// The name of the model type, for messages.
+    model: &'static str,
+    decode: DecodeFn,
+    /// `None` for the current version.
+    convert: Option<(i64, ConvertFn)>,
+}
+
+/// Decodes stored state of any registered schema version into the current model `M`.
+///
+/// See the [module docs](self). `M` is the current version's model; its
+/// `#[tfvalue(version = N)]` is the current schema version, whose state decodes as it is.
+pub struct Codec<M> {
+    versions: BTreeMap<i64, Version>,
+    default: Option<DefaultFn<M>>,
+    ignore_undeclared: bool,
+    /// A mistake made while building the codec, reported by every decode.
+    misconfigured: Option<String>,
+}
+
+impl<M> fmt::Debug for Codec<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("Codec");
+        for (v, e) in &self.versions {
+            match &e.convert {
+                Some((to, _)) => d.field(&format!("v{v}"), &format_args!("{} -> v{to}", e.model)),
+                None => d.field(&format!("v{v}"), &format_args!("{} (current)", e.model)),
+            };
+        }
+        d.field("ignore_undeclared_attributes", &self.ignore_undeclared);
+        d.finish()
+    }
+}
+
+fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
+    Box::new(|raw: &RawState, ignore: bool| {
+        let value = raw.decode_value(&T::tf_type(), ignore)?;
+        let model: T = crate::from_value(&value)?;
+        Ok(Box::new(model) as Box<dyn Any>)
+    })
+}
+
+fn downcast<T: 'static>(b: Box<dyn Any>, version: i64) -> Result<T> {
+    b.downcast::<T>().map(|b| *b).map_err(|_| {
+        Error::data(format_args!(
+            "codec misconfigured: the model converted to schema version {version} is not the one registered for it"
+        ))
+    })
+}
+
+impl<M: TfModel + Serialize + DeserializeOwned + 'static> Default for Codec<M> {
+    fn default() -> Self {
+        Codec::new()
+    }
+}
+
+impl<M: TfModel + Serialize + DeserializeOwned + 'static> Codec<M> {
+    /// A codec for the current model `M`; state of its own version decodes as it is.
+    /// Undeclared attributes are ignored by default, as the plugin framework does: a
+    /// stored state may still hold attributes that an old model no longer declares.
+    pub fn new() -> Self {
+        let mut versions = BTreeMap::new();
+        versions.insert(
+            M::SCHEMA_VERSION,
+            Version {
+                model: std::any::type_name::<M>(),
+                decode: decoder::<M>(),
+                convert: None,
+            },
+        );
+        Codec {
+            versions,
+            default: None,
+            ignore_undeclared: true,
+            misconfigured: None,
+        }
+    }
+
+    /// The current schema version.
+    pub fn current_version(&self) -> i64 {
+        M::SCHEMA_VERSION
+    }
+
+    fn register(
+        mut self,
+        version: i64,
+        model: &'static str,
+        decode: DecodeFn,
+        to: i64,
+        convert: ConvertFn,
+    ) -> Self {
+        if version >= M::SCHEMA_VERSION {
+            self.misconfigured.get_or_insert(format!(
+                "{model} has schema version {version}, which is not older than the current version {}",
+                M::SCHEMA_VERSION
+            ));
+            return self;
+        }
+        if to <= version {
+            self.misconfigured.get_or_insert(format!(
+                "the step from {model} (version {version}) goes to version {to}, which is not newer"
+            ));
+            return self;
+        }
+        if self.versions.contains_key(&version) {
+            self.misconfigured
+                .get_or_insert(format!("schema version {version} is registered twice"));
+            return self;
+        }
+        self.versions.insert(
+            version,
+            Version {
+                model,
+                decode,
+                convert: Some((to, convert)),
+            },
+        );
+        self
+    }
+
+    /// Registers the model of an old version (its `#[tfvalue(version = N)]`) and a
+    /// conversion straight to the current model.
+    pub fn upgrade_from<Old, E>(
+        self,
+        convert: impl Fn(Old) -> std::result::Result<M, E> + Send + Sync + 'static,
+    ) -> Self
+    where
+        Old: TfModel + DeserializeOwned + 'static,
+        E: fmt::Display,
+    {
+        let from = Old::SCHEMA_VERSION;
+        let to = M::SCHEMA_VERSION;
+        self.register(
+            from,
+            std::any::type_name::<Old>(),
+            decoder::<Old>(),
+            to,
+            Box::new(move |b| {
+                let old = downcast::<Old>(b, from)?;
+                convert(old)
+                    .map(|m| Box::new(m) as Box<dyn Any>)
+                    .map_err(|e| {
+                        Error::data(format_args!("upgrading from schema version {from}: {e}"))
+                    })
+            }),
+        )
+    }
+
+    /// Registers the model of an old version and a conversion to the model of a newer
+    /// version, which must be registered too (or be the current one): the upgrade goes on
+    /// from there, step by step.
+    pub fn step_from<Old, Next, E>(
+        self,
+        convert: impl Fn(Old) -> std::result::Result<Next, E> + Send + Sync + 'static,
+    ) -> Self
+    where
+        Old: TfModel + DeserializeOwned + 'static,
+        Next: TfModel + 'static,
+        E: fmt::Display,
+    {
+        let from = Old::SCHEMA_VERSION;
+        let to = Next::SCHEMA_VERSION;
+        self.register(
+            from,
+            std::any::type_name::<Old>(),
+            decoder::<Old>(),
+            to,
+            Box::new(move |b| {
+                let old = downcast::<Old>(b, from)?;
+                convert(old)
+                    .map(|n| Box::new(n) as Box<dyn Any>)
+                    .map_err(|e| {
+                        Error::data(format_args!(
+                            "upgrading from schema version {from} to {to}: {e}"
+                        ))
+                    })
+            }),
+        )
+    }
+
+    /// A defaulting step, applied to every decoded state after conversion.
+    #[must_use]
+    pub fn default_with(mut self, f: impl Fn(&mut M) + Send + Sync + 'static) -> Self {
+        self.default = Some(Box::new(f));
+        self
+    }
+
+    /// Whether attributes that the stored version's model does not declare are ignored
+    /// (the default) or an error.
+    #[must_use]
+    pub fn ignore_undeclared_attributes(mut self, ignore: bool) -> Self {
+        self.ignore_undeclared = ignore;
+        self
+    }
+
+    /// Decodes state stored under schema `version` and brings it to the current model.
+    ///
+    /// # Errors
+    ///
+    /// A version newer than the current one or with no model registered, state that does
+    /// not decode with that version's model (the message names the version and the error
+    /// the attribute path), a failed conversion, or a codec built wrongly.
+    pub fn decode(&self, version: i64, raw: &RawState) -> Result<M> {
+        if let Some(why) = &self.misconfigured {
+            return Err(Error::data(format_args!("codec misconfigured: {why}")));
+        }
+        let Some(entry) = self.versions.get(&version) else {
+            return Err(if version > M::SCHEMA_VERSION {
+                Error::data(format_args!(
+                    "state has schema version {version}, newer than this provider's version {}: upgrade the provider",
+                    M::SCHEMA_VERSION
+                ))
+            } else {
+                Error::data(format_args!(
+                    "no model is registered for schema version {version} (known: {})",
+                    self.versions
+                        .keys()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            });
+        };
+        let mut value = (entry.decode)(raw, self.ignore_undeclared)
+            .map_err(|e| e.context(format_args!("decoding state of schema version {version}")))?;
+        let mut at = version;
+        // Each step goes to a strictly newer version, so this ends.
+        while let Some(Version {
+            convert: Some((to, convert)),
+            ..
+        }) = self.versions.get(&at)
+        {
+            value = convert(value)?;
+            at = *to;
+            if !self.versions.contains_key(&at) {
+                return Err(Error::data(format_args!(
+                    "codec misconfigured: a step goes to schema version {at}, which has no model registered"
+                )));
+            }
+        }
+        let mut model = downcast::<M>(value, at)?;
+        if let Some(default) = &self.default {
+            default(&mut model);
+        }
+        Ok(model)
+    }
+
+    /// What `UpgradeResourceState` returns: the state brought to the current version,
+    /// encoded as MessagePack.
+    ///
+    /// # Errors
+    ///
+    /// As [`Codec::decode`], and a model that does not encode.
+    pub fn upgrade(&self, version: i64, raw: &RawState) -> Result<DynamicValue> {
+        let model = self.decode(version, raw)?;
+        self.encode(&model)
+    }
+
+    /// Encodes a current model: always MessagePack.
+    ///
+    /// # Errors
+    ///
+    /// What [`msgpack::to_vec`](crate::msgpack::to_vec) rejects.
+    pub fn encode(&self, model: &M) -> Result<DynamicValue> {
+        DynamicValue::encode(model)
+    }
+}
