@@ -497,7 +497,7 @@ fn error_messages_have_paths_and_offsets() {
     let rows: &[(&str, &str)] = &[
         (
             r#"{"disks":[{"size":1,"kind":"ssd"},{"size":-1,"kind":"hdd"}],"tags":{}}"#,
-            "invalid value: number, expected u32 at disks[1].size (json offset 42)",
+            "invalid value: number -1, expected u32 at disks[1].size (json offset 42)",
         ),
         (
             r#"{"disks":[{"size":1,"kind":[]}],"tags":{}}"#,
