@@ -91,14 +91,28 @@ const DEFERRED: &str = "\u{0}tfvalue: deferred error";
 /// not available there, and undeclared attributes of a flattened struct are not
 /// detected. Give such fields their own struct instead.
 pub struct Deserializer<'de> {
-    json: serde_json::Deserializer<serde_json::de::SliceRead<'de>>,
+    json: serde_json::Deserializer<serde_json::de::StrRead<'de>>,
     st: State<'de>,
+    /// Invalid UTF-8 in the input, reported by the first read.
+    invalid: Option<Error>,
 }
 
 impl<'de> Deserializer<'de> {
     /// A deserializer over `input`, borrowing strings from it where the target allows.
     pub fn from_slice(input: &'de [u8]) -> Self {
-        let mut json = serde_json::Deserializer::from_slice(input);
+        // JSON is UTF-8 throughout. Checking it once here, rather than string by string,
+        // lets serde_json read the input as `str` and skip its per-value checks.
+        let (text, invalid) = match std::str::from_utf8(input) {
+            Ok(text) => (text, None),
+            Err(e) => (
+                "",
+                Some(
+                    Error::syntax("invalid UTF-8 in JSON text")
+                        .at_offset(Origin::Json, e.valid_up_to() as u64),
+                ),
+            ),
+        };
+        let mut json = serde_json::Deserializer::from_str(text);
         // Our own depth guard counts every level serde_json recurses into (every visit of
         // an array or object passes through the adapter), so serde_json's fixed limit is
         // replaced by the configurable one.
@@ -115,6 +129,7 @@ impl<'de> Deserializer<'de> {
                 undeclared: Cell::new(false),
                 last_key: Cell::new(None),
             },
+            invalid,
         }
     }
 
@@ -169,6 +184,9 @@ impl<'de> Deserializer<'de> {
     ///
     /// `trailing data after value` when anything else is left.
     pub fn end(&mut self) -> Result<()> {
+        if let Some(e) = self.invalid.take() {
+            return Err(e);
+        }
         self.json.end().map_err(|e| self.st.recover(e))
     }
 
@@ -198,14 +216,19 @@ impl<'de> Deserializer<'de> {
         seed.deserialize(&mut *self)
     }
 
+    #[inline]
     fn wrap(
         &mut self,
-    ) -> Wrap<'_, 'static, 'de, &mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>> {
-        Wrap {
+    ) -> Result<Wrap<'_, 'static, 'de, &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>>>
+    {
+        if let Some(e) = self.invalid.take() {
+            return Err(e);
+        }
+        Ok(Wrap {
             de: &mut self.json,
             st: &self.st,
             ctx: Ctx::Value,
-        }
+        })
     }
 }
 
@@ -213,7 +236,7 @@ macro_rules! forward_to_wrap {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
-            de::Deserializer::$method(self.wrap(), $($arg,)* visitor)
+            de::Deserializer::$method(self.wrap()?, $($arg,)* visitor)
         }
     )*};
 }
