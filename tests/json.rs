@@ -522,6 +522,12 @@ fn error_messages_have_paths_and_offsets() {
         let err = json::from_slice::<Vm>(input.as_bytes()).unwrap_err();
         assert_eq!(err.to_string(), *message, "{input}");
     }
+    // JSON text is UTF-8; the offset is that of the first invalid byte.
+    let err = json::from_slice::<String>(b"\"ab\xff\"").unwrap_err();
+    assert_eq!(err.to_string(), "invalid UTF-8 in JSON text (json offset 3)");
+    assert_eq!(err.category(), Category::Syntax);
+    let mut de = Deserializer::from_slice(b"[1] \xff");
+    assert!(de.end().is_err());
     // Categories.
     assert!(json::from_slice::<Vm>(b"{\"disks\":[")
         .unwrap_err()
