@@ -524,7 +524,10 @@ fn error_messages_have_paths_and_offsets() {
     }
     // JSON text is UTF-8; the offset is that of the first invalid byte.
     let err = json::from_slice::<String>(b"\"ab\xff\"").unwrap_err();
-    assert_eq!(err.to_string(), "invalid UTF-8 in JSON text (json offset 3)");
+    assert_eq!(
+        err.to_string(),
+        "invalid UTF-8 in JSON text (json offset 3)"
+    );
     assert_eq!(err.category(), Category::Syntax);
     let mut de = Deserializer::from_slice(b"[1] \xff");
     assert!(de.end().is_err());
