@@ -220,5 +220,103 @@ fn bench_encode(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_decode, bench_encode);
+/// The ratio tfvalue / serde_json measured in alternating short batches (the median of
+/// the per-round ratios), which holds up on a busy machine where two separate criterion
+/// measurements may run under different load.
+fn paired_ratio(
+    rounds: usize,
+    iters: usize,
+    mut serde_json: impl FnMut(),
+    mut tfvalue: impl FnMut(),
+) -> f64 {
+    use std::time::Instant;
+    let mut ratios = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let time = |f: &mut dyn FnMut()| {
+            let start = Instant::now();
+            for _ in 0..iters {
+                f();
+            }
+            start.elapsed().as_secs_f64()
+        };
+        // Alternate which side goes first, so that drift in load cancels out.
+        let (a, b) = if round % 2 == 0 {
+            let a = time(&mut serde_json);
+            (a, time(&mut tfvalue))
+        } else {
+            let b = time(&mut tfvalue);
+            (time(&mut serde_json), b)
+        };
+        ratios.push(b / a);
+    }
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
+}
+
+fn bench_paired(_: &mut Criterion) {
+    let one = instance(7);
+    let many: Vec<Instance> = (0..1000).map(instance).collect();
+    let one_bytes = serde_json::to_vec(&one).unwrap();
+    let many_bytes = serde_json::to_vec(&many).unwrap();
+    let rows = [
+        (
+            "decode resource",
+            paired_ratio(
+                400,
+                200,
+                || {
+                    drop(black_box(
+                        serde_json::from_slice::<Instance>(black_box(&one_bytes)).unwrap(),
+                    ))
+                },
+                || {
+                    drop(black_box(
+                        tfvalue::json::from_slice::<Instance>(black_box(&one_bytes)).unwrap(),
+                    ))
+                },
+            ),
+        ),
+        (
+            "decode list-1000",
+            paired_ratio(
+                40,
+                2,
+                || {
+                    drop(black_box(
+                        serde_json::from_slice::<Vec<Instance>>(black_box(&many_bytes)).unwrap(),
+                    ))
+                },
+                || {
+                    drop(black_box(
+                        tfvalue::json::from_slice::<Vec<Instance>>(black_box(&many_bytes)).unwrap(),
+                    ))
+                },
+            ),
+        ),
+        (
+            "encode resource",
+            paired_ratio(
+                400,
+                200,
+                || drop(black_box(serde_json::to_vec(black_box(&one)).unwrap())),
+                || drop(black_box(tfvalue::json::to_vec(black_box(&one)).unwrap())),
+            ),
+        ),
+        (
+            "encode list-1000",
+            paired_ratio(
+                40,
+                2,
+                || drop(black_box(serde_json::to_vec(black_box(&many)).unwrap())),
+                || drop(black_box(tfvalue::json::to_vec(black_box(&many)).unwrap())),
+            ),
+        ),
+    ];
+    println!("paired ratio tfvalue / serde_json (median of alternating batches):");
+    for (name, ratio) in rows {
+        println!("  {name:<18} {ratio:.2}x");
+    }
+}
+
+criterion_group!(benches, bench_paired, bench_decode, bench_encode);
 criterion_main!(benches);

@@ -501,7 +501,7 @@ fn error_messages_have_paths_and_offsets() {
         ),
         (
             r#"{"disks":[{"size":1,"kind":[]}],"tags":{}}"#,
-            "invalid type: array, expected a string at disks[0].kind (json offset 27)",
+            "invalid type: array, expected a string at disks[0].kind (json offset 28)",
         ),
         (
             r#"{"disks":[],"tags":{"a":"yes"}}"#,
@@ -522,6 +522,15 @@ fn error_messages_have_paths_and_offsets() {
         let err = json::from_slice::<Vm>(input.as_bytes()).unwrap_err();
         assert_eq!(err.to_string(), *message, "{input}");
     }
+    // JSON text is UTF-8; the offset is that of the first invalid byte.
+    let err = json::from_slice::<String>(b"\"ab\xff\"").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid UTF-8 in JSON text (json offset 3)"
+    );
+    assert_eq!(err.category(), Category::Syntax);
+    let mut de = Deserializer::from_slice(b"[1] \xff");
+    assert!(de.end().is_err());
     // Categories.
     assert!(json::from_slice::<Vm>(b"{\"disks\":[")
         .unwrap_err()
@@ -769,4 +778,29 @@ fn default_depth_fits_a_small_stack() {
         })
         .unwrap();
     handle.join().unwrap();
+}
+
+#[test]
+fn numbers_read_as_strings_keep_their_text() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct S {
+        a: String,
+        b: Vec<String>,
+        c: Option<String>,
+    }
+    // Pretty-printed, so that positions span lines.
+    let input = "{\n  \"a\": 1.50,\n  \"b\": [\n    -0,\n    1e3, 12,\n    -12.5E-1, true, \"x\"\n  ],\n  \"c\": 123456789012345678901234567890\n}";
+    let s: S = decode_all(input.as_bytes());
+    assert_eq!(s.a, "1.50");
+    assert_eq!(s.b, ["-0", "1e3", "12", "-12.5E-1", "true", "x"]);
+    assert_eq!(s.c.as_deref(), Some("123456789012345678901234567890"));
+
+    // The same inside a dynamic value read ahead of its type, and as Values.
+    let t = ty(r#"["object",{"d":"dynamic","s":"string"}]"#);
+    let input =
+        "{\"s\": 2.0,\n \"d\": {\"value\": [\n1.50,\n 2e1\n], \"type\": [\"list\",\"string\"]}\n}";
+    let v = Value::from_json(input.as_bytes(), &t).unwrap();
+    assert_eq!(v["s"], "2.0");
+    assert_eq!(v["d"][0], "1.50");
+    assert_eq!(v["d"][1], "2e1");
 }

@@ -18,7 +18,7 @@
 //! number or a bool with its text intact, as go-cty allows.
 
 use std::borrow::Cow;
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -34,6 +34,8 @@ use crate::path::PathStep;
 use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
 use crate::types::Type;
 use crate::value::{TypedSeed, Value};
+
+use super::ser::is_json_number;
 
 /// The default nesting limit.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -91,14 +93,28 @@ const DEFERRED: &str = "\u{0}tfvalue: deferred error";
 /// not available there, and undeclared attributes of a flattened struct are not
 /// detected. Give such fields their own struct instead.
 pub struct Deserializer<'de> {
-    json: serde_json::Deserializer<serde_json::de::SliceRead<'de>>,
+    json: serde_json::Deserializer<serde_json::de::StrRead<'de>>,
     st: State<'de>,
+    /// Invalid UTF-8 in the input, reported by the first read.
+    invalid: Option<Error>,
 }
 
 impl<'de> Deserializer<'de> {
     /// A deserializer over `input`, borrowing strings from it where the target allows.
     pub fn from_slice(input: &'de [u8]) -> Self {
-        let mut json = serde_json::Deserializer::from_slice(input);
+        // JSON is UTF-8 throughout. Checking it once here, rather than string by string,
+        // lets serde_json read the input as `str` and skip its per-value checks.
+        let (text, invalid) = match std::str::from_utf8(input) {
+            Ok(text) => (text, None),
+            Err(e) => (
+                "",
+                Some(
+                    Error::syntax("invalid UTF-8 in JSON text")
+                        .at_offset(Origin::Json, e.valid_up_to() as u64),
+                ),
+            ),
+        };
+        let mut json = serde_json::Deserializer::from_str(text);
         // Our own depth guard counts every level serde_json recurses into (every visit of
         // an array or object passes through the adapter), so serde_json's fixed limit is
         // replaced by the configurable one.
@@ -114,7 +130,9 @@ impl<'de> Deserializer<'de> {
                 ignore_undeclared: false,
                 undeclared: Cell::new(false),
                 last_key: Cell::new(None),
+                newlines: OnceCell::new(),
             },
+            invalid,
         }
     }
 
@@ -169,6 +187,9 @@ impl<'de> Deserializer<'de> {
     ///
     /// `trailing data after value` when anything else is left.
     pub fn end(&mut self) -> Result<()> {
+        if let Some(e) = self.invalid.take() {
+            return Err(e);
+        }
         self.json.end().map_err(|e| self.st.recover(e))
     }
 
@@ -198,14 +219,19 @@ impl<'de> Deserializer<'de> {
         seed.deserialize(&mut *self)
     }
 
+    #[inline]
     fn wrap(
         &mut self,
-    ) -> Wrap<'_, 'static, 'de, &mut serde_json::Deserializer<serde_json::de::SliceRead<'de>>> {
-        Wrap {
+    ) -> Result<Wrap<'_, 'static, 'de, &mut serde_json::Deserializer<serde_json::de::StrRead<'de>>>>
+    {
+        if let Some(e) = self.invalid.take() {
+            return Err(e);
+        }
+        Ok(Wrap {
             de: &mut self.json,
             st: &self.st,
             ctx: Ctx::Value,
-        }
+        })
     }
 }
 
@@ -213,7 +239,7 @@ macro_rules! forward_to_wrap {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         #[inline]
         fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value> {
-            de::Deserializer::$method(self.wrap(), $($arg,)* visitor)
+            de::Deserializer::$method(self.wrap()?, $($arg,)* visitor)
         }
     )*};
 }
@@ -279,6 +305,9 @@ struct State<'de> {
     undeclared: Cell<bool>,
     /// The text of the map key read last.
     last_key: Cell<Option<Cow<'de, str>>>,
+    /// Where the newlines of the whole input are, found on first need (to turn
+    /// serde_json's lines and columns into offsets without rescanning).
+    newlines: OnceCell<Vec<usize>>,
 }
 
 impl<'de> State<'de> {
@@ -336,24 +365,53 @@ impl<'de> State<'de> {
     /// The byte offset in the whole input of serde_json's line and column in the current
     /// input (the column is that of the byte serde_json stopped at).
     fn offset_of(&self, line: usize, column: usize) -> u64 {
+        self.index_of(line, column).saturating_sub(1) as u64
+    }
+
+    /// The offset in the whole input just after serde_json's line and column in the
+    /// current input (where serde_json's reading stopped).
+    fn index_of(&self, line: usize, column: usize) -> usize {
         let cur = self.cur.get();
-        let mut start = 0;
-        if line > 1 {
-            let mut seen = 1;
-            for (i, b) in cur.iter().enumerate() {
-                if *b == b'\n' {
-                    seen += 1;
-                    if seen == line {
-                        start = i + 1;
-                        break;
-                    }
-                }
+        let base = self.base_of(cur).unwrap_or(0);
+        let end = base + cur.len();
+        let start = if line <= 1 {
+            base
+        } else {
+            let newlines = self.newlines.get_or_init(|| {
+                self.root
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i)
+                    .collect()
+            });
+            // The first newline of the current input, then line - 2 more.
+            let first = newlines.partition_point(|&at| at < base);
+            match newlines.get(first + line - 2) {
+                Some(&at) if at < end => at + 1,
+                _ => end,
             }
+        };
+        start.saturating_add(column).min(end)
+    }
+
+    /// The text of the JSON number that ends where serde_json's reading stopped (at
+    /// `line` and `column`), if there is one.
+    fn number_before(&self, line: usize, column: usize) -> Option<&'de str> {
+        let cur = self.cur.get();
+        let base = self.base_of(cur)?;
+        let end = self.index_of(line, column);
+        let mut start = end;
+        while start > base
+            && self
+                .root
+                .get(start - 1)
+                .is_some_and(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+        {
+            start -= 1;
         }
-        let within = start
-            .saturating_add(column.saturating_sub(1))
-            .min(cur.len());
-        (self.base_of(cur).unwrap_or(0) + within) as u64
+        let text = std::str::from_utf8(self.root.get(start..end)?).ok()?;
+        is_json_number(text).then_some(text)
     }
 
     /// Where `part` starts in the whole input, if it is a slice of it (a string that was
@@ -516,20 +574,29 @@ impl<'s, 'de, D: de::Deserializer<'de>> Wrap<'s, '_, 'de, D> {
 
     fn str_hint<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let st = self.st;
-        let raw = self.raw()?.get();
-        let res = match raw.as_bytes().first() {
-            Some(b'"') => match string_content(raw) {
-                Ok(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
-                Ok(Cow::Owned(s)) => visitor.visit_string(s),
-                Err(e) => Err(e),
-            },
-            // go-cty reads a number where a string belongs as the number's text, as it is.
-            Some(b'-' | b'0'..=b'9') => visitor.visit_borrowed_str(raw),
-            Some(b't') => visitor.visit_borrowed_str("true"),
-            Some(b'f') => visitor.visit_borrowed_str("false"),
-            _ => visit_other(raw, visitor),
+        let mut slot = Some(visitor);
+        let err = match self.de.deserialize_any(StrVisitor {
+            slot: &mut slot,
+            st,
+        }) {
+            Ok(v) => return Ok(v),
+            Err(e) => e,
         };
-        res.map_err(|e| st.at_raw(e, raw))
+        // A number that serde_json could only give as an f64 (`1e3`, `1.50`, `-0`): go-cty
+        // reads it as its text, as written. serde_json has read it and stopped right
+        // after it, which its error says.
+        if let Some(visitor) = slot.take() {
+            let text = err.to_string();
+            if let (NUMBER_TEXT, Some((line, column))) = split_position(&text) {
+                return match st.number_before(line, column) {
+                    Some(raw) => visitor
+                        .visit_borrowed_str(raw)
+                        .map_err(|e| st.at_raw(e, raw)),
+                    None => Err(Error::syntax("cannot find the text of a number")),
+                };
+            }
+        }
+        Err(st.recover(err))
     }
 
     /// A [`Number`] or a `Value` of type number: the exact text goes to the visitor.
@@ -1002,6 +1069,93 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for VisitorWrap<'_, 'de, V> {
         });
         st.leave();
         res.map_err(|e| st.defer(e))
+    }
+}
+
+/// The message of the stand-in error with which [`StrVisitor`] asks for a number's text.
+const NUMBER_TEXT: &str = "\u{0}tfvalue: number text";
+
+/// What a string is read from: a string, a number or bool (as its text), or null. The
+/// visitor stays in `slot` when the text of a number is needed (see `Wrap::str_hint`).
+struct StrVisitor<'a, 's, 'de, V> {
+    slot: &'a mut Option<V>,
+    st: &'s State<'de>,
+}
+
+impl<'de, V: Visitor<'de>> StrVisitor<'_, '_, 'de, V> {
+    #[inline]
+    fn with<E: de::Error>(self, f: impl FnOnce(V) -> Result<V::Value>) -> Result<V::Value, E> {
+        let st = self.st;
+        match self.slot.take() {
+            Some(v) => f(v).map_err(|e| st.defer(e)),
+            None => Err(st.defer(Error::data("a string was read twice"))),
+        }
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for StrVisitor<'_, '_, 'de, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &*self.slot {
+            Some(v) => v.expecting(f),
+            None => f.write_str("a string"),
+        }
+    }
+
+    #[inline]
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        self.with(|visitor| visitor.visit_borrowed_str(v))
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        self.with(|visitor| visitor.visit_str(v))
+    }
+
+    #[inline]
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        self.with(|visitor| visitor.visit_string(v))
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
+        self.with(|visitor| visitor.visit_borrowed_str(if v { "true" } else { "false" }))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.with(|visitor| visitor.visit_unit())
+    }
+
+    // JSON has no leading zeros or `+`, so an integer's text is its decimal form.
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        self.with(|visitor| visitor.visit_str(&v.to_string()))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        self.with(|visitor| visitor.visit_str(&v.to_string()))
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<V::Value, E> {
+        // Keep the visitor: `Wrap::str_hint` gives it the number's text.
+        Err(E::custom(NUMBER_TEXT))
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<V::Value, A::Error> {
+        self.with(|visitor| {
+            Err(<Error as de::Error>::invalid_type(
+                Unexpected::Seq,
+                &visitor,
+            ))
+        })
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, _: A) -> Result<V::Value, A::Error> {
+        self.with(|visitor| {
+            Err(<Error as de::Error>::invalid_type(
+                Unexpected::Map,
+                &visitor,
+            ))
+        })
     }
 }
 

@@ -144,7 +144,7 @@ fn non_finite(v: f64) -> Error {
 }
 
 /// Whether `s` is a JSON number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
-fn is_json_number(s: &str) -> bool {
+pub(super) fn is_json_number(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = usize::from(b.first() == Some(&b'-'));
     let digits = |i: &mut usize| {
