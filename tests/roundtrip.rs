@@ -222,3 +222,19 @@ proptest! {
         let _ = Value::from_msgpack(&bytes, &ty);
     }
 }
+
+#[test]
+fn set_elements_that_differ_only_in_left_out_optional_attributes_are_one_element() {
+    let ty: Type = serde_json::from_str(r#"["set",["object",{"a":"string"},["a"]]]"#).unwrap();
+    let with_null = Value::Object([("a".to_string(), Value::Null)].into_iter().collect());
+    let left_out = Value::Object(Default::default());
+    let v = Value::Set(vec![left_out, with_null.clone()]);
+    let bytes = v.to_msgpack(&ty).unwrap();
+    assert_eq!(bytes, b"\x91\x81\xa1a\xc0");
+    assert_eq!(
+        Value::from_msgpack(&bytes, &ty).unwrap(),
+        Value::Set(vec![with_null])
+    );
+    let json = v.to_json(&ty).unwrap();
+    assert_eq!(json, br#"[{"a":null}]"#);
+}

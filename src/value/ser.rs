@@ -59,9 +59,16 @@ impl Serialize for TypedValue<'_> {
                 seq.end()
             }
             Value::Set(vs) => {
-                // Canonical order, duplicates removed, strings compared as they are written (NFC).
-                let elems = sorted_refs(vs, true);
+                // Canonical order, duplicates removed, strings compared as they are written
+                // (NFC) and objects as they are written (left-out optional attributes null).
                 let t = elem_type(ty);
+                let filled: Option<Vec<Value>> = match t {
+                    Some(t) if has_optional(t) => {
+                        Some(vs.iter().map(|v| fill_optional(v, t)).collect())
+                    }
+                    _ => None,
+                };
+                let elems = sorted_refs(filled.as_deref().unwrap_or(vs), true);
                 let mut seq = s.serialize_seq(Some(elems.len()))?;
                 for v in elems {
                     seq.serialize_element(&TypedValue::new(v, t))?;
@@ -97,6 +104,49 @@ impl Serialize for TypedValue<'_> {
                 }
             },
         }
+    }
+}
+
+/// Whether an object type with optional attributes appears in `ty`.
+fn has_optional(ty: &Type) -> bool {
+    match ty {
+        Type::Object(o) => !o.optional().is_empty() || o.attributes().values().any(has_optional),
+        Type::List(t) | Type::Set(t) | Type::Map(t) => has_optional(t),
+        Type::Tuple(ts) => ts.iter().any(has_optional),
+        _ => false,
+    }
+}
+
+/// The value as it is written: optional attributes it leaves out are null.
+fn fill_optional(v: &Value, ty: &Type) -> Value {
+    match (v, ty) {
+        (Value::Object(m), Type::Object(o)) => Value::Object(
+            o.attributes()
+                .iter()
+                .map(|(name, aty)| {
+                    let v = m.get(name).map_or(Value::Null, |v| fill_optional(v, aty));
+                    (name.clone(), v)
+                })
+                .collect(),
+        ),
+        (Value::List(vs), Type::List(t)) => {
+            Value::List(vs.iter().map(|v| fill_optional(v, t)).collect())
+        }
+        (Value::Set(vs), Type::Set(t)) => {
+            Value::Set(vs.iter().map(|v| fill_optional(v, t)).collect())
+        }
+        (Value::Map(m), Type::Map(t)) => Value::Map(
+            m.iter()
+                .map(|(k, v)| (k.clone(), fill_optional(v, t)))
+                .collect(),
+        ),
+        (Value::Tuple(vs), Type::Tuple(ts)) => Value::Tuple(
+            vs.iter()
+                .zip(ts)
+                .map(|(v, t)| fill_optional(v, t))
+                .collect(),
+        ),
+        (v, _) => v.clone(),
     }
 }
 
