@@ -17,6 +17,8 @@ use crate::{Type, Value};
 pub enum RawFormat {
     /// Terraform's MessagePack encoding.
     Msgpack,
+    /// Terraform's JSON encoding.
+    Json,
 }
 
 /// The undecoded bytes of one value, borrowed from the input where possible: what
@@ -79,6 +81,21 @@ impl<'a> Raw<'a> {
         })
     }
 
+    /// The JSON text of exactly one value.
+    ///
+    /// # Errors
+    ///
+    /// Text that is not one JSON value.
+    pub fn from_json(text: impl Into<Cow<'a, [u8]>>) -> Result<Self> {
+        let bytes = text.into();
+        serde_json::from_slice::<de::IgnoredAny>(&bytes)
+            .map_err(|e| Error::syntax(format_args!("invalid JSON: {e}")))?;
+        Ok(Raw {
+            bytes,
+            format: RawFormat::Json,
+        })
+    }
+
     /// The bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
@@ -101,10 +118,11 @@ impl<'a> Raw<'a> {
     ///
     /// # Errors
     ///
-    /// As [`Value::from_msgpack`].
+    /// As [`Value::from_msgpack`] (or [`Value::from_json`] for JSON bytes).
     pub fn decode_value(&self, ty: &Type) -> Result<Value> {
         match self.format {
             RawFormat::Msgpack => Value::from_msgpack(&self.bytes, ty),
+            RawFormat::Json => Value::from_json(&self.bytes, ty),
         }
     }
 
@@ -112,10 +130,12 @@ impl<'a> Raw<'a> {
     ///
     /// # Errors
     ///
-    /// As [`msgpack::from_slice`](crate::msgpack::from_slice).
+    /// As [`msgpack::from_slice`](crate::msgpack::from_slice) (or
+    /// [`json::from_slice`](crate::json::from_slice)).
     pub fn decode<'de, T: Deserialize<'de>>(&'de self) -> Result<T> {
         match self.format {
             RawFormat::Msgpack => crate::msgpack::from_slice(&self.bytes),
+            RawFormat::Json => crate::json::from_slice(&self.bytes),
         }
     }
 }
@@ -132,6 +152,11 @@ impl Serialize for RawBytes<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self.0.format {
             RawFormat::Msgpack => s.serialize_bytes(&self.0.bytes),
+            // JSON text travels as a str, so that the writers can tell the two apart.
+            RawFormat::Json => match std::str::from_utf8(&self.0.bytes) {
+                Ok(text) => s.serialize_str(text),
+                Err(_) => Err(serde::ser::Error::custom("raw JSON is not valid UTF-8")),
+            },
         }
     }
 }
@@ -162,6 +187,20 @@ impl<'de> Visitor<'de> for RawVisitor {
         Ok(Raw {
             bytes: Cow::Owned(v.to_vec()),
             format: RawFormat::Msgpack,
+        })
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> std::result::Result<Raw<'de>, E> {
+        Ok(Raw {
+            bytes: Cow::Borrowed(v.as_bytes()),
+            format: RawFormat::Json,
+        })
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Raw<'de>, E> {
+        Ok(Raw {
+            bytes: Cow::Owned(v.as_bytes().to_vec()),
+            format: RawFormat::Json,
         })
     }
 

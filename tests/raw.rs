@@ -60,3 +60,35 @@ fn raw_checks_what_it_is_given() {
     // a foreign deserializer cannot produce one
     assert!(serde_json::from_str::<Raw>("1").is_err());
 }
+
+#[test]
+fn raw_json_fields() {
+    #[derive(Deserialize, Serialize)]
+    struct Req<'a> {
+        #[serde(borrow)]
+        config: Raw<'a>,
+        type_name: String,
+    }
+    let text = br#"{"config":{"rules":[[1,"a"],[2,"b"]]},"type_name":"x"}"#;
+    let req: Req = tfvalue::json::from_slice(text).unwrap();
+    assert_eq!(req.config.format(), tfvalue::RawFormat::Json);
+    assert_eq!(req.config.as_bytes(), br#"{"rules":[[1,"a"],[2,"b"]]}"#);
+    assert!(text
+        .as_ptr_range()
+        .contains(&req.config.as_bytes().as_ptr()));
+    let ty: Type =
+        serde_json::from_str(r#"["object",{"rules":["list",["tuple",["number","string"]]]}]"#)
+            .unwrap();
+    assert_eq!(req.config.decode_value(&ty).unwrap()["rules"][0][1], "a");
+    assert_eq!(tfvalue::json::to_vec(&req).unwrap(), text);
+    // JSON bytes cannot be written into MessagePack as they are, nor the reverse
+    let err = tfvalue::msgpack::to_vec(&req).unwrap_err();
+    assert!(
+        err.to_string().contains("decode it with its type first"),
+        "{err}"
+    );
+    let mp = Raw::from_msgpack(&b"\x01"[..]).unwrap();
+    assert!(tfvalue::json::to_vec(&mp).is_err());
+    assert!(Raw::from_json(&b"{\"a\":"[..]).is_err());
+    assert!(Raw::from_json(&b" [1, 2] "[..]).is_ok());
+}

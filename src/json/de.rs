@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 use crate::error::{Category, Error, Origin, Result};
 use crate::number::Number;
 use crate::path::PathStep;
-use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
+use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN};
 use crate::types::Type;
 use crate::value::{TypedSeed, Value};
 
@@ -738,6 +738,14 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Wrap<'_, '_, 'de, 
             UNKNOWN_TOKEN => visitor.visit_newtype_struct(self),
             NUMBER_TOKEN => self.number_token(visitor),
             DYNAMIC_TOKEN => self.dynamic(visitor),
+            // tfvalue::Raw: the JSON text of the value, not parsed any further.
+            RAW_TOKEN => {
+                let st = self.st;
+                let raw = self.raw()?.get();
+                visitor
+                    .visit_borrowed_str(raw)
+                    .map_err(|e| st.at_raw(e, raw))
+            }
             RAW_VALUE_TOKEN => {
                 let st = self.st;
                 self.de

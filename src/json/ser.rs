@@ -9,7 +9,7 @@ use serde_json::ser::{CompactFormatter, Formatter};
 use crate::error::{Error, Result};
 use crate::number::Number;
 use crate::path::PathStep;
-use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
+use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN};
 use crate::unknown::nfc;
 
 /// The newtype-struct name of `serde_json::value::RawValue`, whose text is written as is.
@@ -301,6 +301,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         match name {
             UNKNOWN_TOKEN => value.serialize(UnknownOut { out: &mut self.out }),
             NUMBER_TOKEN => value.serialize(NumberOut { out: &mut self.out }),
+            RAW_TOKEN => value.serialize(TfRawOut { out: &mut self.out }),
             DYNAMIC_TOKEN => {
                 self.enter()?;
                 value.serialize(DynamicOut { ser: &mut *self })?;
@@ -668,6 +669,46 @@ impl ser::Serializer for NumberOut<'_> {
     }
 
     reject_rest!(NOT_A_NUMBER);
+}
+
+/// The inner value of a [`Raw`](crate::Raw): JSON text is written as it is; MessagePack
+/// bytes cannot be.
+struct TfRawOut<'a> {
+    out: &'a mut Vec<u8>,
+}
+
+const RAW_NOT_JSON: &str =
+    "a tfvalue::Raw holding MessagePack cannot be written as JSON: decode it with its type first";
+
+impl ser::Serializer for TfRawOut<'_> {
+    impossible_types!();
+
+    fn serialize_str(self, v: &str) -> Result<()> {
+        self.out.extend_from_slice(v.as_bytes());
+        Ok(())
+    }
+
+    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
+        Err(Error::data(RAW_NOT_JSON))
+    }
+
+    fn serialize_u64(self, _: u64) -> Result<()> {
+        Err(Error::data(RAW_NOT_JSON))
+    }
+
+    fn serialize_i64(self, _: i64) -> Result<()> {
+        Err(Error::data(RAW_NOT_JSON))
+    }
+
+    fn serialize_f64(self, _: f64) -> Result<()> {
+        Err(Error::data(RAW_NOT_JSON))
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
+        Err(Error::data(RAW_NOT_JSON))
+    }
+
+    reject_rest!(RAW_NOT_JSON);
 }
 
 /// The inner value of an unknown: the MessagePack bytes of its extension, or, for a

@@ -279,6 +279,13 @@ impl<'a> ser::Serializer for &'a mut Serializer {
     }
 
     fn serialize_str(self, v: &str) -> Result<()> {
+        if self.raw_next {
+            // a tfvalue::Raw holding JSON text
+            self.raw_next = false;
+            return Err(Error::data(
+                "a tfvalue::Raw holding JSON cannot be written as MessagePack: decode it with its type first",
+            ));
+        }
         write_str(&mut self.out, v);
         Ok(())
     }
