@@ -22,6 +22,33 @@ enum ColorChoice {
     Never,
 }
 
+/// The encoding of a DynamicValue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Encoding {
+    /// JSON when the input starts with `{`, `[` or `"`, else MessagePack.
+    Auto,
+    Msgpack,
+    Json,
+}
+
+/// Decodes a DynamicValue's bytes, MessagePack or JSON.
+fn decode_value(bytes: &[u8], ty: &Type, encoding: Encoding) -> Result<Value, String> {
+    let json = match encoding {
+        Encoding::Json => true,
+        Encoding::Msgpack => false,
+        Encoding::Auto => matches!(
+            bytes.iter().find(|b| !b.is_ascii_whitespace()),
+            Some(b'{' | b'[' | b'"')
+        ),
+    };
+    let res = if json {
+        Value::from_json(bytes, ty)
+    } else {
+        Value::from_msgpack(bytes, ty)
+    };
+    res.map_err(|e| e.to_string())
+}
+
 /// What `inspect` prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum Output {
@@ -41,34 +68,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show a DynamicValue (MessagePack as hex, base64 or raw bytes) as a readable tree,
+    /// Show a DynamicValue (MessagePack as hex, base64 or raw bytes, or JSON) as a readable tree,
     /// with unknowns and their refinements marked and sensitive values masked.
     /// Without input, shows a built-in sample plan value.
     #[command(after_help = "Examples:\n  \
         tfvalue inspect                      # the built-in sample\n  \
         tfvalue inspect --type '[\"map\",\"string\"]' payload.hex\n  \
         echo 81a161d40000 | tfvalue inspect --type '[\"object\",{\"a\":\"string\"}]' -")]
-    Inspect {
-        /// The input file, or `-` for standard input; the built-in sample when absent.
-        file: Option<String>,
-        /// The type constraint as compact JSON.
-        #[arg(long = "type", value_name = "TYPE_JSON", conflicts_with = "schema")]
-        ty: Option<String>,
-        #[command(flatten)]
-        schema: SchemaArgs,
-        /// How the input is written.
-        #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
-        format: InputFormat,
-        /// Colour the output.
-        #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-        color: ColorChoice,
-        /// Show sensitive values instead of `(sensitive value)`.
-        #[arg(long)]
-        show_sensitive: bool,
-        /// Print an indented tree, or the tagged JSON notation.
-        #[arg(long, value_enum, default_value_t = Output::Text)]
-        output: Output,
-    },
+    Inspect(InspectArgs),
     /// Decode MessagePack wire bytes against a type and print the tagged JSON notation.
     #[command(after_help = "Examples:\n  \
         echo 81a161a178 | tfvalue decode --type '[\"object\",{\"a\":\"string\"}]'\n  \
@@ -110,6 +117,33 @@ enum Command {
         #[arg(required = true)]
         files: Vec<String>,
     },
+}
+
+/// The arguments of `tfvalue inspect`.
+#[derive(clap::Args)]
+struct InspectArgs {
+    /// The input file, or `-` for standard input; the built-in sample when absent.
+    file: Option<String>,
+    /// The type constraint as compact JSON.
+    #[arg(long = "type", value_name = "TYPE_JSON", conflicts_with = "schema")]
+    ty: Option<String>,
+    #[command(flatten)]
+    schema: SchemaArgs,
+    /// How the input is written.
+    #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
+    format: InputFormat,
+    /// The encoding of the value.
+    #[arg(long, value_enum, default_value_t = Encoding::Auto)]
+    encoding: Encoding,
+    /// Colour the output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    /// Show sensitive values instead of `(sensitive value)`.
+    #[arg(long)]
+    show_sensitive: bool,
+    /// Print an indented tree, or the tagged JSON notation.
+    #[arg(long, value_enum, default_value_t = Output::Text)]
+    output: Output,
 }
 
 /// Where a type comes from in a provider schema file.
@@ -184,15 +218,18 @@ fn parse_type(text: &str) -> Result<Type, String> {
     Type::from_json(text.as_bytes()).map_err(|e| format!("invalid --type: {e}"))
 }
 
-fn inspect(
-    file: Option<String>,
-    ty: Option<String>,
-    schema: &SchemaArgs,
-    format: InputFormat,
-    color: ColorChoice,
-    show_sensitive: bool,
-    output: Output,
-) -> Result<ExitCode, String> {
+fn inspect(args: InspectArgs) -> Result<ExitCode, String> {
+    let InspectArgs {
+        file,
+        ty,
+        schema,
+        format,
+        encoding,
+        color,
+        show_sensitive,
+        output,
+    } = args;
+    let schema = &schema;
     use std::io::IsTerminal;
     let input = match file.as_deref() {
         Some(path) => Some(read_input(Some(path))?),
@@ -221,7 +258,7 @@ fn inspect(
                     ),
                 };
             let bytes = decode_bytes(&raw, format)?;
-            let value = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string())?;
+            let value = decode_value(&bytes, &ty, encoding)?;
             (value, ty, mask)
         }
     };
@@ -256,15 +293,7 @@ fn inspect(
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Inspect {
-            file,
-            ty,
-            schema,
-            format,
-            color,
-            show_sensitive,
-            output,
-        } => inspect(file, ty, &schema, format, color, show_sensitive, output),
+        Command::Inspect(args) => inspect(args),
         Command::Schema { schema } => {
             let Some(s) = schema.load()? else {
                 return Err("tfvalue schema needs --schema FILE".into());

@@ -239,3 +239,24 @@ fn inspect_with_a_schema_masks_sensitive_attributes() {
     let (_, out, _) = tfvalue(&shown, hex.as_bytes());
     assert!(out.contains("hunter2"), "{out}");
 }
+
+#[test]
+fn inspect_reads_json_too() {
+    let ty = r#"["object",{"a":"string","n":"number"}]"#;
+    let (code, out, err) = tfvalue(
+        &["inspect", "--type", ty, "-"],
+        br#"{"a":"x","n":123456789012345678901234567890.5}"#,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("n = 123456789012345678901234567890.5"),
+        "{out}"
+    );
+    // JSON cannot hold an undeclared attribute either
+    let (code, _, err) = tfvalue(
+        &["inspect", "--type", ty, "--encoding", "json", "-"],
+        br#"{"zz":1}"#,
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("zz"), "{err}");
+}
