@@ -257,7 +257,7 @@ fn inspect(args: InspectArgs) -> Result<ExitCode, String> {
                             .into(),
                     ),
                 };
-            let bytes = decode_bytes(&raw, format)?;
+            let bytes = decode_bytes(raw, format)?;
             let value = decode_value(&bytes, &ty, encoding)?;
             (value, ty, mask)
         }
@@ -305,7 +305,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Decode { ty, format, file } => {
             let ty = parse_type(&ty)?;
-            let bytes = decode_bytes(&read_input(file.as_deref())?, format)?;
+            let bytes = decode_bytes(read_input(file.as_deref())?, format)?;
             let value = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string())?;
             let text = serde_json::to_string_pretty(&tagged::to_tagged(&value))
                 .map_err(|e| e.to_string())?;
