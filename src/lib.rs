@@ -1,4 +1,5 @@
 #![doc = include_str!("../README.md")]
+#![doc = include_str!("doc/tutorial.md")]
 #![doc = include_str!("doc/design.md")]
 #![forbid(unsafe_code)]
 #![cfg_attr(
