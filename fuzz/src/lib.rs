@@ -69,11 +69,12 @@ fn nfc(s: &str) -> String {
     s.nfc().collect()
 }
 
-/// Whether `n` is a whole float64 beyond the integer range: go-cty writes such a number as
-/// the shortest text that reads back as the same float64 (`1e300` as a 1 and 300 zeros),
+/// Whether `n` may be a whole float64 beyond i64 that came off the wire as a float: go-cty
+/// writes such a number as the shortest text that reads back as the same float64 (`1e300`
+/// as a 1 and 300 zeros, a float32 1.6510420534312304640e19 as 16510420534312305000),
 /// which is not its exact value, so after a round trip it is only equal as a float64.
 fn lossy_float(n: &Number) -> bool {
-    n.is_integer() && n.to_i64().is_none() && n.to_u64().is_none() && n.to_exact_f64().is_some()
+    n.is_integer() && n.to_i64().is_none() && n.to_exact_f64().is_some()
 }
 
 fn same_number(a: &Number, b: &Number) -> bool {

@@ -285,6 +285,15 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.r.pos();
+        if let Some(b) = self.r.try_short_str() {
+            let s = self
+                .r
+                .utf8(b)
+                .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+            return visitor
+                .visit_borrowed_str(s)
+                .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64));
+        }
         let t = self.r.next()?;
         let res = match t {
             // bin is accepted where a string is expected, if it is valid UTF-8
@@ -561,7 +570,15 @@ struct MapAccess<'a, 'de> {
 impl<'de> MapAccess<'_, 'de> {
     /// Reads a key. Strings and valid UTF-8 bin are keys; go-cty reads nil and integer
     /// keys as the empty string, and so do we.
+    #[inline]
     fn read_key(r: &mut SliceReader<'de>) -> Result<&'de str> {
+        match r.try_short_str() {
+            Some(b) => r.utf8(b),
+            None => Self::read_key_slow(r),
+        }
+    }
+
+    fn read_key_slow(r: &mut SliceReader<'de>) -> Result<&'de str> {
         let at = r.pos();
         match r.next()? {
             Token::Str(b) | Token::Bin(b) => r.utf8(b),
@@ -575,8 +592,24 @@ impl<'de> MapAccess<'_, 'de> {
     }
 
     /// Rejects a key seen before. Terraform writes keys sorted, so the common case is a
-    /// comparison with the previous key; out of order, a set of the keys so far is built once.
+    /// comparison with the previous key, kept inline; out of order, a set of the keys so
+    /// far is built once.
+    #[inline]
     fn check_duplicate(&mut self, key: &'de str, at: usize) -> Result<()> {
+        if self.seen.is_none() {
+            match self.prev {
+                Some(prev) if !bytes_less(prev.as_bytes(), key.as_bytes()) => {}
+                _ => {
+                    self.prev = Some(key);
+                    return Ok(());
+                }
+            }
+        }
+        self.check_duplicate_slow(key, at)
+    }
+
+    #[cold]
+    fn check_duplicate_slow(&mut self, key: &'de str, at: usize) -> Result<()> {
         let dup = || {
             Error::data(format_args!("duplicate key {key:?}")).at_offset(Origin::Msgpack, at as u64)
         };
@@ -609,6 +642,18 @@ impl<'de> MapAccess<'_, 'de> {
         self.prev = Some(key);
         Ok(())
     }
+}
+
+/// `a < b` bytewise. Keys are short and usually differ early, so a plain loop beats a call
+/// to `memcmp`.
+#[inline]
+fn bytes_less(a: &[u8], b: &[u8]) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x < y;
+        }
+    }
+    a.len() < b.len()
 }
 
 impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
