@@ -9,3 +9,51 @@ pub(crate) const UNKNOWN_TOKEN: &str = "$tfvalue::private::Unknown";
 pub(crate) const NUMBER_TOKEN: &str = crate::number::TOKEN;
 /// A `dynamic` value: `[type JSON, value]`; null and unknown come as unit and bytes.
 pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
+
+/// Which private token a newtype struct name is, if any.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Token {
+    Unknown,
+    Dynamic,
+    Number,
+}
+
+/// Recognises a private token. Called for every newtype struct a (de)serializer sees, so
+/// the common answers are quick: a name that does not start with `$` is no token, and the
+/// tokens differ in their last byte, leaving one full comparison.
+#[inline]
+pub(crate) fn token(name: &str) -> Option<Token> {
+    let b = name.as_bytes();
+    if b.first() != Some(&b'$') {
+        return None;
+    }
+    let (tok, text) = match b.last() {
+        Some(b'n') => (Token::Unknown, UNKNOWN_TOKEN),
+        Some(b'c') => (Token::Dynamic, DYNAMIC_TOKEN),
+        Some(b'r') => (Token::Number, NUMBER_TOKEN),
+        _ => return None,
+    };
+    (name == text).then_some(tok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_recognised_and_nothing_else() {
+        assert_eq!(token(UNKNOWN_TOKEN), Some(Token::Unknown));
+        assert_eq!(token(DYNAMIC_TOKEN), Some(Token::Dynamic));
+        assert_eq!(token(NUMBER_TOKEN), Some(Token::Number));
+        for other in [
+            "",
+            "$",
+            "Wrapper",
+            "$tfvalue::private::Unknowm",
+            "$other::Number",
+            "n",
+        ] {
+            assert_eq!(token(other), None, "{other}");
+        }
+    }
+}

@@ -10,7 +10,7 @@ use serde::de::{
 use super::read::{number_from_token, SliceReader, Token};
 use crate::error::{Error, Origin, Result};
 use crate::path::PathStep;
-use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
+use crate::private::{token, Token as Tok};
 
 /// The default nesting limit.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -362,7 +362,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        if name == UNKNOWN_TOKEN {
+        let tok = token(name);
+        if tok == Some(Tok::Unknown) {
             let at = self.r.pos();
             let m = self.r.peek()?;
             if matches!(m, 0xc7..=0xc9 | 0xd4..=0xd8) {
@@ -391,7 +392,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             }
             return visitor.visit_newtype_struct(self);
         }
-        if name == DYNAMIC_TOKEN {
+        if tok == Some(Tok::Dynamic) {
             let at = self.r.pos();
             let t = self.r.next()?;
             return match t {
@@ -417,7 +418,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             }
             .map_err(|e| e.at_offset(Origin::Msgpack, at as u64));
         }
-        if name == NUMBER_TOKEN {
+        if tok == Some(Tok::Number) {
             let at = self.r.pos();
             let t = self.r.next()?;
             let res = match t {

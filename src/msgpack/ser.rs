@@ -6,7 +6,7 @@ use super::read::{SliceReader, Token};
 use super::write::*;
 use crate::error::{Error, Result};
 use crate::number::Number;
-use crate::private::UNKNOWN_TOKEN;
+use crate::private::{token, Token as Tok};
 
 /// Serializes any `serde::Serialize` value into Terraform's MessagePack wire format.
 ///
@@ -326,7 +326,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         name: &'static str,
         value: &T,
     ) -> Result<()> {
-        if name == UNKNOWN_TOKEN {
+        if token(name) == Some(Tok::Unknown) {
             self.raw_next = true;
             let r = value.serialize(&mut *self);
             self.raw_next = false;
