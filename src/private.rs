@@ -10,6 +10,18 @@ pub(crate) const NUMBER_TOKEN: &str = crate::number::TOKEN;
 /// A `dynamic` value: `[type JSON, value]`; null and unknown come as unit and bytes.
 pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
 
+/// Bytewise order of two keys or names. They are short and usually differ early, so a plain
+/// loop beats a call to `memcmp`.
+#[inline]
+pub(crate) fn bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 /// Which private token a newtype struct name is, if any.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Token {
@@ -39,6 +51,26 @@ pub(crate) fn token(name: &str) -> Option<Token> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_cmp_is_bytewise_order() {
+        for (a, b) in [
+            ("", ""),
+            ("", "a"),
+            ("a", "b"),
+            ("ab", "a"),
+            ("tag-01", "tag-10"),
+            ("é", "z"),
+            ("z", "é"),
+            ("abc", "abc"),
+        ] {
+            assert_eq!(
+                bytes_cmp(a.as_bytes(), b.as_bytes()),
+                a.as_bytes().cmp(b.as_bytes()),
+                "{a} {b}"
+            );
+        }
+    }
 
     #[test]
     fn tokens_are_recognised_and_nothing_else() {

@@ -10,7 +10,8 @@ use serde::de::{
 use super::read::{number_from_token, SliceReader, Token};
 use crate::error::{Error, Origin, Result};
 use crate::path::PathStep;
-use crate::private::{token, Token as Tok};
+use crate::private::{bytes_cmp, token, Token as Tok};
+use std::cmp::Ordering;
 
 /// The default nesting limit.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -599,7 +600,7 @@ impl<'de> MapAccess<'_, 'de> {
     fn check_duplicate(&mut self, key: &'de str, at: usize) -> Result<()> {
         if self.seen.is_none() {
             match self.prev {
-                Some(prev) if !bytes_less(prev.as_bytes(), key.as_bytes()) => {}
+                Some(prev) if bytes_cmp(prev.as_bytes(), key.as_bytes()) != Ordering::Less => {}
                 _ => {
                     self.prev = Some(key);
                     return Ok(());
@@ -643,18 +644,6 @@ impl<'de> MapAccess<'_, 'de> {
         self.prev = Some(key);
         Ok(())
     }
-}
-
-/// `a < b` bytewise. Keys are short and usually differ early, so a plain loop beats a call
-/// to `memcmp`.
-#[inline]
-fn bytes_less(a: &[u8], b: &[u8]) -> bool {
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
-            return x < y;
-        }
-    }
-    a.len() < b.len()
 }
 
 impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
