@@ -329,7 +329,52 @@ fn configure(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, bytes
     }
 }
 
-/// Typed decode (owned and borrowed), typed encode, `Value` decode and encode.
+// Each measured call sits in a function of its own (`inline(never)`), so that a profiler
+// (valgrind's callgrind with `--toggle-collect=msgpack::op_*`) can count instructions per call.
+
+#[inline(never)]
+fn op_decode_tfvalue<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> T {
+    tfvalue::msgpack::from_slice(bytes).unwrap()
+}
+
+#[inline(never)]
+fn op_decode_rmp_serde<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> T {
+    rmp_serde::from_slice(bytes).unwrap()
+}
+
+#[inline(never)]
+fn op_encode_tfvalue<T: Serialize>(data: &T) -> Vec<u8> {
+    tfvalue::msgpack::to_vec(data).unwrap()
+}
+
+#[inline(never)]
+fn op_encode_rmp_serde<T: Serialize>(data: &T) -> Vec<u8> {
+    rmp_serde::to_vec_named(data).unwrap()
+}
+
+#[inline(never)]
+fn op_value_decode_tfvalue(bytes: &[u8], ty: &Type) -> Value {
+    Value::from_msgpack(bytes, ty).unwrap()
+}
+
+#[inline(never)]
+fn op_value_decode_rmpv(mut bytes: &[u8]) -> rmpv::Value {
+    rmpv::decode::read_value(&mut bytes).unwrap()
+}
+
+#[inline(never)]
+fn op_value_encode_tfvalue(value: &Value, ty: &Type) -> Vec<u8> {
+    value.to_msgpack(ty).unwrap()
+}
+
+#[inline(never)]
+fn op_value_encode_rmpv(value: &rmpv::Value) -> Vec<u8> {
+    let mut out = Vec::new();
+    rmpv::encode::write_value(&mut out, value).unwrap();
+    out
+}
+
+/// Typed decode, typed encode, `Value` decode and encode.
 fn bench_workload<T>(c: &mut Criterion, w: &Workload<T>)
 where
     T: Serialize + for<'de> Deserialize<'de>,
@@ -339,20 +384,20 @@ where
     let mut g = c.benchmark_group(format!("{}/decode", w.name));
     configure(&mut g, bytes.len());
     g.bench_function("tfvalue", |b| {
-        b.iter(|| tfvalue::msgpack::from_slice::<T>(black_box(bytes)).unwrap())
+        b.iter(|| op_decode_tfvalue::<T>(black_box(bytes)))
     });
     g.bench_function("rmp_serde", |b| {
-        b.iter(|| rmp_serde::from_slice::<T>(black_box(bytes)).unwrap())
+        b.iter(|| op_decode_rmp_serde::<T>(black_box(bytes)))
     });
     g.finish();
 
     let mut g = c.benchmark_group(format!("{}/encode", w.name));
     configure(&mut g, bytes.len());
     g.bench_function("tfvalue", |b| {
-        b.iter(|| tfvalue::msgpack::to_vec(black_box(&w.data)).unwrap())
+        b.iter(|| op_encode_tfvalue(black_box(&w.data)))
     });
     g.bench_function("rmp_serde", |b| {
-        b.iter(|| rmp_serde::to_vec_named(black_box(&w.data)).unwrap())
+        b.iter(|| op_encode_rmp_serde(black_box(&w.data)))
     });
     g.finish();
 
@@ -361,24 +406,20 @@ where
     let mut g = c.benchmark_group(format!("{}/value_decode", w.name));
     configure(&mut g, bytes.len());
     g.bench_function("tfvalue", |b| {
-        b.iter(|| Value::from_msgpack(black_box(bytes), &w.ty).unwrap())
+        b.iter(|| op_value_decode_tfvalue(black_box(bytes), &w.ty))
     });
     g.bench_function("rmpv", |b| {
-        b.iter(|| rmpv::decode::read_value(&mut black_box(bytes)).unwrap())
+        b.iter(|| op_value_decode_rmpv(black_box(bytes)))
     });
     g.finish();
 
     let mut g = c.benchmark_group(format!("{}/value_encode", w.name));
     configure(&mut g, bytes.len());
     g.bench_function("tfvalue", |b| {
-        b.iter(|| black_box(&value).to_msgpack(&w.ty).unwrap())
+        b.iter(|| op_value_encode_tfvalue(black_box(&value), &w.ty))
     });
     g.bench_function("rmpv", |b| {
-        b.iter(|| {
-            let mut out = Vec::new();
-            rmpv::encode::write_value(&mut out, black_box(&rmpv_value)).unwrap();
-            out
-        })
+        b.iter(|| op_value_encode_rmpv(black_box(&rmpv_value)))
     });
     g.finish();
 }
@@ -388,16 +429,10 @@ fn bench_borrowed<'a, R: Deserialize<'a>>(c: &mut Criterion, name: &str, bytes: 
     let mut g = c.benchmark_group(format!("{name}/decode_borrowed"));
     configure(&mut g, bytes.len());
     g.bench_function("tfvalue", |b| {
-        b.iter(|| {
-            let v: R = tfvalue::msgpack::from_slice(black_box(bytes)).unwrap();
-            v
-        })
+        b.iter(|| op_decode_tfvalue::<R>(black_box(bytes)))
     });
     g.bench_function("rmp_serde", |b| {
-        b.iter(|| {
-            let v: R = rmp_serde::from_slice(black_box(bytes)).unwrap();
-            v
-        })
+        b.iter(|| op_decode_rmp_serde::<R>(black_box(bytes)))
     });
     g.finish();
 }
