@@ -13,3 +13,86 @@ pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
 /// of the next value (`visit_borrowed_bytes` for MessagePack, `visit_borrowed_str` for JSON
 /// text) without building it; serializers write the bytes as they are.
 pub(crate) const RAW_TOKEN: &str = "$tfvalue::private::Raw";
+
+/// Bytewise order of two keys or names. They are short and usually differ early, so a plain
+/// loop beats a call to `memcmp`.
+#[inline]
+pub(crate) fn bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// Which private token a newtype struct name is, if any.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Token {
+    Unknown,
+    Dynamic,
+    Number,
+    Raw,
+}
+
+/// Recognises a private token. Called for every newtype struct a (de)serializer sees, so
+/// the common answers are quick: a name that does not start with `$` is no token, and the
+/// tokens differ in their last byte, leaving one full comparison.
+#[inline]
+pub(crate) fn token(name: &str) -> Option<Token> {
+    let b = name.as_bytes();
+    if b.first() != Some(&b'$') {
+        return None;
+    }
+    let (tok, text) = match b.last() {
+        Some(b'n') => (Token::Unknown, UNKNOWN_TOKEN),
+        Some(b'c') => (Token::Dynamic, DYNAMIC_TOKEN),
+        Some(b'r') => (Token::Number, NUMBER_TOKEN),
+        Some(b'w') => (Token::Raw, RAW_TOKEN),
+        _ => return None,
+    };
+    (name == text).then_some(tok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_cmp_is_bytewise_order() {
+        for (a, b) in [
+            ("", ""),
+            ("", "a"),
+            ("a", "b"),
+            ("ab", "a"),
+            ("tag-01", "tag-10"),
+            ("é", "z"),
+            ("z", "é"),
+            ("abc", "abc"),
+        ] {
+            assert_eq!(
+                bytes_cmp(a.as_bytes(), b.as_bytes()),
+                a.as_bytes().cmp(b.as_bytes()),
+                "{a} {b}"
+            );
+        }
+    }
+
+    #[test]
+    fn tokens_are_recognised_and_nothing_else() {
+        assert_eq!(token(UNKNOWN_TOKEN), Some(Token::Unknown));
+        assert_eq!(token(DYNAMIC_TOKEN), Some(Token::Dynamic));
+        assert_eq!(token(NUMBER_TOKEN), Some(Token::Number));
+        assert_eq!(token(RAW_TOKEN), Some(Token::Raw));
+        for other in [
+            "",
+            "$",
+            "Wrapper",
+            "$tfvalue::private::Unknowm",
+            "$other::Number",
+            "n",
+        ] {
+            assert_eq!(token(other), None, "{other}");
+        }
+    }
+}

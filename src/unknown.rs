@@ -634,8 +634,16 @@ fn safe_prefix(prefix: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// NFC-normalizes a string, borrowing when it already is (always for ASCII).
+#[inline]
 pub(crate) fn nfc(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.is_ascii() || is_nfc_quick(s.chars()) == IsNormalized::Yes {
+    if s.is_ascii() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    nfc_slow(s)
+}
+
+fn nfc_slow(s: &str) -> std::borrow::Cow<'_, str> {
+    if is_nfc_quick(s.chars()) == IsNormalized::Yes {
         std::borrow::Cow::Borrowed(s)
     } else {
         let n: String = s.nfc().collect();
@@ -957,6 +965,16 @@ mod tests {
             ),
             "d40000"
         );
+    }
+
+    #[test]
+    fn nfc_borrows_what_is_normal() {
+        assert_eq!(nfc("e\u{301}"), "\u{e9}");
+        assert!(matches!(nfc("abc"), std::borrow::Cow::Borrowed("abc")));
+        assert!(matches!(
+            nfc("\u{e9}t\u{e9}"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -10,7 +10,8 @@ use serde::de::{
 use super::read::{number_from_token, SliceReader, Token};
 use crate::error::{Error, Origin, Result};
 use crate::path::PathStep;
-use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN};
+use crate::private::{bytes_cmp, token, Token as Tok};
+use std::cmp::Ordering;
 
 /// The default nesting limit.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -285,6 +286,15 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.r.pos();
+        if let Some(b) = self.r.try_short_str() {
+            let s = self
+                .r
+                .utf8(b)
+                .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
+            return visitor
+                .visit_borrowed_str(s)
+                .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64));
+        }
         let t = self.r.next()?;
         let res = match t {
             // bin is accepted where a string is expected, if it is valid UTF-8
@@ -353,7 +363,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        if name == UNKNOWN_TOKEN {
+        let tok = token(name);
+        if tok == Some(Tok::Unknown) {
             let at = self.r.pos();
             let m = self.r.peek()?;
             if matches!(m, 0xc7..=0xc9 | 0xd4..=0xd8) {
@@ -382,7 +393,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             }
             return visitor.visit_newtype_struct(self);
         }
-        if name == DYNAMIC_TOKEN {
+        if tok == Some(Tok::Dynamic) {
             let at = self.r.pos();
             let t = self.r.next()?;
             return match t {
@@ -408,7 +419,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             }
             .map_err(|e| e.at_offset(Origin::Msgpack, at as u64));
         }
-        if name == RAW_TOKEN {
+        if tok == Some(Tok::Raw) {
             // Skip the value without building it, and hand over its bytes.
             let start = self.r.pos();
             self.r.skip_value(self.depth_left)?;
@@ -417,7 +428,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 .visit_borrowed_bytes(bytes)
                 .map_err(|e: Error| e.at_offset(Origin::Msgpack, start as u64));
         }
-        if name == NUMBER_TOKEN {
+        if tok == Some(Tok::Number) {
             let at = self.r.pos();
             let t = self.r.next()?;
             let res = match t {
@@ -570,7 +581,15 @@ struct MapAccess<'a, 'de> {
 impl<'de> MapAccess<'_, 'de> {
     /// Reads a key. Strings and valid UTF-8 bin are keys; go-cty reads nil and integer
     /// keys as the empty string, and so do we.
+    #[inline]
     fn read_key(r: &mut SliceReader<'de>) -> Result<&'de str> {
+        match r.try_short_str() {
+            Some(b) => r.utf8(b),
+            None => Self::read_key_slow(r),
+        }
+    }
+
+    fn read_key_slow(r: &mut SliceReader<'de>) -> Result<&'de str> {
         let at = r.pos();
         match r.next()? {
             Token::Str(b) | Token::Bin(b) => r.utf8(b),
@@ -584,8 +603,24 @@ impl<'de> MapAccess<'_, 'de> {
     }
 
     /// Rejects a key seen before. Terraform writes keys sorted, so the common case is a
-    /// comparison with the previous key; out of order, a set of the keys so far is built once.
+    /// comparison with the previous key, kept inline; out of order, a set of the keys so
+    /// far is built once.
+    #[inline]
     fn check_duplicate(&mut self, key: &'de str, at: usize) -> Result<()> {
+        if self.seen.is_none() {
+            match self.prev {
+                Some(prev) if bytes_cmp(prev.as_bytes(), key.as_bytes()) != Ordering::Less => {}
+                _ => {
+                    self.prev = Some(key);
+                    return Ok(());
+                }
+            }
+        }
+        self.check_duplicate_slow(key, at)
+    }
+
+    #[cold]
+    fn check_duplicate_slow(&mut self, key: &'de str, at: usize) -> Result<()> {
         let dup = || {
             Error::data(format_args!("duplicate key {key:?}")).at_offset(Origin::Msgpack, at as u64)
         };

@@ -53,7 +53,8 @@ use crate::error::{Error, Result};
 /// that is not a string, duplicate map keys, a refinement that contradicts itself, or
 /// nesting deeper than 128.
 pub fn to_vec<T: ?Sized + serde::Serialize>(value: &T) -> Result<Vec<u8>> {
-    let mut ser = Serializer::new();
+    // A small first buffer saves the first few doublings of every encode.
+    let mut ser = Serializer::with_buffer(Vec::with_capacity(128));
     value.serialize(&mut ser)?;
     Ok(ser.into_inner())
 }

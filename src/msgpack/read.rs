@@ -142,6 +142,22 @@ impl<'a> SliceReader<'a> {
         Ok(if map { Token::Map(n) } else { Token::Array(n) })
     }
 
+    /// The bytes of a string with a fixstr or str8 header (the forms Terraform uses for
+    /// names and short values), if one comes next and is whole; otherwise nothing is
+    /// consumed and [`next`](Self::next) handles the item, errors included.
+    #[inline]
+    pub(crate) fn try_short_str(&mut self) -> Option<&'a [u8]> {
+        let m = *self.input.get(self.pos)?;
+        let (start, n) = match m {
+            0xa0..=0xbf => (self.pos + 1, (m & 0x1f) as usize),
+            0xd9 => (self.pos + 2, *self.input.get(self.pos + 1)? as usize),
+            _ => return None,
+        };
+        let s = self.input.get(start..start + n)?;
+        self.pos = start + n;
+        Some(s)
+    }
+
     /// Reads the next item.
     #[inline]
     pub(crate) fn next(&mut self) -> Result<Token<'a>> {

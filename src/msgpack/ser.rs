@@ -6,7 +6,7 @@ use super::read::{SliceReader, Token};
 use super::write::*;
 use crate::error::{Error, Result};
 use crate::number::Number;
-use crate::private::{RAW_TOKEN, UNKNOWN_TOKEN};
+use crate::private::{bytes_cmp, token, Token as Tok};
 
 /// Serializes any `serde::Serialize` value into Terraform's MessagePack wire format.
 ///
@@ -333,7 +333,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         name: &'static str,
         value: &T,
     ) -> Result<()> {
-        if name == UNKNOWN_TOKEN || name == RAW_TOKEN {
+        if matches!(token(name), Some(Tok::Unknown | Tok::Raw)) {
             self.raw_next = true;
             let r = value.serialize(&mut *self);
             self.raw_next = false;
@@ -511,7 +511,7 @@ impl ser::SerializeMap for Compound<'_> {
         if self.sorted {
             if let Some(prev) = &self.prev_key {
                 let out = &self.ser.out;
-                match out[prev.clone()].cmp(&out[text.clone()]) {
+                match bytes_cmp(&out[prev.clone()], &out[text.clone()]) {
                     std::cmp::Ordering::Less => {}
                     std::cmp::Ordering::Equal => {
                         return Err(Error::data(format_args!(
@@ -558,7 +558,7 @@ impl ser::SerializeStruct for Compound<'_> {
         self.bump()?;
         if self.sorted {
             if let Some(prev) = self.prev_field {
-                if prev >= key {
+                if bytes_cmp(prev.as_bytes(), key.as_bytes()) != std::cmp::Ordering::Less {
                     self.sorted = false;
                 }
             }

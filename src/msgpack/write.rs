@@ -84,7 +84,13 @@ fn write_len(
 /// Writes a string exactly as given (the caller normalizes).
 #[inline]
 pub(crate) fn write_str_raw(out: &mut Vec<u8>, s: &str) {
-    write_len(out, s.len(), Some((0xa0, 31)), Some(0xd9), 0xda, 0xdb);
+    if s.len() <= 31 {
+        // fixstr, the common case: names and short values
+        out.reserve(1 + s.len());
+        out.push(0xa0 | s.len() as u8);
+    } else {
+        write_len(out, s.len(), None, Some(0xd9), 0xda, 0xdb);
+    }
     out.extend_from_slice(s.as_bytes());
 }
 

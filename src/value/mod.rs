@@ -352,8 +352,22 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
             check_nfc_keys(m)
         }
         (Value::Object(m), Type::Object(o)) => {
+            // Both sides are sorted by name: walk them together.
+            let mut present = m.iter().peekable();
             for (name, aty) in o.attributes() {
-                match m.get(name) {
+                let mut found = None;
+                if let Some((k, e)) = present.peek() {
+                    match k.as_bytes().cmp(name.as_bytes()) {
+                        // Anything before `name` in the value is not declared by the type.
+                        Ordering::Less => return Err(undeclared(k)),
+                        Ordering::Equal => {
+                            found = Some(*e);
+                            present.next();
+                        }
+                        Ordering::Greater => {}
+                    }
+                }
+                match found {
                     Some(e) => conform(e, aty, depth + 1)
                         .map_err(|e| e.prepend(PathStep::Attr(name.clone())))?,
                     None if o.is_optional(name) => {}
@@ -364,13 +378,10 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
                     }
                 }
             }
-            if let Some(extra) = m.keys().find(|k| o.get(k).is_none()) {
-                return Err(Error::data(format_args!(
-                    "attribute {extra:?} is not declared by the object type"
-                ))
-                .prepend(PathStep::Attr(extra.clone())));
+            match present.next() {
+                Some((extra, _)) => Err(undeclared(extra)),
+                None => Ok(()),
             }
-            Ok(())
         }
         (Value::Tuple(vs), Type::Tuple(ts)) => {
             if vs.len() != ts.len() {
@@ -386,6 +397,14 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
         }
         _ => Err(mismatch()),
     }
+}
+
+#[cold]
+fn undeclared(name: &str) -> Error {
+    Error::data(format_args!(
+        "attribute {name:?} is not declared by the object type"
+    ))
+    .prepend(PathStep::Attr(name.to_owned()))
 }
 
 /// Two map keys that are equal after NFC would collide on the wire.
@@ -696,5 +715,58 @@ impl PartialEq<bool> for Value {
 impl PartialEq<i64> for Value {
     fn eq(&self, other: &i64) -> bool {
         self.unwrap_dynamic().as_number().and_then(Number::to_i64) == Some(*other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(attrs: &[(&str, Value)]) -> Value {
+        Value::Object(
+            attrs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    /// Conformance and encoding walk the type's attributes and the object's together.
+    #[test]
+    fn objects_are_checked_attribute_by_attribute() {
+        let ty = Type::object([("b", Type::String), ("d", Type::Bool), ("f", Type::Number)])
+            .with_optional(["d"]);
+        let ok = object(&[("b", "x".into()), ("f", 1.into())]);
+        ok.conforms_to(&ty).unwrap();
+        // the optional attribute comes out as null, in name order
+        assert_eq!(
+            ok.to_msgpack(&ty).unwrap(),
+            b"\x83\xa1b\xa1x\xa1d\xc0\xa1f\x01"
+        );
+        for (extra, at) in [("a", "a"), ("c", "c"), ("e", "e"), ("g", "g")] {
+            let mut v = vec![("b", Value::from("x")), ("f", 1.into())];
+            v.push((extra, Value::Null));
+            let err = object(&v).conforms_to(&ty).unwrap_err();
+            assert!(
+                err.to_string().contains("is not declared"),
+                "{extra}: {err}"
+            );
+            assert_eq!(err.path().to_string(), at);
+            assert!(object(&v).to_msgpack(&ty).is_err());
+        }
+        let err = object(&[("f", 1.into())]).conforms_to(&ty).unwrap_err();
+        assert!(
+            err.to_string().contains("missing required attribute \"b\""),
+            "{err}"
+        );
+        let err = object(&[("b", "x".into())]).conforms_to(&ty).unwrap_err();
+        assert!(
+            err.to_string().contains("missing required attribute \"f\""),
+            "{err}"
+        );
+        let err = object(&[("b", 1.into()), ("f", 1.into())])
+            .conforms_to(&ty)
+            .unwrap_err();
+        assert_eq!(err.path().to_string(), "b");
     }
 }

@@ -2,6 +2,8 @@
 
 use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
 
+use std::cmp::Ordering;
+
 use super::{sorted_refs, Value};
 use crate::types::Type;
 use crate::unknown::{serialize_unknown, RefineKind};
@@ -86,9 +88,27 @@ impl Serialize for TypedValue<'_> {
             Value::Object(m) => match ty {
                 Some(Type::Object(o)) => {
                     // Every attribute the type declares, in name order; missing optional ones as null.
+                    // Both are sorted by name: walk them together rather than look each up.
                     let mut map = s.serialize_map(Some(o.len()))?;
+                    let mut present = m.iter().peekable();
                     for (name, aty) in o.attributes() {
-                        match m.get(name) {
+                        let mut found = None;
+                        while let Some((k, v)) = present.peek() {
+                            match k.as_bytes().cmp(name.as_bytes()) {
+                                // not declared (conformance rules it out): not written
+                                Ordering::Less => {
+                                    present.next();
+                                    continue;
+                                }
+                                Ordering::Equal => {
+                                    found = Some(*v);
+                                    present.next();
+                                }
+                                Ordering::Greater => {}
+                            }
+                            break;
+                        }
+                        match found {
                             Some(v) => map.serialize_entry(name, &TypedValue::new(v, Some(aty)))?,
                             None => map.serialize_entry(name, &())?,
                         }
