@@ -405,3 +405,38 @@ fn errors_name_the_path() {
     assert_eq!(err.path().to_string(), "tags[\"env\"]");
     assert_eq!(err.message(), "invalid type: bool, expected string");
 }
+
+#[test]
+fn undeclared_attributes_are_errors_in_both_formats_unless_ignored() {
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Inner {
+        a: u8,
+    }
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Outer {
+        inner: Vec<Inner>,
+    }
+    let mp = b"\x81\xa5inner\x91\x82\xa1a\x01\xa1b\x92\x01\x02";
+    let err = tfvalue::msgpack::from_slice::<Outer>(mp).unwrap_err();
+    assert_eq!(err.path().to_string(), "inner[0].b");
+    assert!(err.message().starts_with("unsupported attribute"), "{err}");
+    let json = br#"{"inner":[{"a":1,"b":[1,2]}]}"#;
+    let err = tfvalue::json::from_slice::<Outer>(json).unwrap_err();
+    assert_eq!(err.path().to_string(), "inner[0]");
+    assert!(err.to_string().contains("`b`"), "{err}");
+    let mut de = tfvalue::msgpack::Deserializer::from_slice(mp).ignore_undeclared_attributes(true);
+    assert_eq!(Outer::deserialize(&mut de).unwrap().inner[0].a, 1);
+    let mut de = tfvalue::json::Deserializer::from_slice(json).ignore_undeclared_attributes(true);
+    assert_eq!(Outer::deserialize(&mut de).unwrap().inner[0].a, 1);
+    // a field that serde skips on purpose is declared as ignored
+    #[derive(Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Skips {
+        a: u8,
+        #[serde(skip)]
+        b: u8,
+    }
+    assert!(tfvalue::msgpack::from_slice::<Skips>(b"\x81\xa1a\x01").is_ok());
+}

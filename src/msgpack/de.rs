@@ -37,6 +37,10 @@ pub struct Deserializer<'de> {
     r: SliceReader<'de>,
     depth_left: usize,
     max_depth: usize,
+    ignore_undeclared: bool,
+    /// Where the value of the struct field being read starts: a struct that ignores the
+    /// value at that very place does not declare the attribute.
+    field_value_at: usize,
 }
 
 impl<'de> Deserializer<'de> {
@@ -46,6 +50,8 @@ impl<'de> Deserializer<'de> {
             r: SliceReader::new(input),
             depth_left: DEFAULT_MAX_DEPTH,
             max_depth: DEFAULT_MAX_DEPTH,
+            ignore_undeclared: false,
+            field_value_at: usize::MAX,
         }
     }
 
@@ -55,6 +61,29 @@ impl<'de> Deserializer<'de> {
     pub fn max_depth(mut self, depth: usize) -> Self {
         self.depth_left = depth;
         self.max_depth = depth;
+        self
+    }
+
+    /// Whether an attribute that the target struct does not declare is skipped (`true`)
+    /// or an error (`false`, the default, so that nothing is dropped silently).
+    ///
+    /// ```
+    /// use serde::Deserialize;
+    /// use tfvalue::msgpack::Deserializer;
+    ///
+    /// #[derive(Deserialize, Debug)]
+    /// struct Subset { name: String }
+    ///
+    /// let bytes = b"\x82\xa4name\xa1x\xa4size\x05";
+    /// let err = tfvalue::msgpack::from_slice::<Subset>(bytes).unwrap_err();
+    /// assert_eq!(err.path().to_string(), "size");
+    /// let mut de = Deserializer::from_slice(bytes).ignore_undeclared_attributes(true);
+    /// assert_eq!(Subset::deserialize(&mut de)?.name, "x");
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
+    #[must_use]
+    pub fn ignore_undeclared_attributes(mut self, ignore: bool) -> Self {
+        self.ignore_undeclared = ignore;
         self
     }
 
@@ -528,6 +557,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if !self.ignore_undeclared && self.r.pos() == self.field_value_at {
+            return Err(self.r.err(Error::data(
+                "unsupported attribute: the target does not declare it \
+                 (Deserializer::ignore_undeclared_attributes skips such attributes)",
+            )));
+        }
         self.r.skip_value(self.depth_left)?;
         visitor.visit_unit()
     }
@@ -675,6 +710,9 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        if self.attrs {
+            self.de.field_value_at = self.de.r.pos();
+        }
         match seed.deserialize(&mut *self.de) {
             Ok(v) => Ok(v),
             Err(e) => Err(e.prepend(if self.attrs {
