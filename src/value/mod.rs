@@ -304,19 +304,19 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
             // Both sides are sorted by name: walk them together.
             let mut present = m.iter().peekable();
             for (name, aty) in o.attributes() {
-                let mut found = None;
-                while let Some((k, e)) = present.peek() {
-                    match k.as_bytes().cmp(name.as_bytes()) {
+                let found = match present.peek() {
+                    Some((k, e)) => match k.as_bytes().cmp(name.as_bytes()) {
                         // Anything before `name` in the value is not declared by the type.
                         Ordering::Less => return Err(undeclared(k)),
                         Ordering::Equal => {
-                            found = Some(*e);
+                            let e = *e;
                             present.next();
+                            Some(e)
                         }
-                        Ordering::Greater => {}
-                    }
-                    break;
-                }
+                        Ordering::Greater => None,
+                    },
+                    None => None,
+                };
                 match found {
                     Some(e) => conform(e, aty, depth + 1)
                         .map_err(|e| e.prepend(PathStep::Attr(name.clone())))?,
