@@ -55,7 +55,10 @@ pub enum Type {
 /// The attributes of an object type, and which of them are optional.
 ///
 /// Attributes are kept sorted by name (bytewise), which is also the order in which
-/// object values are written on the wire.
+/// object values are written on the wire. Names are kept in Unicode NFC, as go-cty keeps
+/// them: encoding writes names in NFC, so a type whose name differed from its NFC form
+/// could not read back what was written for it. Decoding compares names exactly, so an
+/// input key that is not in NFC does not match (go-cty rejects it too).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjectType {
     attributes: BTreeMap<String, Type>,
@@ -66,7 +69,10 @@ impl ObjectType {
     /// An object type with these attributes, none optional.
     pub fn new<K: Into<String>>(attributes: impl IntoIterator<Item = (K, Type)>) -> Self {
         ObjectType {
-            attributes: attributes.into_iter().map(|(k, v)| (k.into(), v)).collect(),
+            attributes: attributes
+                .into_iter()
+                .map(|(k, v)| (nfc_name(k.into()), v))
+                .collect(),
             optional: BTreeSet::new(),
         }
     }
@@ -75,9 +81,9 @@ impl ObjectType {
     #[must_use]
     pub fn with_optional<K: AsRef<str>>(mut self, names: impl IntoIterator<Item = K>) -> Self {
         for name in names {
-            let name = name.as_ref();
-            if self.attributes.contains_key(name) {
-                self.optional.insert(name.to_owned());
+            let name = crate::unknown::nfc(name.as_ref());
+            if self.attributes.contains_key(name.as_ref()) {
+                self.optional.insert(name.into_owned());
             }
         }
         self
@@ -115,7 +121,7 @@ impl ObjectType {
 
     /// Adds (or replaces) an attribute.
     pub fn insert(&mut self, name: impl Into<String>, ty: Type, optional: bool) {
-        let name = name.into();
+        let name = nfc_name(name.into());
         if optional {
             self.optional.insert(name.clone());
         } else {
@@ -307,6 +313,14 @@ impl Type {
                 out.extend_from_slice(b"]]");
             }
         }
+    }
+}
+
+/// An attribute name in NFC (see [`ObjectType`]).
+fn nfc_name(name: String) -> String {
+    match crate::unknown::nfc(&name) {
+        std::borrow::Cow::Borrowed(_) => name,
+        std::borrow::Cow::Owned(n) => n,
     }
 }
 
@@ -506,7 +520,7 @@ impl<'de> Visitor<'de> for TypeSeed {
                     optional: BTreeSet::new(),
                 };
                 if let Some(optional) = seq.next_element::<Vec<String>>()? {
-                    for name in optional {
+                    for name in optional.into_iter().map(nfc_name) {
                         if !o.attributes.contains_key(&name) {
                             return Err(de::Error::custom(format_args!(
                                 "optional attribute {name:?} is not an attribute of the object type"
@@ -569,6 +583,8 @@ impl<'de> Visitor<'de> for AttrsSeed {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = BTreeMap::new();
         while let Some(name) = map.next_key::<String>()? {
+            // Two names that differ only in their Unicode form are the same name.
+            let name = nfc_name(name);
             let ty = map.next_value_seed(self.0)?;
             if out.contains_key(&name) {
                 return Err(de::Error::custom(format_args!(
@@ -684,6 +700,26 @@ mod tests {
                 .depth(),
             1000
         );
+    }
+
+    #[test]
+    fn attribute_names_are_kept_in_nfc() {
+        let nfd = "cafe\u{301}";
+        let nfc = "caf\u{e9}";
+        let t = parse(&format!(r#"["object",{{"{nfd}":"string"}},["{nfd}"]]"#)).unwrap();
+        let o = t.as_object().unwrap();
+        assert!(o.get(nfc).is_some() && o.is_optional(nfc));
+        assert!(o.get(nfd).is_none());
+        assert_eq!(t, Type::object([(nfc, Type::String)]).with_optional([nfc]));
+        assert_eq!(Type::object([(nfd, Type::String)]).with_optional([nfd]), t);
+        let err = parse(&format!(
+            r#"["object",{{"{nfd}":"string","{nfc}":"bool"}}]"#
+        ))
+        .unwrap_err();
+        assert!(err.to_string().contains("duplicate attribute"), "{err}");
+        let mut o = ObjectType::default();
+        o.insert(nfd, Type::Bool, true);
+        assert!(o.get(nfc).is_some() && o.is_optional(nfc));
     }
 
     #[test]

@@ -9,8 +9,8 @@ use unicode_normalization::UnicodeNormalization;
 const MAX_TYPE_DEPTH: usize = 12;
 
 /// Attribute names the generated object types use: a few short ones so that the fuzzer
-/// can hit them, one non-ASCII (NFC) name, and the empty name.
-const NAMES: &[&str] = &["a", "b", "id", "name", "tags", "x_y", "é", ""];
+/// can hit them, a non-ASCII name in NFC and the same name not in NFC, and the empty name.
+const NAMES: &[&str] = &["a", "b", "id", "name", "tags", "x_y", "é", "", "e\u{301}"];
 
 /// A type constraint, as `arbitrary` builds it.
 #[derive(Arbitrary, Debug)]
