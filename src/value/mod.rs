@@ -232,6 +232,57 @@ impl Value {
         Some(v)
     }
 
+    /// Calls `f` on this value and every value inside it, outermost first, with its path.
+    /// Set elements are visited with their position in the set.
+    ///
+    /// ```
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let ty: Type = serde_json::from_str(r#"["object",{"a":"string","b":["list","number"]}]"#)?;
+    /// let v = Value::from_msgpack(b"\x82\xa1a\xd4\x00\x00\xa1b\x92\x01\xd4\x00\x00", &ty)?;
+    /// let mut unknown = Vec::new();
+    /// v.walk(&mut |path, v| if v.is_unknown() { unknown.push(path.to_string()) });
+    /// assert_eq!(unknown, ["a", "b[1]"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn walk(&self, f: &mut impl FnMut(&crate::AttributePath, &Value)) {
+        let mut path = crate::AttributePath::new();
+        self.walk_at(&mut path, f);
+    }
+
+    fn walk_at(
+        &self,
+        path: &mut crate::AttributePath,
+        f: &mut impl FnMut(&crate::AttributePath, &Value),
+    ) {
+        f(path, self);
+        match self {
+            Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
+                for (i, v) in vs.iter().enumerate() {
+                    path.push(PathStep::Index(i as u64));
+                    v.walk_at(path, f);
+                    path.pop();
+                }
+            }
+            Value::Map(m) => {
+                for (k, v) in m {
+                    path.push(PathStep::Key(k.clone()));
+                    v.walk_at(path, f);
+                    path.pop();
+                }
+            }
+            Value::Object(m) => {
+                for (k, v) in m {
+                    path.push(PathStep::Attr(k.clone()));
+                    v.walk_at(path, f);
+                    path.pop();
+                }
+            }
+            Value::Dynamic(d) => d.value().walk_at(path, f),
+            _ => {}
+        }
+    }
+
     /// The value with a `Dynamic` wrapper taken off (other values are returned as they are).
     pub fn unwrap_dynamic(&self) -> &Value {
         match self {
@@ -304,19 +355,18 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
             // Both sides are sorted by name: walk them together.
             let mut present = m.iter().peekable();
             for (name, aty) in o.attributes() {
-                let found = match present.peek() {
-                    Some((k, e)) => match k.as_bytes().cmp(name.as_bytes()) {
+                let mut found = None;
+                if let Some((k, e)) = present.peek() {
+                    match k.as_bytes().cmp(name.as_bytes()) {
                         // Anything before `name` in the value is not declared by the type.
                         Ordering::Less => return Err(undeclared(k)),
                         Ordering::Equal => {
-                            let e = *e;
+                            found = Some(*e);
                             present.next();
-                            Some(e)
                         }
-                        Ordering::Greater => None,
-                    },
-                    None => None,
-                };
+                        Ordering::Greater => {}
+                    }
+                }
                 match found {
                     Some(e) => conform(e, aty, depth + 1)
                         .map_err(|e| e.prepend(PathStep::Attr(name.clone())))?,
