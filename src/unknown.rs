@@ -613,24 +613,136 @@ pub(crate) fn encode_unknown(out: &mut Vec<u8>, r: &Refinements, kind: RefineKin
     Ok(())
 }
 
-/// The prefix as it is written: NFC, and if longer than 256 bytes, cut to 255 bytes on a
-/// character boundary and then short of its last grapheme cluster, which a longer string
-/// could still extend.
+/// The prefix as it is written: NFC, and if longer than 256 bytes, its first 255 bytes
+/// made safe as go-cty's `SafeKnownPrefix` does: a longer string could still extend the
+/// last character or grapheme cluster, so that is dropped, unless it is a character that
+/// nothing can combine with, or a lone delimiter (`-`, `/`, `:`, space, ...).
 fn safe_prefix(prefix: &str) -> std::borrow::Cow<'_, str> {
     let nfc = nfc(prefix);
     if nfc.len() <= MAX_PREFIX_LEN {
         return nfc;
     }
-    let mut cut = MAX_PREFIX_LEN - 1;
-    while !nfc.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let head = &nfc[..cut];
-    let keep = match head.grapheme_indices(true).next_back() {
-        Some((start, _)) => start,
-        None => 0,
+    std::borrow::Cow::Owned(safe_known_prefix(&nfc.as_bytes()[..MAX_PREFIX_LEN - 1]).to_owned())
+}
+
+/// `SafeKnownPrefix` of go-cty's `ctystrings`, on bytes that may end inside a character.
+fn safe_known_prefix(b: &[u8]) -> &str {
+    let (s, cut_inside_char) = match std::str::from_utf8(b) {
+        Ok(s) => (s, false),
+        Err(e) => (
+            std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
+            true,
+        ),
     };
-    std::borrow::Cow::Owned(head[..keep].to_owned())
+    let Some(last) = s.chars().next_back() else {
+        return "";
+    };
+    if !boundary_after(last) {
+        // The last starter and what follows it could still change: cut before it.
+        return &s[..last_starter_start(s)];
+    }
+    if cut_inside_char {
+        // The partial character is dropped; the whole one before it cannot change.
+        return s;
+    }
+    let start = s.grapheme_indices(true).next_back().map_or(0, |(i, _)| i);
+    let mut cluster = s[start..].chars();
+    match (cluster.next(), cluster.next()) {
+        (Some(c), None) if is_prefix_delimiter(c) => s,
+        _ => &s[..start],
+    }
+}
+
+fn is_prefix_delimiter(c: char) -> bool {
+    matches!(
+        c,
+        '-' | '_'
+            | ':'
+            | ';'
+            | '/'
+            | '\\'
+            | ','
+            | '.'
+            | '('
+            | ')'
+            | '{'
+            | '}'
+            | '['
+            | ']'
+            | '|'
+            | '?'
+            | '!'
+            | '~'
+            | ' '
+            | '\t'
+            | '@'
+            | '#'
+            | '$'
+            | '%'
+            | '^'
+            | '&'
+            | '*'
+            | '+'
+            | '"'
+            | '\''
+    )
+}
+
+/// Where the last starter (a character of combining class 0) begins.
+fn last_starter_start(s: &str) -> usize {
+    s.char_indices()
+        .rev()
+        .find(|(_, c)| unicode_normalization::char::canonical_combining_class(*c) == 0)
+        .map_or(0, |(i, _)| i)
+}
+
+/// Whether no character that follows `c` can change it under NFC (Go's `norm` calls such a
+/// character inert): a starter with no canonical decomposition that composes with nothing.
+fn boundary_after(c: char) -> bool {
+    use unicode_normalization::char::{canonical_combining_class, compose, decompose_canonical};
+    if canonical_combining_class(c) != 0 {
+        return false;
+    }
+    let mut decomposes = false;
+    decompose_canonical(c, |d| decomposes |= d != c);
+    !decomposes
+        && !composition_seconds()
+            .iter()
+            .any(|&x| compose(c, x).is_some())
+}
+
+/// Every character that is the second of a canonical composition pair, worked out once.
+fn composition_seconds() -> &'static [char] {
+    static SECONDS: std::sync::OnceLock<Vec<char>> = std::sync::OnceLock::new();
+    SECONDS.get_or_init(|| {
+        use unicode_normalization::char::{compose, decompose_canonical};
+        let mut out: Vec<char> = Vec::new();
+        for y in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            let mut parts = [None, None, None];
+            let mut n = 0;
+            decompose_canonical(y, |d| {
+                if n < 3 {
+                    parts[n] = Some(d);
+                }
+                n += 1;
+            });
+            if let (2, Some(a), Some(x)) = (n, parts[0], parts[1]) {
+                if compose(a, x) == Some(y) {
+                    out.push(x);
+                }
+            }
+        }
+        // Hangul syllables compose algorithmically: vowels after leading consonants,
+        // trailing consonants after LV syllables.
+        out.extend(
+            (0x1161..=0x1175)
+                .chain(0x11A8..=0x11C2)
+                .filter_map(char::from_u32),
+        );
+        out.sort_unstable();
+        out.dedup();
+        out
+    })
 }
 
 /// NFC-normalizes a string, borrowing when it already is (always for ASCII).
@@ -984,6 +1096,12 @@ mod tests {
         assert_eq!(cut.len(), 252);
         assert_eq!(safe_prefix(&"p".repeat(256)).len(), 256);
         assert_eq!(safe_prefix(&"p".repeat(257)).len(), 254);
+        // a trailing delimiter cannot be extended: it stays (go-cty's SafeKnownPrefix)
+        let slash = format!("{}/bbbb", "a".repeat(254));
+        assert_eq!(safe_prefix(&slash).len(), 255);
+        // a character nothing combines with survives a cut inside the next character
+        let emoji = format!("{}\u{1F600}{}", "a".repeat(250), "é".repeat(5));
+        assert_eq!(safe_prefix(&emoji).len(), 254);
     }
 
     #[test]
