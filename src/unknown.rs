@@ -533,8 +533,11 @@ fn decode_payload(payload: &[u8], kind: RefineKind) -> Result<Decoded> {
                     return Err(Error::data(format_args!(
                         "collection length upper bound {n} is negative"
                     )));
-                } else {
+                } else if n < i64::MAX as i128 {
                     inner.len_upper = Some(n as u64);
+                } else {
+                    // go-cty writes "no upper bound" as the largest int: unbounded.
+                    inner.len_upper = None;
                 }
             }
             _ => r.skip_value(crate::msgpack::DEFAULT_MAX_DEPTH)?,
@@ -597,7 +600,8 @@ pub(crate) fn encode_unknown(out: &mut Vec<u8>, r: &Refinements, kind: RefineKin
         body.push(0x05);
         crate::msgpack::write::write_u64(&mut body, lo);
     }
-    if let Some(hi) = i.len_upper {
+    // The largest int means unbounded to go-cty, so it is not written.
+    if let Some(hi) = i.len_upper.filter(|&hi| hi < i64::MAX as u64) {
         n += 1;
         body.push(0x06);
         crate::msgpack::write::write_u64(&mut body, hi);

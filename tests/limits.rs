@@ -242,3 +242,17 @@ fn reserved_marker_and_garbage_are_syntax_errors() {
     let err = Value::from_msgpack(b"", &Type::String).unwrap_err();
     assert!(err.is_eof());
 }
+
+#[test]
+fn a_length_upper_bound_of_the_largest_int_is_unbounded() {
+    let ty = Type::list(Type::String);
+    let v = Value::from_msgpack(
+        b"\xc7\x0b\x0c\x81\x06\xcf\x7f\xff\xff\xff\xff\xff\xff\xff",
+        &ty,
+    )
+    .unwrap();
+    assert_eq!(v.as_unknown().unwrap().length_upper_bound(), None);
+    assert_eq!(v.to_msgpack(&ty).unwrap(), b"\xd4\x00\x00");
+    let r = tfvalue::Refinements::new().length_upper(i64::MAX as u64);
+    assert_eq!(Value::Unknown(r).to_msgpack(&ty).unwrap(), b"\xd4\x00\x00");
+}
