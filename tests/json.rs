@@ -804,3 +804,22 @@ fn numbers_read_as_strings_keep_their_text() {
     assert_eq!(v["d"][0], "1.50");
     assert_eq!(v["d"][1], "2e1");
 }
+
+#[test]
+fn numbers_too_large_for_f64_where_strings_belong_keep_their_text() {
+    use tfvalue::{Type, Value};
+    for text in ["1e400", "-2e308", "123456789012345678901234567890e300"] {
+        let v = Value::from_json(text.as_bytes(), &Type::String).unwrap();
+        assert_eq!(v.as_str(), Some(text));
+        let input = format!(r#"{{"a":[{text}, "x"]}}"#);
+        let ty = Type::object([("a", Type::list(Type::String))]);
+        let v = Value::from_json(input.as_bytes(), &ty).unwrap();
+        assert_eq!(v["a"][0].as_str(), Some(text));
+        #[derive(serde::Deserialize)]
+        struct S {
+            a: Vec<String>,
+        }
+        let s: S = tfvalue::json::from_slice(input.as_bytes()).unwrap();
+        assert_eq!(s.a[0], text);
+    }
+}

@@ -410,8 +410,14 @@ impl<'de> State<'de> {
         {
             start -= 1;
         }
+        // The number must end there: anything but a delimiter after it means the position
+        // was not the end of the number, and its text would be cut short.
+        let ends = match self.root.get(end) {
+            None => true,
+            Some(b) => matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',' | b']' | b'}'),
+        };
         let text = std::str::from_utf8(self.root.get(start..end)?).ok()?;
-        is_json_number(text).then_some(text)
+        (ends && is_json_number(text)).then_some(text)
     }
 
     /// Where `part` starts in the whole input, if it is a slice of it (a string that was
@@ -585,9 +591,13 @@ impl<'s, 'de, D: de::Deserializer<'de>> Wrap<'s, '_, 'de, D> {
         // A number that serde_json could only give as an f64 (`1e3`, `1.50`, `-0`): go-cty
         // reads it as its text, as written. serde_json has read it and stopped right
         // after it, which its error says.
+        // The same for a number too large for an f64 (`1e400`): serde_json gave up on it
+        // right after reading it.
         if let Some(visitor) = slot.take() {
             let text = err.to_string();
-            if let (NUMBER_TEXT, Some((line, column))) = split_position(&text) {
+            if let (NUMBER_TEXT | "number out of range", Some((line, column))) =
+                split_position(&text)
+            {
                 return match st.number_before(line, column) {
                     Some(raw) => visitor
                         .visit_borrowed_str(raw)
