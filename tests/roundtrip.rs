@@ -238,3 +238,27 @@ fn set_elements_that_differ_only_in_left_out_optional_attributes_are_one_element
     let json = v.to_json(&ty).unwrap();
     assert_eq!(json, br#"[{"a":null}]"#);
 }
+
+#[test]
+fn nulls_and_unknowns_among_typed_dynamic_elements_take_their_type() {
+    // go-cty gives them the collection's element type and writes them as [type, nil]
+    let ty = Type::list(Type::Dynamic);
+    let v = Value::from_msgpack(b"\x92\xc0\x92\xc4\x08\"string\"\xa1x", &ty).unwrap();
+    assert_eq!(v[0].as_dynamic().map(|d| d.ty()), Some(&Type::String));
+    assert!(v[0].unwrap_dynamic().is_null());
+    assert_eq!(
+        v.to_msgpack(&ty).unwrap(),
+        b"\x92\x92\xc4\x08\"string\"\xc0\x92\xc4\x08\"string\"\xa1x"
+    );
+    // built by hand, the same bytes
+    let by_hand = Value::List(vec![
+        Value::Null,
+        Dynamic::new(Type::String, "x".into()).into_value(),
+    ]);
+    assert_eq!(by_hand.to_msgpack(&ty).unwrap(), v.to_msgpack(&ty).unwrap());
+    // with no typed element there is nothing to take
+    let ty = Type::map(Type::Dynamic);
+    let v = Value::from_msgpack(b"\x81\xa1a\xc0", &ty).unwrap();
+    assert!(v["a"].is_null());
+    assert_eq!(v.to_msgpack(&ty).unwrap(), b"\x81\xa1a\xc0");
+}

@@ -4,7 +4,10 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{canonicalize_set, check_same_dynamic_types, Map, Value};
+use super::{
+    canonicalize_set, check_same_dynamic_types, common_dynamic_type, type_dynamic_placeholders,
+    Map, Value,
+};
 use crate::dynamic::DynamicVisitor;
 use crate::number::Number;
 use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
@@ -230,6 +233,9 @@ impl<'de> Visitor<'de> for SeqVisitor<'_> {
         }
         if *self.elem == Type::Dynamic {
             check_same_dynamic_types(out.iter()).map_err(de::Error::custom)?;
+            if let Some(t) = common_dynamic_type(out.iter()).cloned() {
+                type_dynamic_placeholders(out.iter_mut(), &t);
+            }
         }
         if self.set {
             canonicalize_set(&mut out);
@@ -285,6 +291,9 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
         }
         if *self.elem == Type::Dynamic {
             check_same_dynamic_types(entries.iter().map(|(_, v)| v)).map_err(de::Error::custom)?;
+            if let Some(t) = common_dynamic_type(entries.iter().map(|(_, v)| v)).cloned() {
+                type_dynamic_placeholders(entries.iter_mut().map(|(_, v)| v), &t);
+            }
         }
         // Sorted input builds the tree in one pass.
         Ok(Value::Map(entries.into_iter().collect()))

@@ -423,6 +423,25 @@ fn check_nfc_keys(m: &Map) -> Result<()> {
     Ok(())
 }
 
+/// The type that the known elements of a collection of `dynamic` values share, if any.
+pub(crate) fn common_dynamic_type<'a>(mut vs: impl Iterator<Item = &'a Value>) -> Option<&'a Type> {
+    vs.find_map(|v| match v {
+        Value::Dynamic(d) => Some(d.ty()),
+        _ => None,
+    })
+}
+
+/// In a collection of `dynamic` values whose known elements share a type, a null or unknown
+/// element is a null or unknown of that type, as go-cty makes it (and writes it wrapped).
+pub(crate) fn type_dynamic_placeholders<'a>(vs: impl Iterator<Item = &'a mut Value>, ty: &Type) {
+    for v in vs {
+        if matches!(v, Value::Null | Value::Unknown(_)) {
+            let inner = std::mem::take(v);
+            *v = Value::Dynamic(Box::new(Dynamic::new(ty.clone(), inner)));
+        }
+    }
+}
+
 /// The elements of a `list(dynamic)`, `set(dynamic)` or `map(dynamic)` must all have the
 /// same type (nulls and unknowns aside), as go-cty requires of a collection.
 pub(crate) fn check_same_dynamic_types<'a>(vs: impl Iterator<Item = &'a Value>) -> Result<()> {
