@@ -56,7 +56,10 @@ impl Value {
                 "flatmap state decodes as an object, not as {ty}"
             )));
         };
-        let r = Reader { m: state };
+        let r = Reader {
+            m: state,
+            budget: std::cell::Cell::new(state.len()),
+        };
         let mut out = Map::new();
         for (name, aty) in o.attributes() {
             let v = r
@@ -70,6 +73,9 @@ impl Value {
 
 struct Reader<'a> {
     m: &'a BTreeMap<String, String>,
+    /// List elements left to make: counts are checked against the whole state together,
+    /// so nested counts cannot multiply into far more elements than the state holds keys.
+    budget: std::cell::Cell<usize>,
 }
 
 fn unknown() -> Value {
@@ -141,6 +147,14 @@ impl<'a> Reader<'a> {
                         )));
                     }
                 }
+                let left = self.budget.get();
+                if n > left {
+                    return Err(Error::data(format_args!(
+                        "count {n} for {key:?} makes the flatmap state's lists longer than its {} entries",
+                        self.m.len()
+                    )));
+                }
+                self.budget.set(left - n);
                 let mut out = Vec::with_capacity(n);
                 for i in 0..n {
                     let ety = match ty {
@@ -313,6 +327,16 @@ mod tests {
         assert_eq!(v["m"]["a.b"], 2);
         let v = Value::from_flatmap(&state(&[("a.#", UNKNOWN_MARKER)]), &t).unwrap();
         assert!(v["a"].is_unknown());
+        // nested counts share one budget: N lists of N elements from 2N entries is refused
+        let t3 = ty(r#"["object",{"a":["list",["list","string"]]}]"#);
+        let n = 500;
+        let mut pairs = vec![("a.#".to_string(), n.to_string())];
+        for i in 0..n {
+            pairs.push((format!("a.{i}.#"), n.to_string()));
+        }
+        let m: BTreeMap<String, String> = pairs.into_iter().collect();
+        let err = Value::from_flatmap(&m, &t3).unwrap_err();
+        assert!(err.to_string().contains("longer than its"), "{err}");
         assert!(Value::from_flatmap(&state(&[]), &Type::String).is_err());
     }
 }
