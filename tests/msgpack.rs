@@ -440,3 +440,26 @@ fn undeclared_attributes_are_errors_in_both_formats_unless_ignored() {
     }
     assert!(tfvalue::msgpack::from_slice::<Skips>(b"\x81\xa1a\x01").is_ok());
 }
+
+#[test]
+fn floats_out_of_range_are_errors_not_infinities() {
+    let err = tfvalue::msgpack::from_slice::<f32>(b"\xa41e40").unwrap_err();
+    assert_eq!(err.category(), Category::Limit, "{err}");
+    assert!(err.to_string().contains("out of range for f32"), "{err}");
+    let err =
+        tfvalue::msgpack::from_slice::<f32>(b"\xcb\x7e\x37\xe4\x3c\x88\x00\x75\x9c").unwrap_err();
+    assert!(err.to_string().contains("f32"), "{err}");
+    let err = tfvalue::msgpack::from_slice::<f64>(b"\xa51e400").unwrap_err();
+    assert_eq!(err.category(), Category::Limit, "{err}");
+    // a long number is shortened in the message
+    assert!(err.to_string().len() < 120, "{err}");
+    // infinity itself is a number an f32 holds
+    assert_eq!(
+        tfvalue::msgpack::from_slice::<f32>(b"\xa3Inf").unwrap(),
+        f32::INFINITY
+    );
+    assert_eq!(
+        tfvalue::msgpack::from_slice::<f32>(b"\xcb\x3f\xf8\x00\x00\x00\x00\x00\x00").unwrap(),
+        1.5
+    );
+}

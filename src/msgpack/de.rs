@@ -211,16 +211,29 @@ impl<'de> Deserializer<'de> {
             Token::UInt(n) => visitor.visit_u64(n),
             Token::Int(n) => visitor.visit_i64(n),
             Token::Nil => visitor.visit_unit(),
-            Token::F64(f) if float && !f.is_nan() => visitor.visit_f64(f),
+            // A float64 beyond f32's range would turn into infinity in an f32: checked below.
+            Token::F64(f)
+                if float
+                    && !f.is_nan()
+                    && (expected != "f32" || f.is_infinite() || (f as f32).is_finite()) =>
+            {
+                visitor.visit_f64(f)
+            }
             Token::F32(f) if float && !f.is_nan() => visitor.visit_f32(f),
             Token::F32(_) | Token::F64(_) | Token::Str(_) | Token::Bin(_) => {
                 let n =
                     number_from_token(t).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
                 if float {
-                    match n.to_f64() {
+                    let fits = if expected == "f32" {
+                        n.to_f32().map(f64::from)
+                    } else {
+                        n.to_f64()
+                    };
+                    match fits {
                         Some(f) => visitor.visit_f64(f),
-                        None => Err(Error::data(format_args!(
-                            "number {n} is out of range for {expected}"
+                        None => Err(Error::limit(format_args!(
+                            "number {} is out of range for {expected}",
+                            Short(&n)
                         ))),
                     }
                 } else if let Some(i) = n.to_i64() {
@@ -232,8 +245,9 @@ impl<'de> Deserializer<'de> {
                 } else if let Some(u) = n.to_u128() {
                     visitor.visit_u128(u)
                 } else if n.is_integer() {
-                    Err(Error::data(format_args!(
-                        "number {n} is out of range for {expected}"
+                    Err(Error::limit(format_args!(
+                        "number {} is out of range for {expected}",
+                        Short(&n)
                     )))
                 } else {
                     Err(Error::data(format_args!(
@@ -758,5 +772,25 @@ impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(2usize.saturating_sub(self.state as usize))
+    }
+}
+
+/// A number in a message, shortened when its text is long (`1000…000 (401 digits)`).
+struct Short<'a>(&'a crate::Number);
+
+impl std::fmt::Display for Short<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.0.to_string();
+        if text.len() <= 40 {
+            f.write_str(&text)
+        } else {
+            write!(
+                f,
+                "{}…{} ({} characters)",
+                &text[..20],
+                &text[text.len() - 10..],
+                text.len()
+            )
+        }
     }
 }
