@@ -86,6 +86,7 @@ impl RawState {
     /// Both fields empty, or what [`Value::from_json`] and [`Value::from_flatmap`] reject.
     pub fn decode_value(&self, ty: &Type, ignore_undeclared: bool) -> Result<Value> {
         if !self.json.is_empty() {
+            let _budget = crate::value::fill::Guard::enter(self.json.len());
             crate::json::Deserializer::from_slice(&self.json)
                 .ignore_undeclared_attributes(ignore_undeclared)
                 .decode_value(ty)

@@ -228,10 +228,18 @@ impl From<Error> for io::Error {
     }
 }
 
+/// Marks a message whose error is a [`Category::Limit`], so that the category survives
+/// a trip through a visitor's `de::Error::custom`.
+pub(crate) const LIMIT_MARK: &str = "\u{0}limit\u{0}";
+
 impl serde::de::Error for Error {
     #[cold]
     fn custom<T: Display>(msg: T) -> Self {
-        Error::data(msg)
+        let msg = msg.to_string();
+        match msg.strip_prefix(LIMIT_MARK) {
+            Some(rest) => Error::limit(rest),
+            None => Error::data(msg),
+        }
     }
 
     #[cold]

@@ -256,3 +256,44 @@ fn a_length_upper_bound_of_the_largest_int_is_unbounded() {
     let r = tfvalue::Refinements::new().length_upper(i64::MAX as u64);
     assert_eq!(Value::Unknown(r).to_msgpack(&ty).unwrap(), b"\xd4\x00\x00");
 }
+
+#[test]
+fn a_type_from_the_input_cannot_multiply_filled_in_nulls() {
+    // dynamic: list(object({1000 optional attributes})), then 4000 empty objects
+    let mut attrs = String::new();
+    let mut names = String::new();
+    for i in 0..1000 {
+        if i > 0 {
+            attrs.push(',');
+            names.push(',');
+        }
+        attrs.push_str(&format!("\"a{i}\":\"string\""));
+        names.push_str(&format!("\"a{i}\""));
+    }
+    let ty_json = format!("[\"list\",[\"object\",{{{attrs}}},[{names}]]]");
+    let mut input = vec![0x92, 0xc6];
+    input.extend_from_slice(&(ty_json.len() as u32).to_be_bytes());
+    input.extend_from_slice(ty_json.as_bytes());
+    input.extend_from_slice(&[0xdc, 0x0f, 0xa0]);
+    input.extend(std::iter::repeat_n(0x80, 4000));
+    let err = Value::from_msgpack(&input, &Type::Dynamic).unwrap_err();
+    assert_eq!(err.category(), Category::Limit, "{err}");
+    // the same in JSON, where any missing attribute is null
+    let mut json = format!("{{\"type\":{ty_json},\"value\":[");
+    for i in 0..4000 {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str("{}");
+    }
+    json.push_str("]}");
+    let err = Value::from_json(json.as_bytes(), &Type::Dynamic).unwrap_err();
+    assert_eq!(err.category(), Category::Limit, "{err}");
+    // a few empty objects are fine
+    let small = format!("{{\"type\":{ty_json},\"value\":[{{}},{{}}]}}");
+    let v = Value::from_json(small.as_bytes(), &Type::Dynamic).unwrap();
+    assert_eq!(
+        v.unwrap_dynamic()[1].as_object().map(|o| o.len()),
+        Some(1000)
+    );
+}

@@ -80,6 +80,7 @@ pub fn to_writer<W: io::Write, T: ?Sized + serde::Serialize>(
 /// fit `T` (with the attribute path and the byte offset), an unknown where `T` has no
 /// [`Unknown`](crate::Unknown), or nesting deeper than 128.
 pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    let _budget = crate::value::fill::Guard::enter(bytes.len());
     let mut de = Deserializer::from_slice(bytes);
     let value = T::deserialize(&mut de)?;
     de.end()?;

@@ -10,7 +10,7 @@ use std::fmt;
 
 pub use index::Index;
 
-pub(crate) use de::TypedSeed;
+pub(crate) use de::{fill, TypedSeed};
 pub(crate) use ser::TypedValue;
 
 use crate::error::{Error, Result};
@@ -81,6 +81,7 @@ impl Value {
     /// (missing or undeclared attributes, wrong kinds, duplicate keys), malformed or
     /// contradictory refinements, or nesting deeper than 128. The error names the path.
     pub fn from_msgpack(bytes: &[u8], ty: &Type) -> Result<Value> {
+        let _budget = fill::Guard::enter(bytes.len());
         let mut de = crate::msgpack::Deserializer::from_slice(bytes);
         let v = serde::de::DeserializeSeed::deserialize(TypedSeed::new(ty), &mut de)?;
         de.end()?;
