@@ -328,7 +328,10 @@ impl<'de> Visitor<'de> for DynamicVisitor {
         let Some(ty) = seq.next_element_seed(TypeJsonSeed)? else {
             return Err(de::Error::custom("a dynamic value needs a type"));
         };
-        let Some(value) = seq.next_element_seed(TypedSeed::new(&ty))? else {
+        let scope = crate::value::fill::DynamicScope::enter();
+        let value = seq.next_element_seed(TypedSeed::new(&ty))?;
+        drop(scope);
+        let Some(value) = value else {
             return Err(de::Error::custom("a dynamic value needs a value"));
         };
         if seq.next_element::<de::IgnoredAny>()?.is_some() {

@@ -393,17 +393,38 @@ impl<'de> Visitor<'de> for TupleVisitor<'_> {
     }
 }
 
-/// A budget for the nulls that decoding fills in for attributes an object leaves out.
+/// A budget for the nulls that decoding fills in for attributes an object leaves out, when
+/// the object's type came from the input.
 ///
 /// A type read from the input (inside a `dynamic` value) can declare many optional
 /// attributes, and every empty object of it would make that many nulls: without a budget,
-/// a few kilobytes of input could build hundreds of megabytes. The outermost decode sets a
-/// budget proportional to its input; nested decodes share it.
+/// a few kilobytes of input could build hundreds of megabytes. (With a type the caller
+/// gives, the nulls per byte are bounded by that type.) The outermost decode sets a budget
+/// proportional to its input; nested decodes share it.
 pub(crate) mod fill {
     use std::cell::Cell;
 
     thread_local! {
         static LEFT: Cell<Option<usize>> = const { Cell::new(None) };
+        /// How many `dynamic` values (whose types come from the input) enclose the
+        /// decoding; a type the caller gave is trusted to be as large as it is.
+        static INSIDE_DYNAMIC: Cell<u32> = const { Cell::new(0) };
+    }
+
+    /// Marks the decoding of a `dynamic` value's body, whose type came from the input.
+    pub(crate) struct DynamicScope;
+
+    impl DynamicScope {
+        pub(crate) fn enter() -> DynamicScope {
+            INSIDE_DYNAMIC.with(|d| d.set(d.get().saturating_add(1)));
+            DynamicScope
+        }
+    }
+
+    impl Drop for DynamicScope {
+        fn drop(&mut self) {
+            INSIDE_DYNAMIC.with(|d| d.set(d.get().saturating_sub(1)));
+        }
     }
 
     /// Nulls that any input may have filled in, whatever its size.
@@ -439,8 +460,11 @@ pub(crate) mod fill {
         }
     }
 
-    /// Spends `n` filled-in nulls.
+    /// Spends `n` filled-in nulls, if the object's type came from the input.
     pub(crate) fn charge(n: usize) -> Result<(), crate::Error> {
+        if INSIDE_DYNAMIC.with(Cell::get) == 0 {
+            return Ok(());
+        }
         LEFT.with(|left| match left.get() {
             None => Ok(()),
             Some(l) if n <= l => {
