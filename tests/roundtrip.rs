@@ -168,14 +168,13 @@ fn arb_known(ty: &Type) -> BoxedStrategy<Value> {
     }
 }
 
-/// Elements of a collection: where the element type is `dynamic`, they share one type.
+/// Elements of a collection: where the element type is `dynamic`, they share one type
+/// (nulls and unknowns among them are of that type too, as go-cty makes them).
 fn elem(t: &Type) -> BoxedStrategy<Value> {
     if *t == Type::Dynamic {
-        // One concrete type per generated collection would need the collection's strategy to
-        // pick it; a null-or-unknown-or-string element keeps them consistent instead.
         prop_oneof![
-            Just(Value::Null),
-            Just(Value::Unknown(Refinements::new())),
+            Just(Dynamic::new(Type::String, Value::Null).into_value()),
+            Just(Dynamic::new(Type::String, Value::Unknown(Refinements::new())).into_value()),
             arb_string().prop_map(|s| Dynamic::new(Type::String, Value::String(s)).into_value()),
         ]
         .boxed()
