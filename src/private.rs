@@ -14,16 +14,14 @@ pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
 /// text) without building it; serializers write the bytes as they are.
 pub(crate) const RAW_TOKEN: &str = "$tfvalue::private::Raw";
 
-/// Bytewise order of two keys or names. They are short and usually differ early, so a plain
-/// loop beats a call to `memcmp`.
+/// Bytewise order of two keys or names. Names usually differ in their first byte, which is
+/// decided inline; keys that share a prefix (`tag-0001`, `tag-0002`) go to `memcmp`.
 #[inline]
 pub(crate) fn bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
-            return x.cmp(y);
-        }
+    match (a.first(), b.first()) {
+        (Some(x), Some(y)) if x != y => x.cmp(y),
+        _ => a.cmp(b),
     }
-    a.len().cmp(&b.len())
 }
 
 /// Which private token a newtype struct name is, if any.
