@@ -683,3 +683,28 @@ impl ser::Serializer for KeySerializer<'_> {
         Err(key_must_be_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashMap};
+
+    #[test]
+    fn non_string_keys_are_written_as_their_text_in_bytewise_order() {
+        let m: HashMap<u32, bool> = [(10, true), (9, false), (100, true)].into();
+        // "10" < "100" < "9"
+        assert_eq!(
+            super::super::to_vec(&m).unwrap(),
+            b"\x83\xa210\xc3\xa3100\xc3\xa19\xc2"
+        );
+        let m: BTreeMap<char, u8> = [('b', 2), ('a', 1)].into();
+        assert_eq!(super::super::to_vec(&m).unwrap(), b"\x82\xa1a\x01\xa1b\x02");
+        // keys are normalized before they are ordered: "é" written as c3 a9
+        let m: BTreeMap<String, u8> = [("e\u{301}".to_string(), 1), ("f".to_string(), 2)].into();
+        assert_eq!(
+            super::super::to_vec(&m).unwrap(),
+            b"\x82\xa1f\x02\xa2\xc3\xa9\x01"
+        );
+        let m: BTreeMap<bool, u8> = [(true, 1)].into();
+        assert!(super::super::to_vec(&m).is_err());
+    }
+}
