@@ -502,12 +502,12 @@ impl ser::SerializeMap for Compound<'_> {
 
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         self.bump()?;
-        let start = self.ser.out.len();
-        key.serialize(KeySerializer {
+        let len = key.serialize(KeySerializer {
             out: &mut self.ser.out,
         })?;
-        // The key text follows its header; find where it starts.
-        let text = key_text_range(&self.ser.out, start);
+        // The key text is the last `len` bytes written.
+        let end = self.ser.out.len();
+        let text = end - len..end;
         if self.sorted {
             if let Some(prev) = &self.prev_key {
                 let out = &self.ser.out;
@@ -534,16 +534,6 @@ impl ser::SerializeMap for Compound<'_> {
     fn end(self) -> Result<()> {
         self.end_map()
     }
-}
-
-fn key_text_range(out: &[u8], start: usize) -> std::ops::Range<usize> {
-    let header = match out.get(start) {
-        Some(0xd9) => 2,
-        Some(0xda) => 3,
-        Some(0xdb) => 5,
-        _ => 1,
-    };
-    (start + header).min(out.len())..out.len()
 }
 
 impl ser::SerializeStruct for Compound<'_> {
@@ -573,7 +563,8 @@ impl ser::SerializeStruct for Compound<'_> {
     }
 }
 
-/// Map keys must be strings; numbers and chars are written as their text.
+/// Map keys must be strings; numbers and chars are written as their text. Each method
+/// returns the length of the key text it wrote.
 struct KeySerializer<'a> {
     out: &'a mut Vec<u8>,
 }
@@ -585,66 +576,71 @@ fn key_must_be_string() -> Error {
 
 macro_rules! int_keys {
     ($($m:ident: $t:ty),*) => {$(
-        fn $m(self, v: $t) -> Result<()> {
-            write_str_raw(self.out, &v.to_string());
-            Ok(())
+        fn $m(self, v: $t) -> Result<usize> {
+            let text = v.to_string();
+            write_str_raw(self.out, &text);
+            Ok(text.len())
         }
     )*};
 }
 
 impl ser::Serializer for KeySerializer<'_> {
-    type Ok = ();
+    type Ok = usize;
     type Error = Error;
-    type SerializeSeq = ser::Impossible<(), Error>;
-    type SerializeTuple = ser::Impossible<(), Error>;
-    type SerializeTupleStruct = ser::Impossible<(), Error>;
-    type SerializeTupleVariant = ser::Impossible<(), Error>;
-    type SerializeMap = ser::Impossible<(), Error>;
-    type SerializeStruct = ser::Impossible<(), Error>;
-    type SerializeStructVariant = ser::Impossible<(), Error>;
+    type SerializeSeq = ser::Impossible<usize, Error>;
+    type SerializeTuple = ser::Impossible<usize, Error>;
+    type SerializeTupleStruct = ser::Impossible<usize, Error>;
+    type SerializeTupleVariant = ser::Impossible<usize, Error>;
+    type SerializeMap = ser::Impossible<usize, Error>;
+    type SerializeStruct = ser::Impossible<usize, Error>;
+    type SerializeStructVariant = ser::Impossible<usize, Error>;
 
-    fn serialize_str(self, v: &str) -> Result<()> {
-        write_str(self.out, v);
-        Ok(())
+    fn serialize_str(self, v: &str) -> Result<usize> {
+        Ok(write_str(self.out, v))
     }
-    fn serialize_char(self, v: char) -> Result<()> {
+    fn serialize_char(self, v: char) -> Result<usize> {
         let mut buf = [0u8; 4];
         self.serialize_str(v.encode_utf8(&mut buf))
     }
     int_keys!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64, serialize_i128: i128,
               serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64, serialize_u128: u128);
-    fn serialize_bool(self, _: bool) -> Result<()> {
+    fn serialize_bool(self, _: bool) -> Result<usize> {
         Err(key_must_be_string())
     }
-    fn serialize_f32(self, _: f32) -> Result<()> {
+    fn serialize_f32(self, _: f32) -> Result<usize> {
         Err(key_must_be_string())
     }
-    fn serialize_f64(self, _: f64) -> Result<()> {
+    fn serialize_f64(self, _: f64) -> Result<usize> {
         Err(key_must_be_string())
     }
-    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
+    fn serialize_bytes(self, _: &[u8]) -> Result<usize> {
         Err(key_must_be_string())
     }
-    fn serialize_none(self) -> Result<()> {
+    fn serialize_none(self) -> Result<usize> {
         Err(key_must_be_string())
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<usize> {
         value.serialize(self)
     }
-    fn serialize_unit(self) -> Result<()> {
+    fn serialize_unit(self) -> Result<usize> {
         Err(key_must_be_string())
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
+    fn serialize_unit_struct(self, _: &'static str) -> Result<usize> {
         Err(key_must_be_string())
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<usize> {
         self.serialize_str(variant)
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<()> {
+    ) -> Result<usize> {
         value.serialize(self)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
@@ -653,7 +649,7 @@ impl ser::Serializer for KeySerializer<'_> {
         _: u32,
         _: &'static str,
         _: &T,
-    ) -> Result<()> {
+    ) -> Result<usize> {
         Err(key_must_be_string())
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
@@ -692,5 +688,30 @@ impl ser::Serializer for KeySerializer<'_> {
         _: usize,
     ) -> Result<Self::SerializeStructVariant> {
         Err(key_must_be_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashMap};
+
+    #[test]
+    fn non_string_keys_are_written_as_their_text_in_bytewise_order() {
+        let m: HashMap<u32, bool> = [(10, true), (9, false), (100, true)].into();
+        // "10" < "100" < "9"
+        assert_eq!(
+            super::super::to_vec(&m).unwrap(),
+            b"\x83\xa210\xc3\xa3100\xc3\xa19\xc2"
+        );
+        let m: BTreeMap<char, u8> = [('b', 2), ('a', 1)].into();
+        assert_eq!(super::super::to_vec(&m).unwrap(), b"\x82\xa1a\x01\xa1b\x02");
+        // keys are normalized before they are ordered: "é" written as c3 a9
+        let m: BTreeMap<String, u8> = [("e\u{301}".to_string(), 1), ("f".to_string(), 2)].into();
+        assert_eq!(
+            super::super::to_vec(&m).unwrap(),
+            b"\x82\xa1f\x02\xa2\xc3\xa9\x01"
+        );
+        let m: BTreeMap<bool, u8> = [(true, 1)].into();
+        assert!(super::super::to_vec(&m).is_err());
     }
 }

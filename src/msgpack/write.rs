@@ -96,9 +96,10 @@ pub(crate) fn write_str_raw(out: &mut Vec<u8>, s: &str) {
 
 /// Writes a string in NFC, as the protocol requires.
 #[inline]
-pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) -> usize {
     let s = crate::unknown::nfc(s);
     write_str_raw(out, &s);
+    s.len()
 }
 
 pub(crate) fn write_bin(out: &mut Vec<u8>, b: &[u8]) {
