@@ -328,6 +328,17 @@ impl<'de> Visitor<'de> for DynamicVisitor {
         let Some(ty) = seq.next_element_seed(TypeJsonSeed)? else {
             return Err(de::Error::custom("a dynamic value needs a type"));
         };
+        // Optional-attribute markers in a type that comes from the input are dropped before
+        // the value is read: an object that leaves an optional attribute out is read as
+        // if it held null there, so markers from the input would let every byte of an
+        // empty object `80` stand for as many null attributes as the type JSON names, a
+        // cost quadratic in the input. go-cty writes concrete types here, without markers,
+        // and the decoded type drops them anyway (see `concretize`).
+        let ty = if has_optional(&ty) {
+            strip_optional(&ty)
+        } else {
+            ty
+        };
         let scope = crate::value::fill::DynamicScope::enter();
         let value = seq.next_element_seed(TypedSeed::new(&ty))?;
         drop(scope);
@@ -488,6 +499,16 @@ fn concretize_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
         out.push(v);
     }
     Ok((elem_ty.unwrap_or_else(|| strip_optional(t)), out))
+}
+
+/// Whether an object type anywhere in `ty` has optional attributes.
+fn has_optional(ty: &Type) -> bool {
+    match ty {
+        Type::List(t) | Type::Set(t) | Type::Map(t) => has_optional(t),
+        Type::Object(o) => !o.optional().is_empty() || o.attributes().values().any(has_optional),
+        Type::Tuple(ts) => ts.iter().any(has_optional),
+        _ => false,
+    }
 }
 
 /// The same type without optional-attribute markers.

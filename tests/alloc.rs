@@ -28,7 +28,9 @@
 //! leaves them out (`80`, one byte) is decoded with each of them as null, as go-cty does,
 //! so each missing optional attribute costs its entry (up to 128 bytes plus its name) per
 //! object read. The bound for such a type grows with its optional attributes, see
-//! `optional_attributes_cost_per_missing_attribute`.
+//! `optional_attributes_cost_per_missing_attribute`. That factor comes from the schema,
+//! never from the input: the markers of a type read from the input (inside `dynamic`) are
+//! dropped before its value is read, see `dynamic_optional_markers_cannot_amplify`.
 //!
 //! Length prefixes are checked against the input before anything is allocated, so
 //! `dd ffffffff` (an array header claiming four billion elements) costs what any five
@@ -672,4 +674,31 @@ fn optional_attributes_cost_per_missing_attribute() {
         peak <= (PER_INPUT_BYTE + per_object) * input.len() + CONSTANT,
         "{peak}"
     );
+}
+
+#[test]
+fn dynamic_optional_markers_cannot_amplify() {
+    let _g = lock();
+    // A dynamic type JSON marking 500 attributes optional, then 20,000 empty objects:
+    // with the markers honoured this would be 10^7 null entries (over 600 MB).
+    let names: Vec<String> = (0..500).map(|i| format!("\"a{i}\"")).collect();
+    let attrs: Vec<String> = names.iter().map(|n| format!("{n}:\"string\"")).collect();
+    let type_json = format!(
+        r#"["list",["object",{{{}}},[{}]]]"#,
+        attrs.join(","),
+        names.join(",")
+    );
+    let mut input = vec![0x92, 0xc6];
+    input.extend_from_slice(&(type_json.len() as u32).to_be_bytes());
+    input.extend_from_slice(type_json.as_bytes());
+    input.extend_from_slice(&array_of(20_000, &[0x80]));
+    let (r, _) = check(
+        "Value dynamic: optional markers, empty objects",
+        &input,
+        |b| Value::from_msgpack(b, &Type::Dynamic),
+    );
+    assert!(r
+        .unwrap_err()
+        .to_string()
+        .contains("missing required attribute"));
 }

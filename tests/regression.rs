@@ -68,3 +68,44 @@ fn float_born_whole_number_beyond_i64_is_written_as_its_shortest_text() {
     // and the second encoding equals the first
     assert_eq!(back.to_msgpack(&Type::Number).unwrap(), bytes);
 }
+
+/// A `dynamic` value whose type JSON (from the input) marks many attributes optional,
+/// followed by a list of empty objects `80`: each byte of `80` was read as an object with
+/// every optional attribute null, so memory grew with (attributes named) x (objects), a
+/// cost quadratic in the input (10^8 null entries, over 6 GB, for this 80 KB input). Found
+/// while measuring the memory bound (tests/alloc.rs); fixed by dropping the markers of a
+/// type read from the input before its value is read (`dynamic.rs`): a missing attribute
+/// is then an error.
+#[test]
+fn dynamic_type_json_cannot_make_empty_objects_expensive() {
+    let names: Vec<String> = (0..2000).map(|i| format!("\"a{i}\"")).collect();
+    let attrs: Vec<String> = names.iter().map(|n| format!("{n}:\"string\"")).collect();
+    let type_json = format!(
+        r#"["list",["object",{{{}}},[{}]]]"#,
+        attrs.join(","),
+        names.join(",")
+    );
+    let mut input = vec![0x92, 0xc6];
+    input.extend_from_slice(&(type_json.len() as u32).to_be_bytes());
+    input.extend_from_slice(type_json.as_bytes());
+    let n: u32 = 50_000;
+    input.push(0xdd);
+    input.extend_from_slice(&n.to_be_bytes());
+    input.extend(std::iter::repeat_n(0x80, n as usize));
+    let err = Value::from_msgpack(&input, &Type::Dynamic).unwrap_err();
+    assert!(
+        err.to_string().contains("missing required attribute"),
+        "{err}"
+    );
+
+    // With every attribute present the value decodes, and its type has no markers.
+    let type_json = r#"["object",{"a":"string","b":"string"},["b"]]"#;
+    let mut input = vec![0x92, 0xc4, type_json.len() as u8];
+    input.extend_from_slice(type_json.as_bytes());
+    input.extend_from_slice(b"\x82\xa1a\xa1x\xa1b\xc0");
+    let v = Value::from_msgpack(&input, &Type::Dynamic).unwrap();
+    assert_eq!(
+        *v.as_dynamic().unwrap().ty(),
+        Type::object([("a", Type::String), ("b", Type::String)])
+    );
+}
