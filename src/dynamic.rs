@@ -7,9 +7,11 @@ use serde::ser::{SerializeTuple, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::path::PathStep;
 use crate::private::DYNAMIC_TOKEN;
 use crate::types::{ObjectType, Type};
 use crate::unknown::{decode_ext, serialize_unknown, RefineKind};
+use crate::value::unify::unify;
 use crate::value::{canonicalize_set, TypedSeed, TypedValue, Value};
 
 /// A value with its own type: what an attribute declared `dynamic` holds.
@@ -58,6 +60,11 @@ impl Dynamic {
     /// The value.
     pub fn value(&self) -> &Value {
         &self.value
+    }
+
+    /// Replaces the type by a more specific one that the same value conforms to.
+    pub(crate) fn set_ty(&mut self, ty: Type) {
+        self.ty = ty;
     }
 
     /// The type and the value.
@@ -209,16 +216,16 @@ fn absorb(ty: &Type, value: Value, in_collection: bool) -> Result<(Type, Value)>
             (Type::Tuple(types), Value::Tuple(out))
         }
         (Type::List(t), Value::List(vs)) => {
-            let (et, vs) = absorb_elems(t, vs)?;
+            let (et, vs) = absorb_elems(t, vs, None)?;
             (Type::List(Box::new(et)), Value::List(vs))
         }
         (Type::Set(t), Value::Set(vs)) => {
-            let (et, vs) = absorb_elems(t, vs)?;
+            let (et, vs) = absorb_elems(t, vs, None)?;
             (Type::Set(Box::new(et)), Value::Set(vs))
         }
         (Type::Map(t), Value::Map(m)) => {
             let (keys, vs): (Vec<String>, Vec<Value>) = m.into_iter().unzip();
-            let (et, vs) = absorb_elems(t, vs)?;
+            let (et, vs) = absorb_elems(t, vs, Some(&keys))?;
             (
                 Type::Map(Box::new(et)),
                 Value::Map(keys.into_iter().zip(vs).collect()),
@@ -229,27 +236,51 @@ fn absorb(ty: &Type, value: Value, in_collection: bool) -> Result<(Type, Value)>
     })
 }
 
-/// The elements of a collection share one type; nulls and unknowns take it.
-fn absorb_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
-    let mut elem_ty: Option<Type> = None;
+/// The elements of a collection share one concrete type; undetermined positions (nulls,
+/// unknowns, empty collections of `dynamic`) take it (see `value::unify`).
+fn absorb_elems(t: &Type, vs: Vec<Value>, keys: Option<&[String]>) -> Result<(Type, Vec<Value>)> {
+    let mut elem_ty = Type::Dynamic;
     let mut out = Vec::with_capacity(vs.len());
-    for v in vs {
-        let placeholder = matches!(v, Value::Null | Value::Unknown(_));
-        let (et, v) = absorb(t, v, true)?;
-        if !placeholder {
-            match &elem_ty {
-                None => elem_ty = Some(et),
-                Some(prev) if *prev == et => {}
-                Some(prev) => {
-                    return Err(Error::data(format_args!(
-                        "inconsistent element types in a collection: {prev} and {et}"
-                    )))
-                }
-            }
-        }
+    for (i, v) in vs.into_iter().enumerate() {
+        let (et, v) = absorb(t, v, true).map_err(|e| e.prepend(step(keys, i)))?;
+        elem_ty = merge_elem(elem_ty, &et, step(keys, i))?;
         out.push(v);
     }
-    Ok((elem_ty.unwrap_or_else(|| strip_optional(t)), out))
+    Ok((or_declared(elem_ty, t), out))
+}
+
+/// The path step of the `i`th element of a collection (a map's, with its key).
+fn step(keys: Option<&[String]>, i: usize) -> PathStep {
+    match keys.and_then(|k| k.get(i)) {
+        Some(k) => PathStep::Key(k.clone()),
+        None => PathStep::Index(i as u64),
+    }
+}
+
+/// The type the elements so far share, and the next one's.
+fn merge_elem(before: Type, next: &Type, at: PathStep) -> Result<Type> {
+    match unify(&before, next) {
+        Some(t) => Ok(t),
+        None => Err(inconsistent(&before, next, at)),
+    }
+}
+
+#[cold]
+fn inconsistent(before: &Type, next: &Type, at: PathStep) -> Error {
+    let element: crate::path::AttributePath = std::iter::once(at).collect();
+    Error::data(format_args!(
+        "inconsistent element types in a collection with dynamic values: element {element} \
+         has type {next}, the elements before it {before}"
+    ))
+}
+
+/// Where no element determines the element type, the declared one (its `dynamic`
+/// positions undetermined).
+fn or_declared(elem_ty: Type, declared: &Type) -> Type {
+    match elem_ty {
+        Type::Dynamic => strip_optional(declared),
+        t => t,
+    }
 }
 
 impl<'de> Deserialize<'de> for Dynamic {
@@ -437,17 +468,17 @@ fn concretize_inner(ty: &Type, value: Value) -> Result<(Type, Value)> {
         (Type::Dynamic, v) => (Type::Dynamic, v),
         (t, v @ (Value::Null | Value::Unknown(_))) => (strip_optional(t), v),
         (Type::List(t), Value::List(vs)) => {
-            let (et, vs) = concretize_elems(t, vs)?;
+            let (et, vs) = concretize_elems(t, vs, None)?;
             (Type::List(Box::new(et)), Value::List(vs))
         }
         (Type::Set(t), Value::Set(vs)) => {
-            let (et, mut vs) = concretize_elems(t, vs)?;
+            let (et, mut vs) = concretize_elems(t, vs, None)?;
             canonicalize_set(&mut vs);
             (Type::Set(Box::new(et)), Value::Set(vs))
         }
         (Type::Map(t), Value::Map(m)) => {
             let (keys, vs): (Vec<String>, Vec<Value>) = m.into_iter().unzip();
-            let (et, vs) = concretize_elems(t, vs)?;
+            let (et, vs) = concretize_elems(t, vs, Some(&keys))?;
             (
                 Type::Map(Box::new(et)),
                 Value::Map(keys.into_iter().zip(vs).collect()),
@@ -478,27 +509,21 @@ fn concretize_inner(ty: &Type, value: Value) -> Result<(Type, Value)> {
     })
 }
 
-/// The elements of a collection must end up with one type; nulls and unknowns take it.
-fn concretize_elems(t: &Type, vs: Vec<Value>) -> Result<(Type, Vec<Value>)> {
-    let mut elem_ty: Option<Type> = None;
+/// The elements of a collection must end up with one concrete type; undetermined
+/// positions take it.
+fn concretize_elems(
+    t: &Type,
+    vs: Vec<Value>,
+    keys: Option<&[String]>,
+) -> Result<(Type, Vec<Value>)> {
+    let mut elem_ty = Type::Dynamic;
     let mut out = Vec::with_capacity(vs.len());
-    for v in vs {
-        let placeholder = matches!(v, Value::Null | Value::Unknown(_));
-        let (et, v) = concretize_inner(t, v)?;
-        if !placeholder {
-            match &elem_ty {
-                None => elem_ty = Some(et),
-                Some(prev) if *prev == et => {}
-                Some(prev) => {
-                    return Err(Error::data(format_args!(
-                    "inconsistent element types in a collection of dynamic values: {prev} and {et}"
-                )))
-                }
-            }
-        }
+    for (i, v) in vs.into_iter().enumerate() {
+        let (et, v) = concretize_inner(t, v).map_err(|e| e.prepend(step(keys, i)))?;
+        elem_ty = merge_elem(elem_ty, &et, step(keys, i))?;
         out.push(v);
     }
-    Ok((elem_ty.unwrap_or_else(|| strip_optional(t)), out))
+    Ok((or_declared(elem_ty, t), out))
 }
 
 /// Whether an object type anywhere in `ty` has optional attributes.

@@ -94,10 +94,11 @@ pub(crate) enum WireNumber<'a> {
 #[derive(Clone)]
 pub struct Number {
     repr: Repr,
-    /// Set for a whole number beyond `i64` that was built from a float64 (off the wire, or
-    /// `from_f64`): go-cty writes it as the shortest text that reads back as that float64
-    /// (`1e300` as a 1 and 300 zeros), where a number parsed from text keeps all its digits.
-    /// It takes no part in equality, ordering or hashing.
+    /// Set for a number built from a float64 (off the wire, or `from_f64`): go-cty writes
+    /// it as the shortest text that reads back as that float64 (in JSON always, `0.1` for
+    /// the float64 nearest 0.1; in MessagePack where it is a whole number beyond `i64`,
+    /// `1e300` as a 1 and 300 zeros), where a number parsed from text keeps all its
+    /// digits. It takes no part in equality, ordering or hashing.
     short_text: bool,
 }
 
@@ -209,8 +210,10 @@ impl Number {
         } else {
             Repr::Float(f)
         };
-        let short_text = f.fract() == 0.0 && !(-TWO_63..TWO_63).contains(&f);
-        Some(Number { repr, short_text })
+        Some(Number {
+            repr,
+            short_text: true,
+        })
     }
 
     /// The exact value of `f`, or `None` if `f` is NaN.
@@ -495,7 +498,9 @@ impl Number {
                 WireNumber::Text(Cow::Owned(format!("{}", *u as f64)))
             }
             Repr::UInt(u) => WireNumber::Text(Cow::Owned(u.to_string())),
-            Repr::Float(f) if self.short_text => WireNumber::Text(Cow::Owned(format!("{f}"))),
+            Repr::Float(f) if self.short_text && f.fract() == 0.0 => {
+                WireNumber::Text(Cow::Owned(format!("{f}")))
+            }
             Repr::Float(f) => {
                 if f.fract() == 0.0 {
                     // An integer outside i64's range: text, like 2^63.
@@ -1362,7 +1367,22 @@ impl Serialize for Number {
     /// `f64`, and anything else as its plain decimal string. Under a
     /// generic serializer such as `serde_json` that is a number or a
     /// string.
+    ///
+    /// In a human-readable format (JSON), a value that is exactly an `f64` but was read
+    /// from decimal text (not built from a float64) is its exact decimal text instead, so
+    /// that it is written with all its digits, as go-cty writes numbers parsed from text;
+    /// a float64 is written as the shortest text that reads back as it.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if serializer.is_human_readable() {
+            if let Repr::Float(f) = self.repr {
+                if !self.short_text && f.fract() != 0.0 {
+                    let exact = self.to_string();
+                    if exact != format!("{f}") {
+                        return serializer.serialize_newtype_struct(TOKEN, &exact);
+                    }
+                }
+            }
+        }
         serializer.serialize_newtype_struct(TOKEN, &Wire(self))
     }
 }

@@ -630,6 +630,13 @@ fn safe_prefix(prefix: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// `SafeKnownPrefix` of go-cty's `ctystrings`, on bytes that may end inside a character.
+///
+/// Two steps, as go-cty takes them. First the NFC boundary: if the last character could
+/// still combine with one that follows, everything from the last character that starts
+/// a composition on is dropped (go's `norm.LastBoundary`). Else a scan by grapheme
+/// clusters from the start: it stops at a lone CR or LF (go-textseg's scanner asks for
+/// more input there, since CR LF is one cluster), dropping everything from it on;
+/// otherwise the last cluster is dropped unless it is a single delimiter.
 fn safe_known_prefix(b: &[u8]) -> &str {
     let (s, cut_inside_char) = match std::str::from_utf8(b) {
         Ok(s) => (s, false),
@@ -643,11 +650,18 @@ fn safe_known_prefix(b: &[u8]) -> &str {
     };
     if !boundary_after(last) {
         // The last starter and what follows it could still change: cut before it.
-        return &s[..last_starter_start(s)];
-    }
-    if cut_inside_char {
+        match last_boundary_before(s) {
+            Some(i) => return &s[..i],
+            // No boundary at all: go's LastBoundary gives up and the scan decides.
+            None if cut_inside_char => return "",
+            None => {}
+        }
+    } else if cut_inside_char {
         // The partial character is dropped; the whole one before it cannot change.
         return s;
+    }
+    if let Some(i) = lone_line_break(s) {
+        return &s[..i];
     }
     let start = s.grapheme_indices(true).next_back().map_or(0, |(i, _)| i);
     let mut cluster = s[start..].chars();
@@ -655,6 +669,34 @@ fn safe_known_prefix(b: &[u8]) -> &str {
         (Some(c), None) if is_prefix_delimiter(c) => s,
         _ => &s[..start],
     }
+}
+
+/// Where the first CR not followed by LF, or LF not preceded by CR, is.
+fn lone_line_break(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\r' if b.get(i + 1) == Some(&b'\n') => i += 2,
+            b'\r' | b'\n' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A Hangul medial vowel or final consonant jamo: go's `norm` never puts a boundary
+/// before one (it composes them with what precedes algorithmically).
+fn is_jamo_vt(c: char) -> bool {
+    ('\u{1160}'..='\u{11FF}').contains(&c)
+}
+
+/// Whether `c` can combine with the character before it under NFC: a combining mark, a
+/// character that is the second of a composition pair, or a Hangul V or T jamo.
+fn combines_backward(c: char) -> bool {
+    unicode_normalization::char::canonical_combining_class(c) != 0
+        || is_jamo_vt(c)
+        || composition_seconds().binary_search(&c).is_ok()
 }
 
 fn is_prefix_delimiter(c: char) -> bool {
@@ -692,19 +734,20 @@ fn is_prefix_delimiter(c: char) -> bool {
     )
 }
 
-/// Where the last starter (a character of combining class 0) begins.
-fn last_starter_start(s: &str) -> usize {
+/// Where the last character that nothing before it combines with begins (go's last
+/// `BoundaryBefore`), if there is one.
+fn last_boundary_before(s: &str) -> Option<usize> {
     s.char_indices()
         .rev()
-        .find(|(_, c)| unicode_normalization::char::canonical_combining_class(*c) == 0)
-        .map_or(0, |(i, _)| i)
+        .find(|&(_, c)| !combines_backward(c))
+        .map(|(i, _)| i)
 }
 
 /// Whether no character that follows `c` can change it under NFC (Go's `norm` calls such a
 /// character inert): a starter with no canonical decomposition that composes with nothing.
 fn boundary_after(c: char) -> bool {
-    use unicode_normalization::char::{canonical_combining_class, compose, decompose_canonical};
-    if canonical_combining_class(c) != 0 {
+    use unicode_normalization::char::{compose, decompose_canonical};
+    if combines_backward(c) {
         return false;
     }
     let mut decomposes = false;

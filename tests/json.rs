@@ -244,14 +244,19 @@ fn exact_numbers_survive_a_round_trip() {
     let out = json::to_vec(&num("1e400")).unwrap();
     assert_eq!(out.len(), 401);
     assert!(out[0] == b'1' && out[1..].iter().all(|&b| b == b'0'));
-    // A float64 keeps its exact value.
+    // A float64 is written as the shortest text that reads back as it, as go-cty (and so
+    // every state file) writes it; that text is the decimal 0.1, not the float64.
     let f = Number::from_f64(0.1).unwrap();
     let out = json::to_vec(&f).unwrap();
+    assert_eq!(out, b"0.1");
+    assert_eq!(json::from_slice::<Number>(&out).unwrap(), num("0.1"));
+    // A number read from text that happens to be exactly a float64 keeps all its digits.
+    let exact = num("0.1000000000000000055511151231257827021181583404541015625");
+    assert_eq!(exact, f);
     assert_eq!(
-        out,
+        json::to_vec(&exact).unwrap(),
         b"0.1000000000000000055511151231257827021181583404541015625"
     );
-    assert_eq!(json::from_slice::<Number>(&out).unwrap(), f);
     // but an f64 field reads 1e400 as out of range.
     let err = json::from_slice::<f64>(b"1e400").unwrap_err();
     assert_eq!(

@@ -130,8 +130,14 @@ fn arb_refinements(ty: &Type) -> BoxedStrategy<Refinements> {
     }
 }
 
-/// A known, non-null value of `ty`.
+/// A known, non-null value of `ty`. Inside a collection (`in_collection`), every `dynamic`
+/// position holds a string, so that the elements share one concrete type, as go-cty
+/// requires.
 fn arb_known(ty: &Type) -> BoxedStrategy<Value> {
+    arb_known_in(ty, false)
+}
+
+fn arb_known_in(ty: &Type, in_collection: bool) -> BoxedStrategy<Value> {
     match ty {
         Type::String => arb_string().prop_map(Value::String).boxed(),
         Type::Number => arb_number().prop_map(Value::Number).boxed(),
@@ -145,7 +151,7 @@ fn arb_known(ty: &Type) -> BoxedStrategy<Value> {
             let attrs: Vec<(String, BoxedStrategy<Value>)> = o
                 .attributes()
                 .iter()
-                .map(|(k, t)| (k.clone(), arb_value(t)))
+                .map(|(k, t)| (k.clone(), arb_value_in(t, in_collection)))
                 .collect();
             let names: Vec<String> = attrs.iter().map(|(k, _)| k.clone()).collect();
             let strategies: Vec<BoxedStrategy<Value>> = attrs.into_iter().map(|(_, s)| s).collect();
@@ -155,9 +161,12 @@ fn arb_known(ty: &Type) -> BoxedStrategy<Value> {
         }
         Type::Tuple(ts) => ts
             .iter()
-            .map(arb_value)
+            .map(|t| arb_value_in(t, in_collection))
             .collect::<Vec<_>>()
             .prop_map(Value::Tuple)
+            .boxed(),
+        Type::Dynamic if in_collection => arb_string()
+            .prop_map(|s| Dynamic::new(Type::String, Value::String(s)).into_value())
             .boxed(),
         Type::Dynamic => arb_type(false, false)
             .prop_flat_map(|t| {
@@ -168,27 +177,31 @@ fn arb_known(ty: &Type) -> BoxedStrategy<Value> {
     }
 }
 
-/// Elements of a collection: where the element type is `dynamic`, they share one type
-/// (nulls and unknowns among them are of that type too, as go-cty makes them).
+/// Elements of a collection: where the element type has `dynamic` in it, every dynamic
+/// position holds a string (nulls and unknowns there are of that type too, as go-cty
+/// makes them), so that the elements share one concrete type.
 fn elem(t: &Type) -> BoxedStrategy<Value> {
-    if *t == Type::Dynamic {
-        prop_oneof![
+    arb_value_in(t, true)
+}
+
+fn arb_value(ty: &Type) -> BoxedStrategy<Value> {
+    arb_value_in(ty, false)
+}
+
+fn arb_value_in(ty: &Type, in_collection: bool) -> BoxedStrategy<Value> {
+    if in_collection && *ty == Type::Dynamic {
+        return prop_oneof![
             Just(Dynamic::new(Type::String, Value::Null).into_value()),
             Just(Dynamic::new(Type::String, Value::Unknown(Refinements::new())).into_value()),
             arb_string().prop_map(|s| Dynamic::new(Type::String, Value::String(s)).into_value()),
         ]
-        .boxed()
-    } else {
-        arb_value(t)
+        .boxed();
     }
-}
-
-fn arb_value(ty: &Type) -> BoxedStrategy<Value> {
     let ty2 = ty.clone();
     prop_oneof![
         1 => Just(Value::Null),
         1 => arb_refinements(&ty2).prop_map(Value::Unknown),
-        6 => arb_known(ty),
+        6 => arb_known_in(ty, in_collection),
     ]
     .boxed()
 }

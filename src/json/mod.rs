@@ -187,7 +187,10 @@ impl Value {
     pub fn to_json(&self, ty: &Type) -> Result<Vec<u8>> {
         self.conforms_to(ty)?;
         check_known(self, ty, &mut AttributePath::new(), 0)?;
-        to_vec(&TypedValue::new(self, Some(ty)))
+        match self.settled(ty)? {
+            Some(v) => to_vec(&TypedValue::new(&v, Some(ty))),
+            None => to_vec(&TypedValue::new(self, Some(ty))),
+        }
     }
 }
 

@@ -232,7 +232,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         if v.fract() == 0.0 && v.abs() < 9.0e15 {
             return io(CompactFormatter.write_i64(&mut self.out, v as i64));
         }
-        io(CompactFormatter.write_f32(&mut self.out, v))
+        write_shortest(&mut self.out, f64::from(v))
     }
 
     fn serialize_f64(self, v: f64) -> Result<()> {
@@ -243,8 +243,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         if v.fract() == 0.0 && v.abs() < 9.0e15 {
             return io(CompactFormatter.write_i64(&mut self.out, v as i64));
         }
-        // The shortest text that reads back as the same f64.
-        io(CompactFormatter.write_f64(&mut self.out, v))
+        write_shortest(&mut self.out, v)
     }
 
     fn serialize_char(self, v: char) -> Result<()> {
@@ -609,6 +608,18 @@ macro_rules! impossible_types {
     };
 }
 
+/// The shortest decimal text that reads back as the finite `v`, in plain notation (no
+/// exponent: `0.0000001`, `1000000000000000000000`), as go-cty's `Text('f', -1)` of a
+/// float64 writes it.
+fn write_shortest(out: &mut Vec<u8>, v: f64) -> Result<()> {
+    use std::io::Write;
+    if v == 0.0 {
+        out.push(b'0');
+        return Ok(());
+    }
+    io(write!(out, "{v}"))
+}
+
 /// The inner value of a [`Number`]: an integer, a float64 or the plain decimal text.
 struct NumberOut<'a> {
     out: &'a mut Vec<u8>,
@@ -635,17 +646,14 @@ impl ser::Serializer for NumberOut<'_> {
         io(CompactFormatter.write_u128(self.out, v))
     }
 
-    /// A float64 value is written exactly (0.1 as a float64 is
-    /// 0.1000000000000000055511151231257827021181583404541015625), so that it reads back
-    /// as the same number.
+    /// A float64 is written as the shortest text that reads back as it (`0.1`), in plain
+    /// notation, as go-cty writes it; a number that is exactly a float64 but was read from
+    /// decimal text comes as its text instead (see `Number`'s `Serialize`).
     fn serialize_f64(self, v: f64) -> Result<()> {
-        match Number::from_f64(v) {
-            Some(n) if n.is_finite() => {
-                self.out.extend_from_slice(n.to_string().as_bytes());
-                Ok(())
-            }
-            _ => Err(non_finite(v)),
+        if !v.is_finite() {
+            return Err(non_finite(v));
         }
+        write_shortest(self.out, v)
     }
 
     /// Plain decimal text, written as a JSON number.

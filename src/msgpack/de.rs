@@ -628,8 +628,9 @@ struct MapAccess<'a, 'de> {
 }
 
 impl<'de> MapAccess<'_, 'de> {
-    /// Reads a key. Strings and valid UTF-8 bin are keys; go-cty reads nil and integer
-    /// keys as the empty string, and so do we.
+    /// Reads a key. Strings and valid UTF-8 bin are keys; anything else is an error (go-cty
+    /// reads nil and integer keys as the empty string, which would make different inputs
+    /// one key: "all keys must be strings").
     #[inline]
     fn read_key(r: &mut SliceReader<'de>) -> Result<&'de str> {
         match r.try_short_str() {
@@ -642,7 +643,6 @@ impl<'de> MapAccess<'_, 'de> {
         let at = r.pos();
         match r.next()? {
             Token::Str(b) | Token::Bin(b) => r.utf8(b),
-            Token::Nil | Token::UInt(_) | Token::Int(_) => Ok(""),
             t => Err(Error::data(format_args!(
                 "map keys must be strings, found {}",
                 t.describe()

@@ -5,7 +5,7 @@ use super::{Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMod
 use crate::error::Error;
 use crate::path::{AttributePath, PathStep};
 use crate::types::Type;
-use crate::value::{check_same_dynamic_types, sorted_refs, Map, Value};
+use crate::value::{common_type, sorted_refs, Map, Step, Value};
 
 /// Which extra rules apply, by where the value comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -426,8 +426,9 @@ impl Walker {
                         self.leave();
                     }
                 }
-                if **t == Type::Dynamic {
-                    if let Err(e) = check_same_dynamic_types(vs.iter()) {
+                if t.has_dynamic() {
+                    let elems = vs.iter().enumerate().map(|(i, v)| (Step::Index(i), v));
+                    if let Err(e) = common_type(elems, t) {
                         self.error(&e);
                     }
                 }
@@ -439,8 +440,8 @@ impl Walker {
                         self.leave();
                     }
                 }
-                if **t == Type::Dynamic {
-                    if let Err(e) = check_same_dynamic_types(m.values()) {
+                if t.has_dynamic() {
+                    if let Err(e) = common_type(m.iter().map(|(k, v)| (Step::Key(k), v)), t) {
                         self.error(&e);
                     }
                 }

@@ -4,10 +4,8 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{
-    canonicalize_set, check_same_dynamic_types, common_dynamic_type, type_dynamic_placeholders,
-    Map, Value,
-};
+use super::unify::{common_type, type_placeholders, unify_seq, Step};
+use super::{canonicalize_set, Map, Value};
 use crate::dynamic::DynamicVisitor;
 use crate::number::Number;
 use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
@@ -231,11 +229,8 @@ impl<'de> Visitor<'de> for SeqVisitor<'_> {
         while let Some(v) = seq.next_element_seed(seed)? {
             out.push(v);
         }
-        if *self.elem == Type::Dynamic {
-            check_same_dynamic_types(out.iter()).map_err(de::Error::custom)?;
-            if let Some(t) = common_dynamic_type(out.iter()).cloned() {
-                type_dynamic_placeholders(out.iter_mut(), &t);
-            }
+        if self.elem.has_dynamic() {
+            unify_seq(&mut out, self.elem).map_err(de::Error::custom)?;
         }
         if self.set {
             canonicalize_set(&mut out);
@@ -289,10 +284,11 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
                 )));
             }
         }
-        if *self.elem == Type::Dynamic {
-            check_same_dynamic_types(entries.iter().map(|(_, v)| v)).map_err(de::Error::custom)?;
-            if let Some(t) = common_dynamic_type(entries.iter().map(|(_, v)| v)).cloned() {
-                type_dynamic_placeholders(entries.iter_mut().map(|(_, v)| v), &t);
+        if self.elem.has_dynamic() {
+            let common = common_type(entries.iter().map(|(k, v)| (Step::Key(k), v)), self.elem)
+                .map_err(de::Error::custom)?;
+            for (_, v) in &mut entries {
+                type_placeholders(v, self.elem, &common);
             }
         }
         // Sorted input builds the tree in one pass.

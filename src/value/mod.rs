@@ -3,6 +3,7 @@
 mod de;
 mod index;
 mod ser;
+pub(crate) mod unify;
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -12,6 +13,7 @@ pub use index::Index;
 
 pub(crate) use de::{fill, TypedSeed};
 pub(crate) use ser::TypedValue;
+pub(crate) use unify::{common_type, has_dynamic_collection, settle, Step};
 
 use crate::error::{Error, Result};
 use crate::number::Number;
@@ -96,7 +98,22 @@ impl Value {
     /// refinement that cannot be encoded, or nesting deeper than 128.
     pub fn to_msgpack(&self, ty: &Type) -> Result<Vec<u8>> {
         self.conforms_to(ty)?;
-        crate::msgpack::to_vec(&TypedValue::new(self, Some(ty)))
+        match self.settled(ty)? {
+            Some(v) => crate::msgpack::to_vec(&TypedValue::new(&v, Some(ty))),
+            None => crate::msgpack::to_vec(&TypedValue::new(self, Some(ty))),
+        }
+    }
+
+    /// Where `ty` has a collection with `dynamic` in its element type, a copy whose nulls
+    /// and unknowns in `dynamic` positions carry the type their siblings share, as go-cty
+    /// writes them; `None` where nothing needs it.
+    pub(crate) fn settled(&self, ty: &Type) -> Result<Option<Value>> {
+        if !has_dynamic_collection(ty) {
+            return Ok(None);
+        }
+        let mut v = self.clone();
+        settle(&mut v, ty)?;
+        Ok(Some(v))
     }
 
     /// Checks that the value conforms to `ty` exactly, without conversion: kinds match, an
@@ -338,8 +355,8 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
             for (i, e) in vs.iter().enumerate() {
                 conform(e, t, depth + 1).map_err(|e| e.prepend(PathStep::Index(i as u64)))?;
             }
-            if **t == Type::Dynamic {
-                check_same_dynamic_types(vs.iter())?;
+            if t.has_dynamic() {
+                common_type(vs.iter().enumerate().map(|(i, v)| (Step::Index(i), v)), t)?;
             }
             Ok(())
         }
@@ -347,8 +364,8 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
             for (k, e) in m {
                 conform(e, t, depth + 1).map_err(|e| e.prepend(PathStep::Key(k.clone())))?;
             }
-            if **t == Type::Dynamic {
-                check_same_dynamic_types(m.values())?;
+            if t.has_dynamic() {
+                common_type(m.iter().map(|(k, v)| (Step::Key(k), v)), t)?;
             }
             check_nfc_keys(m)
         }
@@ -420,46 +437,6 @@ fn check_nfc_keys(m: &Map) -> Result<()> {
             "map keys {:?} collide after Unicode normalization",
             w[0]
         )));
-    }
-    Ok(())
-}
-
-/// The type that the known elements of a collection of `dynamic` values share, if any.
-pub(crate) fn common_dynamic_type<'a>(mut vs: impl Iterator<Item = &'a Value>) -> Option<&'a Type> {
-    vs.find_map(|v| match v {
-        Value::Dynamic(d) => Some(d.ty()),
-        _ => None,
-    })
-}
-
-/// In a collection of `dynamic` values whose known elements share a type, a null or unknown
-/// element is a null or unknown of that type, as go-cty makes it (and writes it wrapped).
-pub(crate) fn type_dynamic_placeholders<'a>(vs: impl Iterator<Item = &'a mut Value>, ty: &Type) {
-    for v in vs {
-        if matches!(v, Value::Null | Value::Unknown(_)) {
-            let inner = std::mem::take(v);
-            *v = Value::Dynamic(Box::new(Dynamic::new(ty.clone(), inner)));
-        }
-    }
-}
-
-/// The elements of a `list(dynamic)`, `set(dynamic)` or `map(dynamic)` must all have the
-/// same type (nulls and unknowns aside), as go-cty requires of a collection.
-pub(crate) fn check_same_dynamic_types<'a>(vs: impl Iterator<Item = &'a Value>) -> Result<()> {
-    let mut first: Option<&Type> = None;
-    for v in vs {
-        if let Value::Dynamic(d) = v {
-            match first {
-                None => first = Some(d.ty()),
-                Some(t) if t == d.ty() => {}
-                Some(t) => {
-                    return Err(Error::data(format_args!(
-                        "inconsistent element types in a collection of dynamic values: {t} and {}",
-                        d.ty()
-                    )))
-                }
-            }
-        }
     }
     Ok(())
 }

@@ -4,10 +4,9 @@ use serde::ser::{Error as _, Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use std::cmp::Ordering;
 
-use super::{common_dynamic_type, sorted_refs, Value};
+use super::{sorted_refs, Value};
 use crate::types::Type;
 use crate::unknown::{serialize_unknown, RefineKind};
-use crate::Dynamic;
 
 /// A value with the type it is written as (`None`: as its own structure says).
 pub(crate) struct TypedValue<'a> {
@@ -51,17 +50,13 @@ impl Serialize for TypedValue<'_> {
             Value::Number(n) => n.serialize(s),
             Value::String(v) => s.serialize_str(v),
             Value::List(vs) | Value::Tuple(vs) => {
-                let placeholder = placeholder_type(ty, vs.iter());
                 let mut seq = s.serialize_seq(Some(vs.len()))?;
                 for (i, v) in vs.iter().enumerate() {
                     let t = match ty {
                         Some(Type::Tuple(ts)) => ts.get(i),
                         t => elem_type(t),
                     };
-                    match placeholder_for(placeholder, v) {
-                        Some(d) => seq.serialize_element(&d)?,
-                        None => seq.serialize_element(&TypedValue::new(v, t))?,
-                    }
+                    seq.serialize_element(&TypedValue::new(v, t))?;
                 }
                 seq.end()
             }
@@ -76,26 +71,18 @@ impl Serialize for TypedValue<'_> {
                     _ => None,
                 };
                 let src = filled.as_deref().unwrap_or(vs);
-                let placeholder = placeholder_type(ty, src.iter());
                 let elems = sorted_refs(src, true);
                 let mut seq = s.serialize_seq(Some(elems.len()))?;
                 for v in elems {
-                    match placeholder_for(placeholder, v) {
-                        Some(d) => seq.serialize_element(&d)?,
-                        None => seq.serialize_element(&TypedValue::new(v, t))?,
-                    }
+                    seq.serialize_element(&TypedValue::new(v, t))?;
                 }
                 seq.end()
             }
             Value::Map(m) => {
                 let t = elem_type(ty);
-                let placeholder = placeholder_type(ty, m.values());
                 let mut map = s.serialize_map(Some(m.len()))?;
                 for (k, v) in m {
-                    match placeholder_for(placeholder, v) {
-                        Some(d) => map.serialize_entry(k, &d)?,
-                        None => map.serialize_entry(k, &TypedValue::new(v, t))?,
-                    }
+                    map.serialize_entry(k, &TypedValue::new(v, t))?;
                 }
                 map.end()
             }
@@ -138,27 +125,6 @@ impl Serialize for TypedValue<'_> {
                 }
             },
         }
-    }
-}
-
-/// In a `list(dynamic)`, `set(dynamic)` or `map(dynamic)` whose known elements share a type,
-/// that type: go-cty writes null and unknown elements as values of it, `[type, nil]`.
-fn placeholder_type<'a>(
-    ty: Option<&Type>,
-    vs: impl Iterator<Item = &'a Value>,
-) -> Option<&'a Type> {
-    match ty {
-        Some(Type::List(t) | Type::Set(t) | Type::Map(t)) if **t == Type::Dynamic => {
-            common_dynamic_type(vs)
-        }
-        _ => None,
-    }
-}
-
-fn placeholder_for(ty: Option<&Type>, v: &Value) -> Option<Dynamic> {
-    match (ty, v) {
-        (Some(t), Value::Null | Value::Unknown(_)) => Some(Dynamic::new(t.clone(), v.clone())),
-        _ => None,
     }
 }
 
