@@ -133,10 +133,6 @@ fn arb_refinements(ty: &Type) -> BoxedStrategy<Refinements> {
 /// A known, non-null value of `ty`. Inside a collection (`in_collection`), every `dynamic`
 /// position holds a string, so that the elements share one concrete type, as go-cty
 /// requires.
-fn arb_known(ty: &Type) -> BoxedStrategy<Value> {
-    arb_known_in(ty, false)
-}
-
 fn arb_known_in(ty: &Type, in_collection: bool) -> BoxedStrategy<Value> {
     match ty {
         Type::String => arb_string().prop_map(Value::String).boxed(),

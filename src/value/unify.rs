@@ -197,11 +197,7 @@ pub(crate) fn type_placeholders(v: &mut Value, ty: &Type, common: &Type) {
                 let inner = std::mem::take(v);
                 *v = Value::Dynamic(Box::new(Dynamic::new(c.clone(), inner)));
             }
-            Value::Dynamic(d) => {
-                if d.ty() != c && d.ty().has_dynamic() {
-                    d.set_ty(c.clone());
-                }
-            }
+            Value::Dynamic(d) if d.ty() != c && d.ty().has_dynamic() => d.set_ty(c.clone()),
             _ => {}
         },
         (Type::List(t), Type::List(c)) | (Type::Set(t), Type::Set(c)) if t.has_dynamic() => {
