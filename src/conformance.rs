@@ -623,3 +623,39 @@ fn round_bounds(v: &Value) -> Value {
         v => v.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_type_json_is_cut_to_dynamic() {
+        assert_eq!(
+            truncate_type_json(r#"["list","string"]"#, 4),
+            r#"["list","string"]"#
+        );
+        assert_eq!(
+            truncate_type_json(r#"["list",["list",["list","string"]]]"#, 2),
+            r#"["list",["list","dynamic"]]"#
+        );
+        // brackets inside attribute names are text, not nesting
+        assert_eq!(
+            truncate_type_json(r#"["object",{"[[[":["list","number"]}]"#, 2),
+            r#"["object",{"[[[":"dynamic"}]"#
+        );
+        let deep = format!(
+            "{}\"string\"{}",
+            "[\"list\",".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        let cut = truncate_type_json(&deep, TYPE_DEPTH);
+        let ty = Type::from_json_with_depth(cut.as_bytes(), TYPE_DEPTH + 1).unwrap();
+        let mut depth = 0;
+        let mut t = &ty;
+        while let Type::List(e) = t {
+            depth += 1;
+            t = e;
+        }
+        assert_eq!((depth, t), (TYPE_DEPTH, &Type::Dynamic));
+    }
+}
