@@ -54,6 +54,6 @@ pub fn to_value<T: ?Sized + Serialize>(value: &T, ty: &Type) -> Result<Value> {
 /// A value that does not fit `T` (with its path), or an unknown where `T` has no
 /// [`Unknown`](crate::Unknown).
 pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T> {
-    let bytes = crate::msgpack::to_vec(&TypedValue::new(value, None))?;
+    let bytes = crate::msgpack::to_vec(&crate::value::Untracked(TypedValue::new(value, None)))?;
     crate::msgpack::from_slice(&bytes)
 }

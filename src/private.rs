@@ -24,6 +24,12 @@ pub(crate) fn bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     }
 }
 
+/// A [`Value`](crate::Value) being written: tfvalue's MessagePack serializer leaves the
+/// check that collections agree on the types of their `dynamic` values to the value's own
+/// conformance check (a value's objects are written as maps, which the serializer cannot
+/// tell from real maps). Serialize only; transparent elsewhere.
+pub(crate) const VALUE_TOKEN: &str = "$tfvalue::private::Value";
+
 /// Which private token a newtype struct name is, if any.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Token {
@@ -31,6 +37,7 @@ pub(crate) enum Token {
     Dynamic,
     Number,
     Raw,
+    Value,
 }
 
 /// Recognises a private token. Called for every newtype struct a (de)serializer sees, so
@@ -47,6 +54,7 @@ pub(crate) fn token(name: &str) -> Option<Token> {
         Some(b'c') => (Token::Dynamic, DYNAMIC_TOKEN),
         Some(b'r') => (Token::Number, NUMBER_TOKEN),
         Some(b'w') => (Token::Raw, RAW_TOKEN),
+        Some(b'e') => (Token::Value, VALUE_TOKEN),
         _ => return None,
     };
     (name == text).then_some(tok)
@@ -82,6 +90,7 @@ mod tests {
         assert_eq!(token(DYNAMIC_TOKEN), Some(Token::Dynamic));
         assert_eq!(token(NUMBER_TOKEN), Some(Token::Number));
         assert_eq!(token(RAW_TOKEN), Some(Token::Raw));
+        assert_eq!(token(VALUE_TOKEN), Some(Token::Value));
         for other in [
             "",
             "$",

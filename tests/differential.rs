@@ -597,3 +597,95 @@ fn a_lone_line_break_ends_the_prefix() {
     // Short prefixes are written as they are.
     assert_eq!(written_prefix("a\nb"), "a\nb");
 }
+
+// Typed structs: the MessagePack serializer follows where it is, since a struct has no
+// type at hand; what it writes is what goes to Terraform.
+
+#[derive(serde::Serialize)]
+struct Rule {
+    name: String,
+    value: Dynamic,
+    other: Option<Dynamic>,
+}
+
+fn rule(value: Dynamic, other: Option<Dynamic>) -> Rule {
+    Rule {
+        name: "r".into(),
+        value,
+        other,
+    }
+}
+
+#[test]
+fn typed_collections_with_mixed_dynamic_types_are_not_written() {
+    let s = || Dynamic::new(Type::String, "x".into());
+    let n = || Dynamic::new(Type::Number, Value::Number(1.into()));
+    let err = tfvalue::msgpack::to_vec(&vec![s(), n()]).unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), "[1]");
+
+    let err = tfvalue::msgpack::to_vec(&vec![rule(s(), None), rule(n(), None)]).unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), "[1].value");
+
+    let m: std::collections::BTreeMap<String, Vec<Dynamic>> =
+        [("a".to_string(), vec![s()]), ("b".to_string(), vec![n()])]
+            .into_iter()
+            .collect();
+    let err = tfvalue::msgpack::to_vec(&m).unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), r#"["b"][0]"#);
+
+    #[derive(serde::Serialize)]
+    struct Model {
+        rules: Vec<Rule>,
+    }
+    let err = tfvalue::msgpack::to_vec(&Model {
+        rules: vec![rule(s(), Some(n())), rule(s(), Some(s()))],
+    })
+    .unwrap_err();
+    assert_eq!(err.path().to_string(), "rules[1].other");
+}
+
+#[test]
+fn typed_values_that_agree_are_written_as_before() {
+    let s = || Dynamic::new(Type::String, "x".into());
+    let n = || Dynamic::new(Type::Number, Value::Number(1.into()));
+    // Two positions of one element may differ; nulls take no part.
+    let rules = vec![
+        rule(s(), Some(n())),
+        rule(s(), None),
+        rule(Dynamic::new(Type::String, Value::Null), Some(n())),
+        rule(Dynamic::null(), Some(n())),
+    ];
+    let bytes = tfvalue::msgpack::to_vec(&rules).unwrap();
+    let t = ty(r#"["list",["object",{"name":"string","value":"dynamic","other":"dynamic"}]]"#);
+    let v = Value::from_msgpack(&bytes, &t).unwrap();
+    assert_eq!(v.as_list().map(<[Value]>::len), Some(4));
+    // A struct's fields are positions, not elements: they may hold different types.
+    let one = rule(s(), Some(n()));
+    assert!(tfvalue::msgpack::to_vec(&one).is_ok());
+    // A dynamic value whose own type has a collection is checked as a Value.
+    let d = Dynamic::new(
+        Type::list(Type::Dynamic),
+        Value::List(vec![
+            Dynamic::new(Type::String, "a".into()).into_value(),
+            Dynamic::new(Type::Number, Value::Number(2.into())).into_value(),
+        ]),
+    );
+    assert!(inconsistent(
+        &tfvalue::msgpack::to_vec(&vec![d]).unwrap_err()
+    ));
+    // An object Value with attributes of different dynamic types is one element.
+    let t = ty(r#"["list",["object",{"a":"dynamic","b":"dynamic"}]]"#);
+    let v = Value::List(vec![Value::Object(
+        [
+            ("a".to_string(), s().into_value()),
+            ("b".to_string(), n().into_value()),
+        ]
+        .into_iter()
+        .collect(),
+    )]);
+    assert!(v.to_msgpack(&t).is_ok());
+    assert!(tfvalue::msgpack::to_vec(&v).is_ok());
+}

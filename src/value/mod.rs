@@ -12,7 +12,7 @@ use std::fmt;
 pub use index::Index;
 
 pub(crate) use de::{fill, TypedSeed};
-pub(crate) use ser::TypedValue;
+pub(crate) use ser::{TypedValue, Untracked};
 pub(crate) use unify::{common_type, has_dynamic_collection, settle, Step};
 
 use crate::error::{Error, Result};
@@ -99,8 +99,8 @@ impl Value {
     pub fn to_msgpack(&self, ty: &Type) -> Result<Vec<u8>> {
         self.conforms_to(ty)?;
         match self.settled(ty)? {
-            Some(v) => crate::msgpack::to_vec(&TypedValue::new(&v, Some(ty))),
-            None => crate::msgpack::to_vec(&TypedValue::new(self, Some(ty))),
+            Some(v) => crate::msgpack::to_vec(&Untracked(TypedValue::new(&v, Some(ty)))),
+            None => crate::msgpack::to_vec(&Untracked(TypedValue::new(self, Some(ty)))),
         }
     }
 

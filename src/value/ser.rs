@@ -176,6 +176,16 @@ impl Serialize for Value {
     /// and objects as maps, `Dynamic` with its type. Use [`Value::to_msgpack`] to check it
     /// against a type as well.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        TypedValue::new(self, None).serialize(s)
+        Untracked(TypedValue::new(self, None)).serialize(s)
+    }
+}
+
+/// A value written as a whole: a newtype that tells tfvalue's MessagePack serializer not to
+/// track the types of its `dynamic` values (see `VALUE_TOKEN`); transparent elsewhere.
+pub(crate) struct Untracked<'a>(pub(crate) TypedValue<'a>);
+
+impl Serialize for Untracked<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_newtype_struct(crate::private::VALUE_TOKEN, &self.0)
     }
 }
