@@ -689,3 +689,67 @@ fn typed_values_that_agree_are_written_as_before() {
     assert!(v.to_msgpack(&t).is_ok());
     assert!(tfvalue::msgpack::to_vec(&v).is_ok());
 }
+
+#[test]
+fn typed_collections_with_mixed_dynamic_types_are_not_read() {
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Item {
+        a: Dynamic,
+    }
+    let mixed = arr(&[
+        dyn_mp("\"string\"", &fixstr("x")),
+        dyn_mp("\"number\"", &[0x01]),
+    ]);
+    let err = tfvalue::msgpack::from_slice::<Vec<Dynamic>>(&mixed).unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), "[1]");
+
+    let items = arr(&[
+        map(&[("a", dyn_mp("\"string\"", &fixstr("x")))]),
+        map(&[("a", dyn_mp("\"bool\"", &[0xc3]))]),
+    ]);
+    let err = tfvalue::msgpack::from_slice::<Vec<Item>>(&items).unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), "[1].a");
+
+    let nested = map(&[
+        ("a", arr(&[dyn_mp("\"string\"", &fixstr("x"))])),
+        ("b", arr(&[dyn_mp("\"number\"", &[0x01])])),
+    ]);
+    let err =
+        tfvalue::msgpack::from_slice::<std::collections::BTreeMap<String, Vec<Dynamic>>>(&nested)
+            .unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), r#"["b"][0]"#);
+
+    // What agrees reads as before: nulls, and a struct's fields of different types.
+    let ok = arr(&[
+        dyn_mp("\"string\"", &fixstr("x")),
+        vec![0xc0],
+        dyn_mp("\"string\"", &[0xc0]),
+    ]);
+    assert_eq!(
+        tfvalue::msgpack::from_slice::<Vec<Option<Dynamic>>>(&ok)
+            .unwrap()
+            .len(),
+        3
+    );
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Two {
+        a: Dynamic,
+        b: Dynamic,
+    }
+    let two = map(&[
+        ("a", dyn_mp("\"string\"", &fixstr("x"))),
+        ("b", dyn_mp("\"number\"", &[0x01])),
+    ]);
+    assert!(tfvalue::msgpack::from_slice::<Vec<Two>>(&arr(&[two.clone(), two])).is_ok());
+    // A tuple's positions are not elements.
+    let pair = arr(&[
+        dyn_mp("\"string\"", &fixstr("x")),
+        dyn_mp("\"number\"", &[0x01]),
+    ]);
+    assert!(tfvalue::msgpack::from_slice::<(Dynamic, Dynamic)>(&pair).is_ok());
+}

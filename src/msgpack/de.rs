@@ -7,6 +7,7 @@ use serde::de::{
     IntoDeserializer, Visitor,
 };
 
+use super::dyn_check::{At, DynCheck};
 use super::read::{number_from_token, SliceReader, Token};
 use crate::error::{Error, Origin, Result};
 use crate::path::PathStep;
@@ -41,6 +42,9 @@ pub struct Deserializer<'de> {
     /// Where the value of the struct field being read starts: a struct that ignores the
     /// value at that very place does not declare the attribute.
     field_value_at: usize,
+    /// Where the deserializer is, for the check that the elements of a collection agree on
+    /// the types of the `dynamic` values in them.
+    dyn_check: DynCheck<'de>,
 }
 
 impl<'de> Deserializer<'de> {
@@ -52,6 +56,7 @@ impl<'de> Deserializer<'de> {
             max_depth: DEFAULT_MAX_DEPTH,
             ignore_undeclared: false,
             field_value_at: usize::MAX,
+            dyn_check: DynCheck::default(),
         }
     }
 
@@ -144,8 +149,15 @@ impl<'de> Deserializer<'de> {
     }
 
     #[inline]
-    fn visit_seq_of<V: Visitor<'de>>(&mut self, n: u32, at: usize, visitor: V) -> Result<V::Value> {
+    fn visit_seq_of<V: Visitor<'de>>(
+        &mut self,
+        n: u32,
+        at: usize,
+        collection: bool,
+        visitor: V,
+    ) -> Result<V::Value> {
         self.enter()?;
+        self.dyn_check.push(collection);
         let mut access = SeqAccess {
             de: self,
             left: n,
@@ -162,6 +174,7 @@ impl<'de> Deserializer<'de> {
             ))));
         }
         self.leave();
+        self.dyn_check.pop();
         Ok(v)
     }
 
@@ -174,6 +187,7 @@ impl<'de> Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         self.enter()?;
+        self.dyn_check.push(!attrs);
         let start = self.r.pos();
         let mut access = MapAccess {
             de: self,
@@ -195,7 +209,20 @@ impl<'de> Deserializer<'de> {
             ))));
         }
         self.leave();
+        self.dyn_check.pop();
         Ok(v)
+    }
+
+    /// An array read as a list or set (`collection`) or as a tuple.
+    fn seq_or_tuple<V: Visitor<'de>>(&mut self, collection: bool, visitor: V) -> Result<V::Value> {
+        let at = self.r.pos();
+        match self.r.next()? {
+            Token::Array(n) => self.visit_seq_of(n, at, collection, visitor),
+            Token::Nil => visitor
+                .visit_unit()
+                .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
+            t => Err(self.invalid(at, &t, "array")),
+        }
     }
 
     /// Integers, floats and decimal strings all carry numbers.
@@ -290,7 +317,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 visitor.visit_borrowed_str(s)
             }
             Token::Bin(b) => visitor.visit_borrowed_bytes(b),
-            Token::Array(n) => return self.visit_seq_of(n, at, visitor),
+            Token::Array(n) => return self.visit_seq_of(n, at, true, visitor),
             Token::Map(n) => return self.visit_map_of(n, at, false, visitor),
             Token::Ext(_) => return Err(self.invalid(at, &t, "value")),
         };
@@ -444,12 +471,24 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 Token::Ext(raw) => visitor.visit_borrowed_bytes(raw),
                 Token::Array(2) => {
                     self.enter()?;
-                    let mut access = DynamicAccess { de: self, state: 0 };
-                    let v = visitor.visit_seq(&mut access)?;
-                    if access.state < 2 {
+                    self.dyn_check.skip += 1;
+                    let mut access = DynamicAccess {
+                        de: self,
+                        state: 0,
+                        type_json: None,
+                    };
+                    let v = visitor.visit_seq(&mut access);
+                    let (type_json, state) = (access.type_json, access.state);
+                    self.dyn_check.skip -= 1;
+                    let v = v?;
+                    if state < 2 {
                         return Err(Error::data("a dynamic value was not read to the end"));
                     }
                     self.leave();
+                    if let (0, Some(json)) = (self.dyn_check.skip, type_json) {
+                        let ty = crate::types::Type::from_json(json)?;
+                        self.dyn_check.record(ty, &[], false)?;
+                    }
                     Ok(v)
                 }
                 Token::Array(n) => Err(Error::data(format_args!(
@@ -461,6 +500,13 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 )),
             }
             .map_err(|e| e.at_offset(Origin::Msgpack, at as u64));
+        }
+        if tok == Some(Tok::Value) {
+            // A `Value` checks its collections of dynamic values against its type itself.
+            self.dyn_check.skip += 1;
+            let v = visitor.visit_newtype_struct(&mut *self);
+            self.dyn_check.skip -= 1;
+            return v;
         }
         if tok == Some(Tok::Raw) {
             // Skip the value without building it, and hand over its bytes.
@@ -495,18 +541,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        let at = self.r.pos();
-        match self.r.next()? {
-            Token::Array(n) => self.visit_seq_of(n, at, visitor),
-            Token::Nil => visitor
-                .visit_unit()
-                .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
-            t => Err(self.invalid(at, &t, "array")),
-        }
+        self.seq_or_tuple(true, visitor)
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
-        self.deserialize_seq(visitor)
+        self.seq_or_tuple(false, visitor)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -515,7 +554,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         _len: usize,
         visitor: V,
     ) -> Result<V::Value> {
-        self.deserialize_seq(visitor)
+        self.seq_or_tuple(false, visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
@@ -603,6 +642,7 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
         self.left -= 1;
         let i = self.index;
         self.index += 1;
+        self.de.dyn_check.at(At::Index(i as u32));
         match seed.deserialize(&mut *self.de) {
             Ok(v) => Ok(Some(v)),
             Err(e) => Err(e.prepend(PathStep::Index(i))),
@@ -726,6 +766,9 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         if self.attrs {
             self.de.field_value_at = self.de.r.pos();
+            self.de.dyn_check.at(At::Field(self.key));
+        } else {
+            self.de.dyn_check.at(At::Key(self.key));
         }
         match seed.deserialize(&mut *self.de) {
             Ok(v) => Ok(v),
@@ -746,6 +789,8 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
 struct DynamicAccess<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     state: u8,
+    /// The type JSON, once read.
+    type_json: Option<&'de [u8]>,
 }
 
 impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
@@ -757,10 +802,12 @@ impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
             1 => {
                 let at = self.de.r.pos();
                 match self.de.r.next()? {
-                    Token::Str(b) | Token::Bin(b) => seed
-                        .deserialize(BorrowedBytesDeserializer::<Error>::new(b))
-                        .map(Some)
-                        .map_err(|e| e.at_offset(Origin::Msgpack, at as u64)),
+                    Token::Str(b) | Token::Bin(b) => {
+                        self.type_json = Some(b);
+                        seed.deserialize(BorrowedBytesDeserializer::<Error>::new(b))
+                            .map(Some)
+                            .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))
+                    }
                     t => Err(Error::invalid_type(t.describe(), "type JSON as bytes")
                         .at_offset(Origin::Msgpack, at as u64)),
                 }

@@ -34,6 +34,7 @@
 //! ```
 
 mod de;
+mod dyn_check;
 pub(crate) mod read;
 mod ser;
 pub(crate) mod write;

@@ -2,6 +2,7 @@
 
 use serde::ser::{self, Serialize};
 
+use super::dyn_check::{At, Capture, DynCheck};
 use super::read::{SliceReader, Token};
 use super::write::*;
 use crate::error::{Error, Result};
@@ -38,7 +39,7 @@ pub struct Serializer {
     raw_next: bool,
     /// Where the serializer is, for the check that the elements of a collection agree on
     /// the types of the `dynamic` values in them.
-    dyn_check: DynCheck,
+    dyn_check: DynCheck<'static>,
 }
 
 impl Default for Serializer {
@@ -187,174 +188,6 @@ struct Header {
     pos: usize,
     announced: Option<u32>,
     body: usize,
-}
-
-// ---------------------------------------------------------------------------------------
-// The elements of a collection agree on the types of their `dynamic` values.
-//
-// go-cty builds a list, set or map only from elements of one concrete type, and a value's
-// type takes in the types of the `dynamic` values in it; bytes where two elements differ
-// there make Terraform's decoder panic (see `value::unify`). `Value`s are checked against
-// their type before they are written; typed structs have no type at hand, so the serializer
-// follows where it is: one frame for every array, map and struct being written, and for
-// each collection (a sequence or a map, not a struct or tuple) the concrete type of the
-// `dynamic` values written at each position inside its elements. Only `dynamic` values
-// cost anything beyond a store per field.
-
-#[derive(Default)]
-struct DynCheck {
-    frames: Vec<Frame>,
-    /// The type of the `dynamic` values seen so far at a position inside the elements of
-    /// the collection `frame`.
-    seen: Vec<Seen>,
-    /// Inside a `dynamic` value (its own type covers what is nested in it) or a `Value`
-    /// (checked against its type before it is written).
-    skip: u32,
-    /// The type JSON of the `dynamic` value being written, once its bytes are out.
-    capture: Capture,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Capture {
-    Off,
-    /// The next bytes written are the type JSON of a `dynamic` value.
-    Next,
-    Done(usize, usize),
-}
-
-impl Default for Capture {
-    fn default() -> Self {
-        Capture::Off
-    }
-}
-
-#[derive(Clone, Copy)]
-struct Frame {
-    collection: bool,
-    at: At,
-}
-
-/// The position being written in a frame.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum At {
-    Start,
-    Index(u32),
-    Field(&'static str),
-    /// A map key, by the range of its text in the output.
-    Key(usize, usize),
-}
-
-/// A position inside a collection's element: struct fields and tuple indices are kept,
-/// nested collections stand for any of their elements.
-#[derive(Clone, PartialEq, Eq, Debug)]
-enum Sig {
-    Any,
-    Index(u32),
-    Field(&'static str),
-}
-
-struct Seen {
-    frame: usize,
-    at: Vec<Sig>,
-    ty: crate::types::Type,
-}
-
-impl DynCheck {
-    #[inline]
-    fn push(&mut self, collection: bool) {
-        if self.skip == 0 {
-            self.frames.push(Frame {
-                collection,
-                at: At::Start,
-            });
-        }
-    }
-
-    #[inline]
-    fn pop(&mut self) {
-        if self.skip == 0 {
-            self.frames.pop();
-            let depth = self.frames.len();
-            if self.seen.last().is_some_and(|s| s.frame >= depth) {
-                self.seen.retain(|s| s.frame < depth);
-            }
-        }
-    }
-
-    #[inline]
-    fn at(&mut self, at: At) {
-        if self.skip == 0 {
-            if let Some(f) = self.frames.last_mut() {
-                f.at = at;
-            }
-        }
-    }
-
-    /// A `dynamic` value of type `ty` was written where the frames say.
-    #[cold]
-    fn record(&mut self, ty: crate::types::Type, out: &[u8]) -> Result<()> {
-        use crate::value::unify::unify;
-        for i in 0..self.frames.len() {
-            if !self.frames[i].collection {
-                continue;
-            }
-            let at: Vec<Sig> = self.frames[i + 1..]
-                .iter()
-                .map(|f| match (f.collection, f.at) {
-                    (true, _) | (_, At::Start | At::Key(..)) => Sig::Any,
-                    (false, At::Index(n)) => Sig::Index(n),
-                    (false, At::Field(name)) => Sig::Field(name),
-                })
-                .collect();
-            match self.seen.iter().position(|s| s.frame == i && s.at == at) {
-                Some(k) => match unify(&self.seen[k].ty, &ty) {
-                    Some(u) => self.seen[k].ty = u,
-                    None => return Err(self.conflict(i, &self.seen[k].ty, &ty, out)),
-                },
-                None => self.seen.push(Seen {
-                    frame: i,
-                    at,
-                    ty: ty.clone(),
-                }),
-            }
-        }
-        Ok(())
-    }
-
-    #[cold]
-    fn conflict(
-        &self,
-        frame: usize,
-        before: &crate::types::Type,
-        found: &crate::types::Type,
-        out: &[u8],
-    ) -> Error {
-        let mut path = crate::path::AttributePath::new();
-        for f in &self.frames {
-            match f.at {
-                At::Start => {}
-                At::Index(n) => path.push(crate::path::PathStep::Index(u64::from(n))),
-                At::Field(name) => path.push(crate::path::PathStep::Attr(name.to_owned())),
-                At::Key(a, b) => path.push(crate::path::PathStep::Key(
-                    String::from_utf8_lossy(out.get(a..b).unwrap_or_default()).into_owned(),
-                )),
-            }
-        }
-        let collection: crate::path::AttributePath = path.steps()[..frame.min(path.steps().len())]
-            .iter()
-            .cloned()
-            .collect();
-        let collection = if collection.steps().is_empty() {
-            "the value".to_owned()
-        } else {
-            collection.to_string()
-        };
-        Error::data(format_args!(
-            "inconsistent element types in a collection with dynamic values: the elements \
-             of {collection} have dynamic values of type {before} and {found} in one position"
-        ))
-        .prepend_path(&path)
-    }
 }
 
 #[cold]
@@ -521,11 +354,11 @@ impl<'a> ser::Serializer for &'a mut Serializer {
                 self.dyn_check.skip += 1;
                 let r = value.serialize(&mut *self);
                 self.dyn_check.skip -= 1;
-                let captured = std::mem::take(&mut self.dyn_check.capture);
+                let captured = self.dyn_check.capture.take();
                 r?;
-                if let Capture::Done(a, b) = captured {
+                if let Some((a, b)) = captured {
                     let ty = crate::types::Type::from_json(&self.out[a..b])?;
-                    self.dyn_check.record(ty, &self.out)?;
+                    self.dyn_check.record(ty, &self.out, true)?;
                 }
                 Ok(())
             }
@@ -731,7 +564,7 @@ impl ser::SerializeMap for Compound<'_> {
                 }
             }
         }
-        self.ser.dyn_check.at(At::Key(text.start, text.end));
+        self.ser.dyn_check.at(At::KeyInOutput(text.start, text.end));
         self.prev_key = Some(text);
         Ok(())
     }

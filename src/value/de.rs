@@ -24,6 +24,9 @@ use crate::unknown::{decode_ext, Decoded, RefineKind};
 pub struct TypedSeed<'t> {
     ty: &'t Type,
     opts: SeedOptions,
+    /// The whole value: tells tfvalue's MessagePack deserializer that the value checks its
+    /// collections of `dynamic` values itself (see `VALUE_TOKEN`).
+    root: bool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -38,6 +41,7 @@ impl<'t> TypedSeed<'t> {
         TypedSeed {
             ty,
             opts: SeedOptions::default(),
+            root: true,
         }
     }
 
@@ -60,6 +64,13 @@ impl<'de> DeserializeSeed<'de> for TypedSeed<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        if self.root {
+            let inner = TypedSeed {
+                root: false,
+                ..self
+            };
+            return d.deserialize_newtype_struct(crate::private::VALUE_TOKEN, Root(inner));
+        }
         match self.ty {
             Type::Dynamic => d.deserialize_newtype_struct(DYNAMIC_TOKEN, DynamicVisitor::value()),
             ty => d.deserialize_newtype_struct(
@@ -70,6 +81,21 @@ impl<'de> DeserializeSeed<'de> for TypedSeed<'_> {
                 },
             ),
         }
+    }
+}
+
+/// The whole value, inside the private `VALUE_TOKEN` newtype.
+struct Root<'t>(TypedSeed<'t>);
+
+impl<'de> Visitor<'de> for Root<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a value of type {}", self.0.ty)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        self.0.deserialize(d)
     }
 }
 
@@ -225,6 +251,7 @@ impl<'de> Visitor<'de> for SeqVisitor<'_> {
         let seed = TypedSeed {
             ty: self.elem,
             opts: self.opts,
+            root: false,
         };
         while let Some(v) = seq.next_element_seed(seed)? {
             out.push(v);
@@ -260,6 +287,7 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
         let seed = TypedSeed {
             ty: self.elem,
             opts: self.opts,
+            root: false,
         };
         let mut sorted = true;
         while let Some(k) = map.next_key::<String>()? {
@@ -325,6 +353,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
             let v = map.next_value_seed(TypedSeed {
                 ty: aty,
                 opts: self.opts,
+                root: false,
             })?;
             if out.insert(name.clone(), v).is_some() {
                 return Err(de::Error::custom(format_args!("duplicate attribute {k:?}")));
@@ -368,6 +397,7 @@ impl<'de> Visitor<'de> for TupleVisitor<'_> {
             match seq.next_element_seed(TypedSeed {
                 ty: t,
                 opts: self.opts,
+                root: false,
             })? {
                 Some(v) => out.push(v),
                 None => {
