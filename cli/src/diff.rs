@@ -77,6 +77,8 @@ struct R<'a> {
     style: Style,
     replace: &'a [Vec<Json>],
     path: Vec<Json>,
+    /// Showing one value, not a change: everything is unchanged.
+    same: bool,
 }
 
 fn quoted(s: &str) -> String {
@@ -231,7 +233,7 @@ impl R<'_> {
         if bnull && anull {
             return true;
         }
-        let unchanged = b == a && b.is_wholly_known() && bs.is() == as_.is();
+        let unchanged = self.same || (b == a && b.is_wholly_known() && bs.is() == as_.is());
         if unchanged && !show_unchanged {
             return false;
         }
@@ -528,6 +530,7 @@ pub fn show_instance(
         style,
         replace: &[],
         path: Vec::new(),
+        same: true,
     };
     r.paint(DIM, &format!("# {label}:"));
     r.buf.push('\n');
@@ -566,6 +569,7 @@ pub fn show_change(
         style,
         replace: replace_paths,
         path: Vec::new(),
+        same: false,
     };
     let (what, sym, color) = match action {
         "create" => ("will be created", "  +", GREEN),

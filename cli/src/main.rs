@@ -429,6 +429,9 @@ fn read_value(
     encoding: Encoding,
     format: InputFormat,
 ) -> Result<Value, String> {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return Err("the input is empty".into());
+    }
     let json = match encoding {
         Encoding::Json => true,
         Encoding::Msgpack => false,
