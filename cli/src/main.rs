@@ -162,7 +162,7 @@ TYPE_JSON is Terraform's type JSON: \"string\", \"number\", \"bool\", \"dynamic\
   tfvalue schema schema.json --resource shelf_bucket
   echo 81a16101 | tfvalue decode --type '[\"object\",{\"a\":\"number\"}]'
   echo '{\"a\":1}' | tfvalue encode --from json --type '[\"object\",{\"a\":\"number\"}]'
-  tfvalue check tests/vectors/msgpack-decode.jsonl
+  tfvalue check vectors.msgpack-decode.jsonl
 
 A closed output pipe (`tfvalue ... | head -1`) ends the command quietly with status 141."
 )]
@@ -198,9 +198,9 @@ provider schema of --schema is found by the provider address the file records.")
     #[command(after_help = format!("Examples:
   echo 81a161a178 | tfvalue decode --type '[\"object\",{{\"a\":\"string\"}}]'
   tfvalue decode --type '[\"map\",\"string\"]' payload.hex
-  tfvalue decode --type '[\"map\",\"string\"]' --to json payload.hex
   echo '{{\"a\":\"x\"}}' | tfvalue decode --encoding json --type '[\"object\",{{\"a\":\"string\"}}]'
   tfvalue decode --schema schema.json --ephemeral-resource shelf_token token.hex
+  tfvalue decode --to json --schema schema.json --ephemeral-resource shelf_token token.hex
 
 {TAGGED_HELP}"))]
     Decode(Box<DecodeArgs>),
@@ -235,7 +235,7 @@ printed is the type JSON, the second the same type in Terraform's type syntax.")
     /// Run conformance vector files (JSON Lines: msgpack-decode, msgpack-encode,
     /// json-decode, json-encode) and print each failure and a final `N passed, M failed`.
     #[command(after_help = "Examples:
-  tfvalue check tests/vectors/msgpack-decode.jsonl tests/vectors/json-encode.jsonl
+  tfvalue check vectors.msgpack-decode.jsonl
   tfvalue check --kind json-decode my-cases.jsonl
 
 The kind of each file is taken from its name (anywhere in it) unless --kind is given.")]

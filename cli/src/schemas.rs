@@ -158,7 +158,12 @@ pub fn block<'p>(
             BlockKind::EphemeralResource,
         ] {
             if other != kind && other.map(provider).is_some_and(|m| m.contains_key(name)) {
-                hint = format!("; it is a {} (use {})", other.noun(), flag(other));
+                let article = if other.noun().starts_with('e') {
+                    "an"
+                } else {
+                    "a"
+                };
+                hint = format!("; it is {article} {} (use {})", other.noun(), flag(other));
             }
         }
     }
