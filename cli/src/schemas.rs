@@ -72,11 +72,31 @@ impl SchemaFile {
         let path = &self.path;
         match address {
             Some(addr) => self.find_provider(addr).ok_or_else(|| {
-                let names = self.all.provider_schemas.keys().map(String::as_str);
+                // Compare as many trailing segments as the address has: `acme/shelv`
+                // against `acme/shelf` of `registry.terraform.io/acme/shelf`.
+                let segments = addr.split('/').count();
+                let tail = |k: &'_ str| -> String {
+                    let parts: Vec<&str> = k.split('/').collect();
+                    parts[parts.len().saturating_sub(segments)..].join("/")
+                };
+                let tails: Vec<String> =
+                    self.all.provider_schemas.keys().map(|k| tail(k)).collect();
+                let near = crate::suggest::similar(addr, tails.iter().map(String::as_str));
+                let full: Vec<String> = self
+                    .all
+                    .provider_schemas
+                    .keys()
+                    .filter(|k| near.contains(&tail(k).as_str()))
+                    .map(|k| format!("{k:?}"))
+                    .collect();
+                let hint = if full.is_empty() {
+                    String::new()
+                } else {
+                    format!("; did you mean {}?", full.join(" or "))
+                };
                 format!(
-                    "{path}: no provider {addr:?} (the file has: {}){}",
-                    self.keys(),
-                    did_you_mean(addr, names)
+                    "{path}: no provider {addr:?} (the file has: {}){hint}",
+                    self.keys()
                 )
             }),
             None => {
