@@ -114,14 +114,14 @@ pub fn read_state(path: &str) -> Result<State, String> {
     let bytes = read_file(path)?;
     let text = utf8_json(path, &bytes)?;
     let h = head(path, text)?;
-    if h.resource_changes.is_some() || (h.format_version.is_some() && h.values.is_none()) {
-        return Err(format!(
-            "{path} is a plan (`terraform show -json` output), not a state: use --plan"
-        ));
-    }
     if h.provider_schemas.is_some() {
         return Err(format!(
             "{path} is a provider schema file, not a state: give it with --schema"
+        ));
+    }
+    if h.resource_changes.is_some() || (h.format_version.is_some() && h.values.is_none()) {
+        return Err(format!(
+            "{path} is a plan (`terraform show -json` output), not a state: use --plan"
         ));
     }
     if h.values.is_some() {
