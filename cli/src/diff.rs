@@ -276,7 +276,7 @@ impl R<'_> {
         }
         if let (Some((bm, bmap)), Some((am, amap))) = (entries(b), entries(a)) {
             if bmap == amap {
-                self.buf.push_str("{");
+                self.buf.push('{');
                 self.mark_replacement();
                 self.buf.push('\n');
                 self.entries(indent + 4, bm, bs, am, as_, bmap, false);
