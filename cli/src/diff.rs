@@ -4,7 +4,7 @@
 use serde_json::Value as Json;
 use tfvalue::{Map, Value};
 
-use crate::render::{unknown_text, Mask};
+use crate::render::{unknown_text, BlockNesting, Mask};
 
 /// How to show values.
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +36,10 @@ impl<'a> Sens<'a> {
             marks: self.marks.and_then(|m| m.get(k)),
             mask: self.mask.and_then(|m| m.elems.as_deref()),
         }
+    }
+    /// The nesting of the schema's block named `k` here, if `k` is a block.
+    fn block(&self, k: &str) -> Option<BlockNesting> {
+        self.mask.and_then(|m| m.attrs.get(k)).and_then(|m| m.block)
     }
     fn index(&self, i: usize) -> Sens<'a> {
         Sens {
@@ -113,6 +117,11 @@ fn entries(v: &Value) -> Option<(&Map, bool)> {
         Value::Map(m) => Some((m, true)),
         _ => None,
     }
+}
+
+/// The attributes of an object or entries of a map; `empty` for anything else.
+fn fields<'v>(v: &'v Value, empty: &'v Map) -> &'v Map {
+    entries(v).map_or(empty, |(m, _)| m)
 }
 
 fn items(v: &Value) -> Option<&[Value]> {
@@ -322,6 +331,15 @@ impl R<'_> {
                 !(is_null(bm.get(*k).unwrap_or(&null)) && is_null(am.get(*k).unwrap_or(&null)))
             })
             .collect();
+        let nesting = |k: &str| {
+            if is_map {
+                None
+            } else {
+                as_.block(k).or_else(|| bs.block(k))
+            }
+        };
+        let (blocks, keys): (Vec<&String>, Vec<&String>) =
+            keys.into_iter().partition(|k| nesting(k).is_some());
         let labels: Vec<String> = keys.iter().map(|k| label(k, is_map)).collect();
         let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
         let mut hidden = 0;
@@ -360,6 +378,167 @@ impl R<'_> {
             self.paint(DIM, &format!("# ({hidden} unchanged {what} hidden)"));
             self.buf.push('\n');
         }
+        let mut hidden_blocks = 0;
+        for k in blocks {
+            let Some(n) = nesting(k) else { continue };
+            self.path.push(Json::from(k.as_str()));
+            hidden_blocks += self.blocks(
+                indent,
+                k,
+                n,
+                bm.get(k).unwrap_or(&null),
+                bs.attr(k),
+                am.get(k).unwrap_or(&null),
+                as_.attr(k),
+                show_all,
+            );
+            self.path.pop();
+        }
+        if hidden_blocks > 0 {
+            self.spaces(indent + 2);
+            let s = if hidden_blocks == 1 { "" } else { "s" };
+            self.paint(
+                DIM,
+                &format!("# ({hidden_blocks} unchanged block{s} hidden)"),
+            );
+            self.buf.push('\n');
+        }
+    }
+
+    /// The objects of a nested block, each as `name { ... }`; returns how many were
+    /// unchanged and hidden.
+    #[allow(clippy::too_many_arguments)]
+    fn blocks(
+        &mut self,
+        indent: usize,
+        name: &str,
+        nesting: BlockNesting,
+        b: &Value,
+        bs: Sens<'_>,
+        a: &Value,
+        as_: Sens<'_>,
+        show_all: bool,
+    ) -> usize {
+        let null = Value::Null;
+        let mut hidden = 0;
+        match nesting {
+            BlockNesting::Single => {
+                hidden += usize::from(!self.block_one(indent, name, b, bs, a, as_, show_all));
+            }
+            BlockNesting::Map => {
+                let empty = Map::new();
+                let bm = entries(b).map_or(&empty, |(m, _)| m);
+                let am = entries(a).map_or(&empty, |(m, _)| m);
+                let mut keys: Vec<&String> = bm.keys().chain(am.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                for k in keys {
+                    self.path.push(Json::from(k.as_str()));
+                    let l = format!("{name} {}", quoted(k));
+                    let (vb, va) = (bm.get(k).unwrap_or(&null), am.get(k).unwrap_or(&null));
+                    let shown = self.block_one(indent, &l, vb, bs.key(k), va, as_.key(k), show_all);
+                    self.path.pop();
+                    hidden += usize::from(!shown);
+                }
+            }
+            BlockNesting::List => {
+                let bx = items(b).unwrap_or(&[]);
+                let ax = items(a).unwrap_or(&[]);
+                let ops = lcs(bx, ax);
+                let mut k = 0;
+                while k < ops.len() {
+                    let (i, j) = match ops[k] {
+                        Op::Same(i, j) => (Some(i), Some(j)),
+                        Op::Del(i) => match ops.get(k + 1) {
+                            Some(&Op::Ins(j)) => {
+                                k += 1;
+                                (Some(i), Some(j))
+                            }
+                            _ => (Some(i), None),
+                        },
+                        Op::Ins(j) => (None, Some(j)),
+                    };
+                    k += 1;
+                    let vb = i.map_or(&null, |i| &bx[i]);
+                    let va = j.map_or(&null, |j| &ax[j]);
+                    let sb = i.map_or(Sens::default(), |i| bs.index(i));
+                    let sa = j.map_or(Sens::default(), |j| as_.index(j));
+                    self.path.push(Json::from(j.or(i).unwrap_or(0)));
+                    let shown = self.block_one(indent, name, vb, sb, va, sa, show_all);
+                    self.path.pop();
+                    hidden += usize::from(!shown);
+                }
+            }
+        }
+        hidden
+    }
+
+    /// One object of a nested block. Returns false when it is unchanged and was hidden.
+    #[allow(clippy::too_many_arguments)]
+    fn block_one(
+        &mut self,
+        indent: usize,
+        label: &str,
+        b: &Value,
+        bs: Sens<'_>,
+        a: &Value,
+        as_: Sens<'_>,
+        show_all: bool,
+    ) -> bool {
+        let (bnull, anull) = (is_null(b), is_null(a));
+        if bnull && anull {
+            return true;
+        }
+        let unchanged = self.same || (b == a && b.is_wholly_known());
+        if unchanged && !show_all {
+            return false;
+        }
+        let sym = if unchanged {
+            Sym::Same
+        } else if bnull {
+            Sym::Create
+        } else if anull {
+            Sym::Delete
+        } else {
+            Sym::Update
+        };
+        self.start(indent, sym);
+        self.paint(BOLD, label);
+        self.buf.push_str(" {");
+        self.mark_replacement();
+        self.buf.push('\n');
+        if (bs.is() || as_.is()) && !self.style.show_sensitive {
+            self.spaces(indent + 4);
+            self.paint(
+                DIM,
+                "# At least one attribute in this block is (or was) sensitive,",
+            );
+            self.buf.push('\n');
+            self.spaces(indent + 4);
+            self.paint(DIM, "# so its contents will not be displayed.");
+            self.buf.push('\n');
+        } else {
+            let empty = Map::new();
+            let (bm, am) = match sym {
+                Sym::Same => {
+                    let m = fields(if bnull { a } else { b }, &empty);
+                    (m, m)
+                }
+                _ => (fields(b, &empty), fields(a, &empty)),
+            };
+            self.entries(
+                indent + 4,
+                bm,
+                bs,
+                am,
+                as_,
+                false,
+                show_all || sym != Sym::Update,
+            );
+        }
+        self.spaces(indent + 2);
+        self.buf.push_str("}\n");
+        true
     }
 
     /// The elements of two sequences: a longest-common-subsequence diff, with an element

@@ -439,11 +439,30 @@ fn read_value(
     };
     if json {
         let text = utf8_json("the input", &raw)?;
-        return Value::from_json(text, ty).map_err(|e| format!("invalid JSON value: {e}"));
+        return Value::from_json(text, ty)
+            .map_err(|e| format!("invalid JSON value: {e}{}", whole_file_hint(text)));
     }
     let (bytes, how) = decode_bytes_detected(raw, format)?;
     Value::from_msgpack(&bytes, ty)
         .map_err(|e| format!("invalid MessagePack value: {e}{}", how.note(bytes.len())))
+}
+
+/// When a DynamicValue fails to decode because it is a whole state, plan or schema file,
+/// the option that reads such a file.
+fn whole_file_hint(text: &[u8]) -> &'static str {
+    let Ok(Json::Object(top)) = serde_json::from_slice::<Json>(text) else {
+        return "";
+    };
+    let has = |k: &str| top.contains_key(k);
+    if has("resource_changes") || (has("format_version") && has("planned_values")) {
+        " (this is a plan from `terraform show -json`: use inspect --plan FILE)"
+    } else if has("provider_schemas") {
+        " (this is a provider schema file: give it with --schema FILE)"
+    } else if has("version") && (has("resources") || has("modules")) {
+        " (this is a whole state file: use inspect --state FILE [ADDRESS])"
+    } else {
+        ""
+    }
 }
 
 fn inspect(args: InspectArgs) -> Outcome<ExitCode> {

@@ -155,12 +155,15 @@ fn attributes_flat_and_format_3_read_through_the_flatmap_reader() {
         err.contains("stored under schema version 0, the schema is version 1"),
         "{err}"
     );
-    assert!(out.contains("    capacity       = 1000\n"), "{out}");
+    assert!(out.contains("    capacity   = 1000\n"), "{out}");
     assert!(
-        out.contains("    readers        = [\n        \"carol\",\n    ]\n"),
+        out.contains("    readers    = [\n        \"carol\",\n    ]\n"),
         "{out}"
     );
-    assert!(out.contains("            days   = 30\n"), "{out}");
+    assert!(
+        out.contains("    lifecycle_rule {\n        days   = 30\n        prefix = \"\"\n    }\n"),
+        "{out}"
+    );
     // format 3
     let list = ok(&["inspect", "--state", "old.tfstate"]);
     assert!(
@@ -334,13 +337,6 @@ fn plan_update_is_a_diff() {
   ~ resource "shelf_bucket" "logs" {
       ~ admin_password = (sensitive value)
         id             = "logs-a"
-      ~ lifecycle_rule = [
-          ~ {
-              ~ days   = 7 -> 14
-                # (1 unchanged attribute hidden)
-            },
-            # (1 unchanged element hidden)
-        ]
         name           = "logs-a"
       ~ readers        = [
           + "carol",
@@ -353,6 +349,11 @@ fn plan_update_is_a_diff() {
         }
       ~ versioning     = true -> false
         # (4 unchanged attributes hidden)
+      ~ lifecycle_rule {
+          ~ days   = 7 -> 14
+            # (1 unchanged attribute hidden)
+        }
+        # (1 unchanged block hidden)
     }
 "#;
     assert_eq!(out, want);
@@ -503,7 +504,12 @@ fn terraform_0_12_plan() {
         out.contains("      ~ capacity       = 250 -> 500\n"),
         "{out}"
     );
-    assert!(out.contains("          + {\n              + days   = 90\n              + prefix = \"old/\"\n            },\n"), "{out}");
+    assert!(
+        out.contains(
+            "      + lifecycle_rule {\n          + days   = 90\n          + prefix = \"old/\"\n        }\n        # (1 unchanged block hidden)\n"
+        ),
+        "{out}"
+    );
 }
 
 #[test]
@@ -533,6 +539,35 @@ fn wrong_files_are_named() {
     ]);
     assert!(
         err.contains("give --schema FILE without --resource"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_whole_state_given_as_a_value_is_recognised() {
+    let err = fails(&[
+        "inspect",
+        "--schema",
+        "schema.json",
+        "--resource",
+        "shelf_bucket",
+        "terraform.tfstate",
+    ]);
+    assert!(err.contains("unsupported attribute"), "{err}");
+    assert!(
+        err.ends_with("(this is a whole state file: use inspect --state FILE [ADDRESS])\n"),
+        "{err}"
+    );
+    let err = fails(&[
+        "decode",
+        "--schema",
+        "schema.json",
+        "--resource",
+        "shelf_bucket",
+        "plan.json",
+    ]);
+    assert!(
+        err.ends_with("(this is a plan from `terraform show -json`: use inspect --plan FILE)\n"),
         "{err}"
     );
 }
