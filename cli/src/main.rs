@@ -718,6 +718,14 @@ fn inspect_file(args: &InspectArgs) -> Outcome<ExitCode> {
         };
         let before = decode(&c.before, "before")?;
         let after = values::overlay_unknown(decode(&c.after, "after")?, &c.after_unknown);
+        // Sets were read as lists so that the marks found their elements.
+        let (before, after) = match &ty {
+            Some(t) => (
+                values::restore_sets(before, t),
+                values::restore_sets(after, t),
+            ),
+            None => (before, after),
+        };
         let mask = schema.as_ref().map(|s| render::mask_for_block(&s.block));
         if n > 0 {
             text.push('\n');

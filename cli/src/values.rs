@@ -55,6 +55,60 @@ fn first_concrete<'j>(e: &Type, mut items: impl Iterator<Item = &'j Json>) -> Ty
     }
 }
 
+/// The type with every set read as a list: a plan's `after_unknown` and sensitive marks
+/// point into sets by the position in the plan's JSON, which a set's own order would lose.
+/// [`restore_sets`] turns them back into sets afterwards.
+pub fn sets_as_lists(ty: &Type) -> Type {
+    match ty {
+        Type::Set(e) | Type::List(e) => Type::list(sets_as_lists(e)),
+        Type::Map(e) => Type::map(sets_as_lists(e)),
+        Type::Tuple(ts) => Type::tuple(ts.iter().map(sets_as_lists)),
+        Type::Object(o) => {
+            let mut out = ObjectType::new(Vec::<(String, Type)>::new());
+            for (k, t) in o.attributes() {
+                out.insert(k.clone(), sets_as_lists(t), o.is_optional(k));
+            }
+            Type::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+/// Turns the lists that [`sets_as_lists`] made back into sets, in the plan's order.
+pub fn restore_sets(v: Value, ty: &Type) -> Value {
+    match (v, ty) {
+        (Value::List(xs), Type::Set(e)) => {
+            Value::Set(xs.into_iter().map(|x| restore_sets(x, e)).collect())
+        }
+        (Value::List(xs), Type::List(e)) => {
+            Value::List(xs.into_iter().map(|x| restore_sets(x, e)).collect())
+        }
+        (Value::Map(m), Type::Map(e)) => Value::Map(
+            m.into_iter()
+                .map(|(k, x)| (k, restore_sets(x, e)))
+                .collect(),
+        ),
+        (Value::Tuple(xs), Type::Tuple(ts)) => Value::Tuple(
+            xs.into_iter()
+                .zip(ts)
+                .map(|(x, t)| restore_sets(x, t))
+                .collect(),
+        ),
+        (Value::Object(m), Type::Object(o)) => Value::Object(
+            m.into_iter()
+                .map(|(k, x)| {
+                    let x = match o.get(&k) {
+                        Some(t) => restore_sets(x, t),
+                        None => x,
+                    };
+                    (k, x)
+                })
+                .collect(),
+        ),
+        (v, _) => v,
+    }
+}
+
 /// The paths of attributes in `j` that `ty` does not declare, as `a.b[0].c`.
 pub fn undeclared(j: &Json, ty: &Type) -> Vec<String> {
     let mut out = Vec::new();
@@ -132,7 +186,7 @@ pub fn decode_json(
     raw: &RawValue,
     ty: Option<&Type>,
     ignore_undeclared: bool,
-    concretize_dynamic: bool,
+    for_plan: bool,
 ) -> Result<Decoded, String> {
     let text = raw.get().as_bytes();
     let j: Json = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
@@ -143,8 +197,10 @@ pub fn decode_json(
             if !skipped.is_empty() && !ignore_undeclared {
                 return Err(undeclared_message(&skipped));
             }
-            let t = if concretize_dynamic {
-                concretize(t, &j)
+            // A plan writes the values of `dynamic` attributes plainly, and keeps the
+            // order of set elements that its marks point into.
+            let t = if for_plan {
+                sets_as_lists(&concretize(t, &j))
             } else {
                 t.clone()
             };

@@ -448,6 +448,37 @@ fn plan_create_delete_read_and_replace() {
 }
 
 #[test]
+fn unknown_set_elements_are_found_by_their_place_in_the_plan() {
+    // after: "readers": ["dave", null], after_unknown: "readers": [false, true]
+    for schema in [&["--schema", "schema.json"][..], &[]] {
+        let mut args = vec!["inspect", "--plan", "plan.json", "shelf_bucket.logs[1]"];
+        args.extend_from_slice(schema);
+        let out = ok(&args);
+        assert!(
+            out.contains(
+                "= [\n          + \"dave\",\n          + (known after apply),\n        ]\n"
+            ),
+            "{out}"
+        );
+    }
+    let out = ok(&[
+        "inspect",
+        "--plan",
+        "plan.json",
+        "--schema",
+        "schema.json",
+        "--output",
+        "json",
+        "shelf_bucket.logs[1]",
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        j["after"]["object"]["readers"],
+        serde_json::json!({"set": [{"string": "dave"}, {"unknown": {}}]})
+    );
+}
+
+#[test]
 fn plan_as_tagged_json_keeps_the_unknowns() {
     let out = ok(&[
         "inspect",
