@@ -173,7 +173,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show a state file's resource instances as `terraform state show` does, a plan's
+    /// Show state instances, planned changes, or a DynamicValue, readably
+    ///
+    /// Shows a state file's resource instances as `terraform state show` does, a plan's
     /// changes as `terraform plan` does, or a DynamicValue (MessagePack as hex, base64 or
     /// raw bytes, or JSON) as a tree with unknowns and sensitive values marked.
     /// Without input, shows a built-in sample plan value.
@@ -193,8 +195,10 @@ With --state or --plan the positional argument is a resource address (an instanc
 `shelf_bucket.logs[0]`, or all instances of a resource, `shelf_bucket.logs`), and the
 provider schema of --schema is found by the provider address the file records.")]
     Inspect(Box<InspectArgs>),
-    /// Decode a DynamicValue (MessagePack as hex, base64 or raw bytes, or JSON) against a
-    /// type and print it in the tagged JSON notation, or as plain JSON with --to json.
+    /// Decode a DynamicValue to the tagged notation or plain JSON
+    ///
+    /// Decodes a DynamicValue (MessagePack as hex, base64 or raw bytes, or JSON) against a
+    /// type and prints it in the tagged JSON notation, or as plain JSON with --to json.
     #[command(after_help = format!("Examples:
   echo 81a161a178 | tfvalue decode --type '[\"object\",{{\"a\":\"string\"}}]'
   tfvalue decode --type '[\"map\",\"string\"]' payload.hex
@@ -204,8 +208,11 @@ provider schema of --schema is found by the provider address the file records.")
 
 {TAGGED_HELP}"))]
     Decode(Box<DecodeArgs>),
-    /// Encode a value (the tagged JSON notation, or plain JSON with --from json) against a
-    /// type and print it as MessagePack hex, or as a JSON DynamicValue with --encoding json.
+    /// Encode the tagged notation or plain JSON as a DynamicValue
+    ///
+    /// Encodes a value (the tagged JSON notation, or plain JSON with --from json) against a
+    /// type and prints it as MessagePack (hex, base64 or raw), or as a JSON DynamicValue
+    /// with --encoding json.
     #[command(after_help = format!("Examples:
   echo '{{\"list\":[{{\"string\":\"a\"}}]}}' | tfvalue encode --type '[\"list\",\"string\"]'
   echo '[\"a\"]' | tfvalue encode --from json --type '[\"list\",\"string\"]'
@@ -214,9 +221,11 @@ provider schema of --schema is found by the provider address the file records.")
 
 {TAGGED_HELP}"))]
     Encode(Box<EncodeArgs>),
-    /// Print the type a resource, data source, ephemeral resource or provider
+    /// Print the wire type of a block of a provider schema file
+    ///
+    /// Prints the type a resource, data source, ephemeral resource or provider
     /// configuration has on the wire, from the JSON of `terraform providers schema -json`;
-    /// without a block, list what the file holds.
+    /// without a block, lists what the file holds.
     #[command(after_help = "Examples:
   tfvalue schema schema.json                           # list providers and blocks
   tfvalue schema schema.json --resource shelf_bucket
@@ -232,8 +241,10 @@ printed is the type JSON, the second the same type in Terraform's type syntax.")
         #[command(flatten)]
         schema: SchemaArgs,
     },
-    /// Run conformance vector files (JSON Lines: msgpack-decode, msgpack-encode,
-    /// json-decode, json-encode) and print each failure and a final `N passed, M failed`.
+    /// Run conformance vector files
+    ///
+    /// Runs conformance vector files (JSON Lines: msgpack-decode, msgpack-encode,
+    /// json-decode, json-encode) and prints each failure and a final `N passed, M failed`.
     #[command(after_help = "Examples:
   tfvalue check vectors.msgpack-decode.jsonl
   tfvalue check --kind json-decode my-cases.jsonl
