@@ -323,7 +323,10 @@ pub fn marks_from_paths(paths: &Json) -> Json {
     let Json::Array(paths) = paths else {
         return root;
     };
-    for path in paths {
+    // Array elements made for indexes, in all: the indexes come from the file, and many
+    // large ones must not add up to more memory than the file could need.
+    let mut budget: usize = 1 << 20;
+    'paths: for path in paths {
         let Json::Array(steps) = path else { continue };
         let mut node = &mut root;
         for step in steps {
@@ -339,30 +342,32 @@ pub fn marks_from_paths(paths: &Json) -> Json {
                     }
                     match node {
                         Json::Object(m) => m.entry(k).or_insert(Json::Bool(false)),
-                        _ => break,
+                        _ => continue 'paths,
                     }
                 }
                 Json::Number(n) => {
                     let Some(i) = n.as_u64().and_then(|i| usize::try_from(i).ok()) else {
-                        break;
+                        continue 'paths;
                     };
-                    if i > 100_000 {
-                        break;
-                    }
                     if !node.is_array() {
                         *node = Json::Array(Vec::new());
                     }
                     match node {
                         Json::Array(a) => {
                             if a.len() <= i {
+                                let more = i + 1 - a.len();
+                                if more > budget {
+                                    continue 'paths;
+                                }
+                                budget -= more;
                                 a.resize(i + 1, Json::Bool(false));
                             }
                             &mut a[i]
                         }
-                        _ => break,
+                        _ => continue 'paths,
                     }
                 }
-                _ => break,
+                _ => continue 'paths,
             };
         }
         *node = Json::Bool(true);
@@ -398,6 +403,28 @@ mod tests {
             marks_from_paths(&p),
             serde_json::json!({"password": true, "rule": [false, {"key": true}]})
         );
+    }
+
+    #[test]
+    fn huge_indexes_in_marks_are_bounded() {
+        let step = |i: u64| serde_json::json!([{"type":"get_attr","value":"a"},{"type":"index","value":{"value":i,"type":"number"}}]);
+        let many: Vec<Json> = (0..50)
+            .map(|n| {
+                let mut p = step(999_999);
+                p[0]["value"] = Json::from(format!("a{n}"));
+                p
+            })
+            .collect();
+        let marks = marks_from_paths(&Json::Array(many));
+        let made: usize = marks
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_array().map_or(0, Vec::len))
+            .sum();
+        assert!(made <= 1 << 20, "{made}");
+        let one = marks_from_paths(&Json::Array(vec![step(1 << 40)]));
+        assert_eq!(one, serde_json::json!({"a": false}));
     }
 
     #[test]
