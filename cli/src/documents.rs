@@ -49,6 +49,9 @@ pub struct Instance {
     /// `true` where sensitive, as in a plan's `before_sensitive`.
     pub sensitive: Json,
     pub deposed: Option<String>,
+    /// The values are written as `terraform show -json` writes them: `dynamic` values
+    /// plainly, not in a `{"value", "type"}` wrapper.
+    pub plain: bool,
 }
 
 impl Instance {
@@ -63,7 +66,8 @@ impl Instance {
 
 /// A state file.
 pub struct State {
-    pub format: u64,
+    /// "state format 4", or "`terraform show -json` state format 1.0".
+    pub format: String,
     pub terraform_version: Option<String>,
     pub instances: Vec<Instance>,
 }
@@ -125,10 +129,7 @@ pub fn read_state(path: &str) -> Result<State, String> {
         ));
     }
     if h.values.is_some() {
-        return Err(format!(
-            "{path} is `terraform show -json` output of a state; give the .tfstate file itself \
-             (`terraform state pull > terraform.tfstate`)"
-        ));
+        return read_shown(path, text);
     }
     let version = match &h.version {
         Some(Json::Number(n)) => n.as_u64(),
@@ -226,11 +227,12 @@ fn read_v4(path: &str, text: &[u8]) -> Result<State, String> {
                 attrs,
                 sensitive: crate::values::marks_from_paths(&i.sensitive_attributes),
                 deposed: i.deposed,
+                plain: false,
             });
         }
     }
     Ok(State {
-        format: 4,
+        format: "state format 4".into(),
         terraform_version: s.terraform_version,
         instances,
     })
@@ -334,12 +336,106 @@ fn read_v3(path: &str, text: &[u8]) -> Result<State, String> {
                     attrs: Attrs::Flat(i.attributes),
                     sensitive: Json::Bool(false),
                     deposed,
+                    plain: false,
                 });
             }
         }
     }
     Ok(State {
-        format: 3,
+        format: "state format 3".into(),
+        terraform_version: s.terraform_version,
+        instances,
+    })
+}
+
+#[derive(Deserialize)]
+struct Shown {
+    #[serde(default)]
+    format_version: Option<String>,
+    terraform_version: Option<String>,
+    values: ShownValues,
+}
+
+#[derive(Deserialize)]
+struct ShownValues {
+    #[serde(default)]
+    root_module: Option<ShownModule>,
+}
+
+#[derive(Deserialize)]
+struct ShownModule {
+    #[serde(default)]
+    resources: Vec<ShownResource>,
+    #[serde(default)]
+    child_modules: Vec<ShownModule>,
+}
+
+#[derive(Deserialize)]
+struct ShownResource {
+    address: String,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(rename = "type")]
+    ty: String,
+    name: String,
+    #[serde(default)]
+    provider_name: String,
+    #[serde(default)]
+    schema_version: Option<i64>,
+    #[serde(default)]
+    values: Option<Box<RawValue>>,
+    #[serde(default)]
+    sensitive_values: Json,
+    #[serde(default)]
+    deposed_key: Option<String>,
+}
+
+/// Reads the state as `terraform show -json` prints it (`values.root_module`, with
+/// `child_modules`), which is what many users keep.
+fn read_shown(path: &str, text: &[u8]) -> Result<State, String> {
+    let s: Shown = serde_json::from_slice(text)
+        .map_err(|e| format!("{path}: not `terraform show -json` state output: {e}"))?;
+    let mut instances = Vec::new();
+    let mut stack: Vec<ShownModule> = s.values.root_module.into_iter().collect();
+    // Modules in the order the file has them, depth first.
+    let mut ordered = Vec::new();
+    while let Some(mut m) = stack.pop() {
+        let children = std::mem::take(&mut m.child_modules);
+        ordered.push(m);
+        stack.extend(children.into_iter().rev());
+    }
+    for m in ordered {
+        for r in m.resources {
+            let resource = match r.address.strip_suffix(']') {
+                Some(a) => a
+                    .rfind('[')
+                    .map_or(r.address.clone(), |i| a[..i].to_owned()),
+                None => r.address.clone(),
+            };
+            let attrs = Attrs::Json(
+                r.values
+                    .ok_or_else(|| format!("{path}: {} has no `values`", r.address))?,
+            );
+            instances.push(Instance {
+                address: r.address,
+                resource,
+                mode: Mode::parse(r.mode.as_deref().unwrap_or("managed")),
+                provider: provider_of(&r.provider_name, &r.ty),
+                type_name: r.ty,
+                name: r.name,
+                schema_version: r.schema_version,
+                attrs,
+                sensitive: r.sensitive_values,
+                deposed: r.deposed_key,
+                plain: true,
+            });
+        }
+    }
+    Ok(State {
+        format: format!(
+            "`terraform show -json` state format {}",
+            s.format_version.as_deref().unwrap_or("?")
+        ),
         terraform_version: s.terraform_version,
         instances,
     })

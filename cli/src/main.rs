@@ -267,7 +267,7 @@ struct InspectArgs {
     /// With --state or --plan: the resource address to show.
     #[arg(value_name = "FILE|ADDRESS")]
     target: Option<String>,
-    /// A state file (`terraform.tfstate`, format 3 or 4).
+    /// A state file (`terraform.tfstate`, format 3 or 4, or `terraform show -json` of a state).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["plan", "ty"])]
     state: Option<String>,
     /// A plan as JSON (`terraform show -json PLANFILE > plan.json`).
@@ -652,7 +652,14 @@ fn inspect_file(args: &InspectArgs) -> Outcome<ExitCode> {
             let ty = schema.as_ref().map(Schema::implied_type);
             let decoded = match &inst.attrs {
                 documents::Attrs::Json(raw) => {
-                    values::decode_json(raw, ty.as_ref(), args.ignore_undeclared, false)
+                    values::decode_json(raw, ty.as_ref(), args.ignore_undeclared, inst.plain).map(
+                        |mut d| {
+                            if let (true, Some(t)) = (inst.plain, &ty) {
+                                d.value = values::restore_sets(d.value, t);
+                            }
+                            d
+                        },
+                    )
                 }
                 documents::Attrs::Flat(flat) => {
                     values::decode_flat(flat, ty.as_ref(), args.ignore_undeclared)
@@ -799,7 +806,7 @@ fn list_state(path: &str, state: &documents::State) -> Outcome<ExitCode> {
     let n = state.instances.len();
     let s = if n == 1 { "" } else { "s" };
     let mut text = format!(
-        "{path}: state format {}{version}, {n} resource instance{s}\n",
+        "{path}: {}{version}, {n} resource instance{s}\n",
         state.format
     );
     let labels: Vec<String> = state.instances.iter().map(|i| i.label()).collect();

@@ -181,12 +181,14 @@ pub fn undeclared_message(skipped: &[String]) -> String {
 }
 
 /// Decodes JSON attributes against the schema's type, or against the type the JSON
-/// itself has when there is no schema.
+/// itself has when there is no schema. `plain` is for the JSON of `terraform show -json`
+/// (plans, and state shown), which writes `dynamic` values without their type wrapper and
+/// sets in an order its marks point into: sets come back as lists (see [`restore_sets`]).
 pub fn decode_json(
     raw: &RawValue,
     ty: Option<&Type>,
     ignore_undeclared: bool,
-    for_plan: bool,
+    plain: bool,
 ) -> Result<Decoded, String> {
     let text = raw.get().as_bytes();
     let j: Json = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
@@ -199,7 +201,7 @@ pub fn decode_json(
             }
             // A plan writes the values of `dynamic` attributes plainly, and keeps the
             // order of set elements that its marks point into.
-            let t = if for_plan {
+            let t = if plain {
                 sets_as_lists(&concretize(t, &j))
             } else {
                 t.clone()

@@ -665,3 +665,63 @@ fn the_schema_must_have_the_provider() {
     std::fs::remove_file(&path).unwrap();
     assert!(out.contains("content = (sensitive value)"), "{out}");
 }
+
+#[test]
+fn state_as_terraform_show_json_prints_it() {
+    let out = ok(&["inspect", "--state", "shown-state.json"]);
+    assert!(
+        out.starts_with("shown-state.json: `terraform show -json` state format 1.0, Terraform 1.9.5, 2 resource instances\n"),
+        "{out}"
+    );
+    assert!(out.contains("  module.archive.shelf_item.note  (registry.terraform.io/acme/shelf, schema version 0)\n"), "{out}");
+    // with the schema: `settings` is dynamic, written plainly there, and still decodes
+    let out = ok(&[
+        "inspect",
+        "--state",
+        "shown-state.json",
+        "--schema",
+        "schema.json",
+        "shelf_bucket.logs[0]",
+    ]);
+    assert!(
+        out.contains(
+            "    settings       = {\n        replicas = 2\n        tier     = \"cold\"\n    }\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("    admin_password = (sensitive value)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    lifecycle_rule {\n        days   = 7\n"),
+        "{out}"
+    );
+    let json = ok(&[
+        "inspect",
+        "--state",
+        "shown-state.json",
+        "--schema",
+        "schema.json",
+        "--output",
+        "json",
+        "shelf_bucket.logs[0]",
+    ]);
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        j["value"]["object"]["readers"]["set"]
+            .as_array()
+            .map(Vec::len),
+        Some(2)
+    );
+    // sensitive_values mask without a schema
+    let out = ok(&[
+        "inspect",
+        "--state",
+        "shown-state.json",
+        "module.archive.shelf_item.note",
+    ]);
+    assert!(out.contains("    content = (sensitive value)\n"), "{out}");
+    let err = fails(&["inspect", "--plan", "shown-state.json"]);
+    assert!(err.contains("output of a state, not of a plan"), "{err}");
+}
