@@ -25,15 +25,23 @@ impl<'a> Sens<'a> {
     fn is(&self) -> bool {
         self.marks == Some(&Json::Bool(true)) || self.mask.is_some_and(|m| m.sensitive)
     }
+    /// The marks inside this place: all of it when the whole is marked sensitive.
+    fn inner_marks(&self, get: impl FnOnce(&'a Json) -> Option<&'a Json>) -> Option<&'a Json> {
+        match self.marks {
+            Some(Json::Bool(true)) => Some(&SENSITIVE),
+            Some(m) => get(m),
+            None => None,
+        }
+    }
     fn attr(&self, k: &str) -> Sens<'a> {
         Sens {
-            marks: self.marks.and_then(|m| m.get(k)),
+            marks: self.inner_marks(|m| m.get(k)),
             mask: self.mask.and_then(|m| m.attrs.get(k)),
         }
     }
     fn key(&self, k: &str) -> Sens<'a> {
         Sens {
-            marks: self.marks.and_then(|m| m.get(k)),
+            marks: self.inner_marks(|m| m.get(k)),
             mask: self.mask.and_then(|m| m.elems.as_deref()),
         }
     }
@@ -43,11 +51,14 @@ impl<'a> Sens<'a> {
     }
     fn index(&self, i: usize) -> Sens<'a> {
         Sens {
-            marks: self.marks.and_then(|m| m.get(i)),
+            marks: self.inner_marks(|m| m.get(i)),
             mask: self.mask.and_then(|m| m.elems.as_deref()),
         }
     }
 }
+
+/// The mark of a sensitive place.
+static SENSITIVE: Json = Json::Bool(true);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Sym {
@@ -808,6 +819,30 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
         )
+    }
+
+    #[test]
+    fn a_wholly_sensitive_value_masks_every_attribute() {
+        let style = Style {
+            color: false,
+            show_sensitive: false,
+        };
+        let v = obj(&[("a", "secret".into()), ("b", Value::List(vec!["x".into()]))]);
+        let h = Header {
+            data: false,
+            type_name: "t",
+            name: "n",
+        };
+        let marks = Json::Bool(true);
+        let sens = Sens {
+            marks: Some(&marks),
+            mask: None,
+        };
+        let out = show_instance("t.n", &h, &v, sens, style);
+        assert_eq!(
+            out,
+            "# t.n:\nresource \"t\" \"n\" {\n    a = (sensitive value)\n    b = (sensitive value)\n}\n"
+        );
     }
 
     #[test]

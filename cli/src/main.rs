@@ -28,7 +28,7 @@ use schemas::{BlockKind, SchemaFile};
 /// When to colour the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum ColorChoice {
-    /// When standard output is a terminal.
+    /// When standard output is a terminal and NO_COLOR is not set.
     Auto,
     Always,
     Never,
@@ -39,7 +39,11 @@ impl ColorChoice {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => std::io::stdout().is_terminal(),
+            // https://no-color.org: a non-empty NO_COLOR turns automatic colour off.
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
+            }
         }
     }
 }
