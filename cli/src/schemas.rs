@@ -145,6 +145,9 @@ impl SchemaFile {
             }
         };
         match ns {
+            // "-" is the legacy namespace of states upgraded from Terraform 0.12.
+            Some("-") if same_name.len() == 1 => Some((same_name[0].0.as_str(), same_name[0].1)),
+            Some("-") => pick("hashicorp"),
             Some(ns) => pick(ns),
             None if same_name.len() == 1 => Some((same_name[0].0.as_str(), same_name[0].1)),
             // Terraform 0.12's bare names meant the hashicorp namespace.
@@ -229,4 +232,60 @@ pub fn listing(file: &SchemaFile) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(keys: &[&str]) -> SchemaFile {
+        let providers: serde_json::Map<String, serde_json::Value> = keys
+            .iter()
+            .map(|k| (k.to_string(), serde_json::json!({})))
+            .collect();
+        let json = serde_json::json!({"format_version": "1.0", "provider_schemas": providers});
+        SchemaFile {
+            path: "schema.json".into(),
+            all: ProviderSchemas::from_json(json.to_string().as_bytes()).unwrap(),
+        }
+    }
+
+    #[test]
+    fn providers_are_found_by_any_address_form() {
+        let f = file(&[
+            "registry.terraform.io/hashicorp/aws",
+            "registry.terraform.io/acme/aws",
+            "registry.terraform.io/acme/shelf",
+        ]);
+        let find = |a: &str| f.find_provider(a).map(|(k, _)| k.to_owned());
+        assert_eq!(
+            find("registry.terraform.io/acme/shelf").as_deref(),
+            Some("registry.terraform.io/acme/shelf")
+        );
+        assert_eq!(
+            find("acme/shelf").as_deref(),
+            Some("registry.terraform.io/acme/shelf")
+        );
+        assert_eq!(
+            find("shelf").as_deref(),
+            Some("registry.terraform.io/acme/shelf")
+        );
+        // a bare name of Terraform 0.12 means hashicorp when several match
+        assert_eq!(
+            find("aws").as_deref(),
+            Some("registry.terraform.io/hashicorp/aws")
+        );
+        assert_eq!(
+            find("registry.terraform.io/-/aws").as_deref(),
+            Some("registry.terraform.io/hashicorp/aws")
+        );
+        assert_eq!(find("other/aws"), None);
+        // a schema file of Terraform 0.12 names providers bare
+        let old = file(&["aws"]);
+        assert_eq!(
+            old.find_provider("registry.terraform.io/hashicorp/aws")
+                .map(|(k, _)| k),
+            Some("aws")
+        );
+    }
 }
