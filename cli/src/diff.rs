@@ -96,6 +96,23 @@ struct R<'a> {
     same: bool,
 }
 
+/// Text from a file with its control characters escaped, so that printing it cannot drive
+/// the terminal.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control()) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn quoted(s: &str) -> String {
     Json::from(s).to_string()
 }
@@ -192,6 +209,27 @@ impl R<'_> {
             Value::Unknown(r) => self.paint(DIM, &unknown_text(r)),
             Value::Bool(b) => self.buf.push_str(&b.to_string()),
             Value::Number(n) => self.buf.push_str(&n.to_string()),
+            // Multi-line text as a heredoc, as Terraform shows it.
+            Value::String(s) if s.trim_end_matches('\n').contains('\n') => {
+                self.buf.push_str("<<-EOT\n");
+                for line in s.trim_end_matches('\n').split('\n') {
+                    if !line.is_empty() {
+                        self.spaces(indent + 6);
+                        // Control characters stay escaped, so no value can drive the
+                        // terminal.
+                        for c in line.chars() {
+                            if c.is_control() && c != '\t' {
+                                self.buf.push_str(&format!("\\u{:04x}", u32::from(c)));
+                            } else {
+                                self.buf.push(c);
+                            }
+                        }
+                    }
+                    self.buf.push('\n');
+                }
+                self.spaces(indent + 2);
+                self.buf.push_str("EOT");
+            }
             Value::String(s) => self.buf.push_str(&quoted(s)),
             Value::List(xs) | Value::Set(xs) | Value::Tuple(xs) => {
                 if xs.is_empty() {
@@ -722,7 +760,7 @@ pub fn show_instance(
         path: Vec::new(),
         same: true,
     };
-    r.paint(DIM, &format!("# {label}:"));
+    r.paint(DIM, &format!("# {}:", printable(label)));
     r.buf.push('\n');
     r.buf.push_str(&header.block());
     r.buf.push(' ');
@@ -781,6 +819,7 @@ pub fn show_change(
         Some("replace_because_cannot_update") => "must be replaced",
         _ => what,
     };
+    let label = printable(label);
     r.paint(BOLD, &format!("  # {label} {what}"));
     r.buf.push('\n');
     match reason {
@@ -819,6 +858,36 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
         )
+    }
+
+    #[test]
+    fn multi_line_strings_are_heredocs() {
+        let style = Style {
+            color: false,
+            show_sensitive: false,
+        };
+        let h = Header {
+            data: false,
+            type_name: "t",
+            name: "n",
+        };
+        let a = obj(&[("script", "#!/bin/sh\n\necho hi\x1b[2J\n".into())]);
+        let out = show_change(
+            "t.n",
+            &h,
+            "create",
+            None,
+            &Value::Null,
+            Sens::default(),
+            &a,
+            Sens::default(),
+            &[],
+            style,
+        );
+        assert_eq!(
+            out,
+            "  # t.n will be created\n  + resource \"t\" \"n\" {\n      + script = <<-EOT\n            #!/bin/sh\n\n            echo hi\\u001b[2J\n        EOT\n    }\n"
+        );
     }
 
     #[test]

@@ -668,7 +668,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(Fail::BrokenPipe) => ExitCode::from(out::BROKEN_PIPE_STATUS),
         Err(Fail::Message(msg)) => {
-            out::warn_plain(&format!("tfvalue: {msg}"));
+            // One line, whatever the file said: no control characters, no newlines.
+            out::warn_plain(&format!("tfvalue: {}", diff::printable(&msg)));
             ExitCode::FAILURE
         }
     }

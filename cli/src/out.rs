@@ -55,6 +55,7 @@ pub fn println(text: &str) -> Outcome<()> {
 
 /// Writes a warning to standard error. A closed standard error is not worth failing for.
 pub fn warn(text: &str) {
+    let text = crate::diff::printable(text);
     let _ = writeln!(std::io::stderr().lock(), "tfvalue: warning: {text}");
 }
 

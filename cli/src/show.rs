@@ -324,14 +324,19 @@ fn list_state(path: &str, state: &documents::State) -> Outcome<ExitCode> {
         "{path}: {}{version}, {n} resource instance{s}\n",
         state.format
     );
-    let labels: Vec<String> = state.instances.iter().map(|i| i.label()).collect();
-    let width = labels.iter().map(String::len).max().unwrap_or(0);
+    let labels: Vec<String> = state
+        .instances
+        .iter()
+        .map(|i| diff::printable(&i.label()).into_owned())
+        .collect();
+    let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     for (i, label) in state.instances.iter().zip(&labels) {
         let v = i
             .schema_version
             .map(|v| format!(", schema version {v}"))
             .unwrap_or_default();
-        text.push_str(&format!("  {label:width$}  ({}{v})\n", i.provider));
+        let provider = diff::printable(&i.provider);
+        text.push_str(&format!("  {label:width$}  ({provider}{v})\n"));
     }
     out::print(&text)?;
     Ok(ExitCode::SUCCESS)
@@ -359,7 +364,7 @@ fn list_plan(path: &str, plan: &documents::Plan) -> Outcome<ExitCode> {
         text.push_str(&format!(
             "  {:<8} {}\n",
             c.action().split(' ').next().unwrap_or(""),
-            c.label()
+            diff::printable(&c.label())
         ));
     }
     text.push_str(&format!(

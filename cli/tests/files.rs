@@ -725,3 +725,25 @@ fn state_as_terraform_show_json_prints_it() {
     let err = fails(&["inspect", "--plan", "shown-state.json"]);
     assert!(err.contains("output of a state, not of a plan"), "{err}");
 }
+
+#[test]
+fn control_characters_from_a_file_do_not_reach_the_terminal() {
+    let state = r#"{"version": 4, "resources": [{"mode": "managed", "type": "shelf_item",
+        "name": "x\u001b[2J\nevil", "provider": "provider[\"registry.terraform.io/acme/shelf\"]",
+        "instances": [{"schema_version": 0, "attributes": {"id": "a\u001b]0;title\u0007"}}]}]}"#;
+    let path = std::env::temp_dir().join(format!("tfvalue-ctl-{}.tfstate", std::process::id()));
+    std::fs::write(&path, state).unwrap();
+    let p = path.to_str().unwrap();
+    let list = ok(&["inspect", "--state", p]);
+    let shown = ok(&["inspect", "--state", p, "shelf_item.x\u{1b}[2J\nevil"]);
+    let err = fails(&["inspect", "--state", p, "nope\u{1b}"]);
+    std::fs::remove_file(&path).unwrap();
+    for text in [&list, &shown, &err] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+    }
+    assert!(list.contains("shelf_item.x\\u001b[2J\\u000aevil"), "{list}");
+    assert!(shown.contains(r#"id = "a\u001b]0;title\u0007""#), "{shown}");
+}
