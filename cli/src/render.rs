@@ -187,7 +187,7 @@ fn node(out: &mut Out<'_>, value: &Value, ty: Option<&Type>, mask: Option<&Mask>
             out.buf.push('}');
         }
         Value::Dynamic(d) => {
-            out.paint(DIM, &format!("<{}> ", d.ty()));
+            out.paint(DIM, &crate::diff::printable(&format!("<{}> ", d.ty())));
             node(out, d.value(), Some(d.ty()), mask, level);
         }
     }

@@ -210,7 +210,7 @@ pub fn flag(kind: BlockKind) -> &'static str {
 pub fn listing(file: &SchemaFile) -> String {
     let mut out = String::new();
     for (addr, p) in &file.all.provider_schemas {
-        out.push_str(addr);
+        out.push_str(&crate::diff::printable(addr));
         out.push('\n');
         if p.provider.is_some() {
             out.push_str("  provider configuration (--provider)\n");
@@ -223,8 +223,9 @@ pub fn listing(file: &SchemaFile) -> String {
             if let Some(map) = kind.map(p) {
                 for (name, s) in map {
                     out.push_str(&format!(
-                        "  {} {name} (version {})\n",
+                        "  {} {} (version {})\n",
                         flag(kind),
+                        crate::diff::printable(name),
                         s.version
                     ));
                 }
