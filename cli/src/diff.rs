@@ -113,6 +113,14 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// As [`printable`], for text of several lines: the newlines stay.
+pub fn printable_lines(s: &str) -> String {
+    s.split('\n')
+        .map(|l| printable(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn quoted(s: &str) -> String {
     Json::from(s).to_string()
 }

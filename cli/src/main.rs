@@ -608,7 +608,8 @@ fn schema_cmd(file: Option<String>, mut args: SchemaArgs) -> Outcome<ExitCode> {
         return Err("tfvalue schema needs a schema FILE".into());
     };
     let ty = s.implied_type();
-    out::print(&format!("{}\n{ty}\n", ty.to_json()))?;
+    let text = format!("{}\n{ty}\n", ty.to_json());
+    out::print(&diff::printable_lines(&text))?;
     Ok(ExitCode::SUCCESS)
 }
 
