@@ -463,22 +463,32 @@ fn read_value(
         .map_err(|e| format!("invalid MessagePack value: {e}{}", how.note(bytes.len())))
 }
 
-/// When a DynamicValue fails to decode because it is a whole state, plan or schema file,
-/// the option that reads such a file.
-fn whole_file_hint(text: &[u8]) -> &'static str {
+/// What a JSON file is, when it is a whole state, plan or schema file rather than a
+/// DynamicValue, and the option that reads it.
+fn whole_file_kind(text: &[u8]) -> Option<(&'static str, &'static str)> {
     let Ok(Json::Object(top)) = serde_json::from_slice::<Json>(text) else {
-        return "";
+        return None;
     };
     let has = |k: &str| top.contains_key(k);
     if has("resource_changes") || (has("format_version") && has("planned_values")) {
-        " (this is a plan from `terraform show -json`: use inspect --plan FILE)"
+        Some((
+            "a plan from `terraform show -json`",
+            "use inspect --plan FILE [ADDRESS]",
+        ))
     } else if has("provider_schemas") {
-        " (this is a provider schema file: give it with --schema FILE)"
+        Some(("a provider schema file", "give it with --schema FILE"))
     } else if has("version") && (has("resources") || has("modules")) {
-        " (this is a whole state file: use inspect --state FILE [ADDRESS])"
+        Some(("a whole state file", "use inspect --state FILE [ADDRESS]"))
     } else {
-        ""
+        None
     }
+}
+
+/// ` (this is a whole state file: use ...)` after a decoding error, or nothing.
+fn whole_file_hint(text: &[u8]) -> String {
+    whole_file_kind(text).map_or(String::new(), |(what, how)| {
+        format!(" (this is {what}: {how})")
+    })
 }
 
 fn inspect(args: InspectArgs) -> Outcome<ExitCode> {
@@ -508,10 +518,13 @@ fn inspect(args: InspectArgs) -> Outcome<ExitCode> {
             (value, ty, sample::mask())
         }
         Some(raw) => {
-            let (ty, mask) = args
-                .schema
-                .type_or(args.ty.as_deref())
-                .map_err(|e| format!("{e} (or --state FILE / --plan FILE)"))?;
+            let (ty, mask) = args.schema.type_or(args.ty.as_deref()).map_err(|e| {
+                let name = input::name(args.target.as_deref());
+                match whole_file_kind(&raw) {
+                    Some((what, how)) => format!("{name} is {what}: {how}"),
+                    None => format!("{e} (or --state FILE / --plan FILE)"),
+                }
+            })?;
             let value = read_value(raw, &ty, args.encoding, args.format)?;
             (value, ty, mask)
         }

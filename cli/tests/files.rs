@@ -598,8 +598,16 @@ fn a_whole_state_given_as_a_value_is_recognised() {
         "plan.json",
     ]);
     assert!(
-        err.ends_with("(this is a plan from `terraform show -json`: use inspect --plan FILE)\n"),
+        err.ends_with(
+            "(this is a plan from `terraform show -json`: use inspect --plan FILE [ADDRESS])\n"
+        ),
         "{err}"
+    );
+    // with no type at all, the file is named for what it is
+    let err = fails(&["inspect", "terraform.tfstate"]);
+    assert_eq!(
+        err,
+        "tfvalue: terraform.tfstate is a whole state file: use inspect --state FILE [ADDRESS]\n"
     );
 }
 
