@@ -793,6 +793,7 @@ pub fn show_change(
     header: &Header<'_>,
     action: &str,
     reason: Option<&str>,
+    importing: Option<&str>,
     before: &Value,
     bs: Sens<'_>,
     after: &Value,
@@ -819,6 +820,7 @@ pub fn show_change(
             "  .",
             DIM,
         ),
+        _ if importing.is_some() => ("will be imported", "   ", ""),
         _ => ("is unchanged", "   ", ""),
     };
     let what = match reason {
@@ -839,6 +841,13 @@ pub fn show_change(
             r.buf.push_str(&format!(
                 "  # (because index {label} is out of range for count or for_each)\n"
             ));
+        }
+        _ => {}
+    }
+    match importing {
+        Some(id) if !id.is_empty() && what != "will be imported" => {
+            r.buf
+                .push_str(&format!("  # (imported from {})\n", printable(&quoted(id))));
         }
         _ => {}
     }
@@ -884,6 +893,7 @@ mod tests {
             "t.n",
             &h,
             "create",
+            None,
             None,
             &Value::Null,
             Sens::default(),
@@ -950,6 +960,7 @@ mod tests {
             "t.n",
             &h,
             "replace",
+            None,
             None,
             &b,
             Sens::default(),

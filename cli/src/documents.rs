@@ -458,6 +458,9 @@ pub struct Change {
     pub after_sensitive: Json,
     pub replace_paths: Vec<Vec<Json>>,
     pub action_reason: Option<String>,
+    /// The import ID when the change imports the object (Terraform 1.5 and later), or an
+    /// empty string when the plan names no ID.
+    pub importing: Option<String>,
 }
 
 impl Change {
@@ -477,7 +480,7 @@ impl Change {
         }
     }
 
-    /// The action as one word: create, update, delete, replace, read, no-op.
+    /// The action as one word: create, update, delete, replace, read, import, no-op.
     pub fn action(&self) -> &'static str {
         let a: Vec<&str> = self.actions.iter().map(String::as_str).collect();
         match a.as_slice() {
@@ -488,6 +491,7 @@ impl Change {
             ["delete", "create"] => "replace",
             ["create", "delete"] => "replace (create first)",
             ["forget"] => "forget",
+            ["no-op"] | [] if self.importing.is_some() => "import",
             ["no-op"] | [] => "no-op",
             _ => "change",
         }
@@ -529,6 +533,8 @@ struct ChangeJson {
 struct ChangeBody {
     #[serde(default)]
     actions: Vec<String>,
+    #[serde(default)]
+    importing: Option<Json>,
     #[serde(default)]
     before: Option<Box<RawValue>>,
     #[serde(default)]
@@ -590,6 +596,12 @@ pub fn read_plan(path: &str) -> Result<Plan, String> {
             after_sensitive: c.change.after_sensitive,
             replace_paths: c.change.replace_paths,
             action_reason: c.action_reason,
+            importing: c.change.importing.map(|i| {
+                i.get("id")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_owned()
+            }),
         })
         .collect();
     Ok(Plan {

@@ -281,6 +281,7 @@ fn inspect_plan(ctx: &Ctx<'_>, path: &str) -> Outcome<ExitCode> {
                     &header,
                     c.action(),
                     c.action_reason.as_deref(),
+                    c.importing.as_deref(),
                     &before,
                     diff::Sens {
                         marks: Some(&c.before_sensitive),
@@ -349,7 +350,7 @@ fn list_plan(path: &str, plan: &documents::Plan) -> Outcome<ExitCode> {
         "{path}: plan JSON format {}, {n} resource change{s}\n",
         plan.format_version
     );
-    let (mut add, mut change, mut destroy) = (0, 0, 0);
+    let (mut add, mut change, mut destroy, mut import) = (0, 0, 0, 0);
     for c in &plan.changes {
         match c.action() {
             "create" => add += 1,
@@ -361,14 +362,23 @@ fn list_plan(path: &str, plan: &documents::Plan) -> Outcome<ExitCode> {
             }
             _ => {}
         }
+        if c.importing.is_some() {
+            import += 1;
+        }
         text.push_str(&format!(
             "  {:<8} {}\n",
             c.action().split(' ').next().unwrap_or(""),
             diff::printable(&c.label())
         ));
     }
+    // Terraform names imports first, and only when there are any.
+    let imports = if import > 0 {
+        format!("{import} to import, ")
+    } else {
+        String::new()
+    };
     text.push_str(&format!(
-        "Plan: {add} to add, {change} to change, {destroy} to destroy.\n"
+        "Plan: {imports}{add} to add, {change} to change, {destroy} to destroy.\n"
     ));
     out::print(&text)?;
     Ok(ExitCode::SUCCESS)

@@ -755,3 +755,51 @@ fn control_characters_from_a_file_do_not_reach_the_terminal() {
     assert!(list.contains("shelf_item.x\\u001b[2J\\u000aevil"), "{list}");
     assert!(shown.contains(r#"id = "a\u001b]0;title\u0007""#), "{shown}");
 }
+
+#[test]
+fn plans_of_terraform_0_15_and_imports_of_1_5() {
+    let out = ok(&["inspect", "--plan", "plan-0.15.json", "shelf_item.secret"]);
+    assert!(
+        out.contains("      ~ content = (sensitive value)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("      ~ size    = 9 -> (known after apply)\n"),
+        "{out}"
+    );
+    assert!(!out.contains("words"), "{out}");
+    let list = ok(&["inspect", "--plan", "plan-1.5-import.json"]);
+    assert!(list.contains("  import   shelf_item.found\n"), "{list}");
+    assert!(
+        list.ends_with("Plan: 2 to import, 0 to add, 1 to change, 0 to destroy.\n"),
+        "{list}"
+    );
+    let out = ok(&[
+        "inspect",
+        "--plan",
+        "plan-1.5-import.json",
+        "shelf_item.found",
+    ]);
+    assert!(
+        out.starts_with(
+            "  # shelf_item.found will be imported\n    resource \"shelf_item\" \"found\" {\n"
+        ),
+        "{out}"
+    );
+    let out = ok(&[
+        "inspect",
+        "--plan",
+        "plan-1.5-import.json",
+        "--schema",
+        "schema.json",
+        "shelf_item.retagged",
+    ]);
+    assert!(
+        out.starts_with("  # shelf_item.retagged will be updated in-place\n  # (imported from \"logs-a/r.txt\")\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("      + owner  = {\n          + name = \"Lin\"\n        }\n"),
+        "{out}"
+    );
+}
