@@ -14,6 +14,19 @@ pub struct Mask {
     pub attrs: BTreeMap<String, Mask>,
     /// Elements of a collection at this place.
     pub elems: Option<Box<Mask>>,
+    /// A nested block of the schema is at this place (shown as `name { ... }` in plans).
+    pub block: Option<BlockNesting>,
+}
+
+/// How a nested block holds its objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockNesting {
+    /// One object (`single`, `group`).
+    Single,
+    /// A list or set of objects.
+    List,
+    /// A map of objects, by key.
+    Map,
 }
 
 impl Mask {
@@ -174,7 +187,7 @@ fn node(out: &mut Out<'_>, value: &Value, ty: Option<&Type>, mask: Option<&Mask>
             out.buf.push('}');
         }
         Value::Dynamic(d) => {
-            out.paint(DIM, &format!("<{}> ", d.ty()));
+            out.paint(DIM, &crate::diff::printable(&format!("<{}> ", d.ty())));
             node(out, d.value(), Some(d.ty()), mask, level);
         }
     }
@@ -211,9 +224,18 @@ pub fn mask_for_block(block: &tfvalue::schema::Block) -> Mask {
     for (name, nb) in &block.block_types {
         let inner = mask_for_block(&nb.block);
         let bm = match nb.nesting {
-            NestingMode::Single | NestingMode::Group => inner,
+            NestingMode::Single | NestingMode::Group => Mask {
+                block: Some(BlockNesting::Single),
+                ..inner
+            },
+            NestingMode::Map => Mask {
+                elems: Some(Box::new(inner)),
+                block: Some(BlockNesting::Map),
+                ..Mask::default()
+            },
             _ => Mask {
                 elems: Some(Box::new(inner)),
+                block: Some(BlockNesting::List),
                 ..Mask::default()
             },
         };

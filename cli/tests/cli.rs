@@ -91,9 +91,9 @@ fn bad_input_is_one_line_with_the_path_and_exit_1() {
     );
     assert_eq!(code, 1);
     assert!(err.starts_with("tfvalue: "), "{err}");
-    let (code, _, err) = tfvalue(&["inspect", "no/such/file"], b"");
+    let (code, _, err) = tfvalue(&["inspect", "--type", "\"string\"", "no/such/file"], b"");
     assert_eq!(code, 1);
-    assert!(err.contains("cannot read no/such/file"), "{err}");
+    assert_eq!(err, "tfvalue: no such file: no/such/file\n");
 }
 
 #[test]
@@ -130,17 +130,48 @@ fn check_runs_vector_files() {
         "{out}"
     );
     assert_eq!(out.lines().last(), Some("1 passed, 1 failed"));
-    let (code, _, err) = tfvalue(&["check", dir.join("unnamed.jsonl").to_str().unwrap()], b"");
+    let unnamed = dir.join("unnamed.jsonl");
+    // a missing file is said to be missing, whatever its name
+    let (code, _, err) = tfvalue(&["check", unnamed.to_str().unwrap()], b"");
     assert_eq!(code, 1);
-    assert!(err.contains("cannot tell the kind"), "{err}");
+    assert!(err.contains("no such file"), "{err}");
+    std::fs::copy(&file, &unnamed).unwrap();
+    let (code, _, err) = tfvalue(&["check", unnamed.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot tell the kind") && err.contains("--kind"),
+        "{err}"
+    );
+    // --kind says it; and the kind is found anywhere in a name
+    let (code, out, _) = tfvalue(
+        &[
+            "check",
+            "--kind",
+            "msgpack-decode",
+            unnamed.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!((code, out.lines().last()), (1, Some("1 passed, 1 failed")));
+    let inside = dir.join("go-cty.v1.msgpack-decode.extra.jsonl");
+    std::fs::copy(&file, &inside).unwrap();
+    let (code, out, err) = tfvalue(&["check", inside.to_str().unwrap()], b"");
+    assert_eq!(
+        (code, out.lines().last()),
+        (1, Some("1 passed, 1 failed")),
+        "{err}"
+    );
+    // a name with two kinds is ambiguous
+    let both = dir.join("json-decode-vs-msgpack-decode.jsonl");
+    std::fs::copy(&file, &both).unwrap();
+    let (code, _, err) = tfvalue(&["check", both.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(err.contains("several kinds"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn fixture() -> String {
-    format!(
-        "{}/../tests/fixtures/providers-schema.json",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    format!("{}/tests/fixtures/schema.json", env!("CARGO_MANIFEST_DIR"))
 }
 
 #[test]
@@ -152,9 +183,9 @@ fn schema_prints_the_implied_type() {
             "--schema",
             &f,
             "--resource",
-            "widget_dns_record",
+            "shelf_bucket",
             "--provider-address",
-            "acme/widget",
+            "acme/shelf",
         ],
         b"",
     );
@@ -163,14 +194,46 @@ fn schema_prints_the_implied_type() {
     let json = lines.next().unwrap();
     let ty = tfvalue::Type::from_json(json.as_bytes()).unwrap();
     assert_eq!(lines.next(), Some(ty.to_string().as_str()));
-    assert!(ty.as_object().unwrap().get("records").is_some());
+    assert!(ty.as_object().unwrap().get("lifecycle_rule").is_some());
     // several providers in the file: the command says how to choose
-    let (code, _, err) = tfvalue(
-        &["schema", "--schema", &f, "--resource", "widget_dns_record"],
-        b"",
-    );
+    let mut two: serde_json::Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+    let p = two["provider_schemas"]["registry.terraform.io/acme/shelf"].clone();
+    two["provider_schemas"]["registry.terraform.io/other/shelf"] = p;
+    let two_file = std::env::temp_dir().join(format!("tfvalue-two-{}.json", std::process::id()));
+    std::fs::write(&two_file, two.to_string()).unwrap();
+    let two_path = two_file.to_str().unwrap();
+    let (code, _, err) = tfvalue(&["schema", two_path, "--resource", "shelf_bucket"], b"");
     assert_eq!(code, 1);
     assert!(err.contains("--provider-address"), "{err}");
+    let (code, out2, err) = tfvalue(
+        &[
+            "schema",
+            two_path,
+            "--resource",
+            "shelf_bucket",
+            "--provider-address",
+            "other/shelf",
+        ],
+        b"",
+    );
+    assert_eq!((code, &out2), (0, &out), "{err}");
+    let (code, _, err) = tfvalue(
+        &[
+            "schema",
+            two_path,
+            "--resource",
+            "shelf_bucket",
+            "--provider-address",
+            "acme/shelv",
+        ],
+        b"",
+    );
+    std::fs::remove_file(&two_file).unwrap();
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("did you mean \"registry.terraform.io/acme/shelf\""),
+        "{err}"
+    );
     let (code, _, err) = tfvalue(
         &[
             "schema",
@@ -179,7 +242,7 @@ fn schema_prints_the_implied_type() {
             "--resource",
             "nope",
             "--provider-address",
-            "acme/widget",
+            "acme/shelf",
         ],
         b"",
     );
@@ -192,9 +255,9 @@ fn inspect_with_a_schema_masks_sensitive_attributes() {
     let f = fixture();
     let schema = tfvalue::schema::ProviderSchemas::from_json(&std::fs::read(&f).unwrap()).unwrap();
     let server = schema
-        .provider("acme/widget")
+        .provider("acme/shelf")
         .unwrap()
-        .resource("widget_server")
+        .resource("shelf_item")
         .unwrap();
     let sensitive: Vec<_> = server
         .block
@@ -225,9 +288,9 @@ fn inspect_with_a_schema_masks_sensitive_attributes() {
         "--schema",
         &f,
         "--resource",
-        "widget_server",
+        "shelf_item",
         "--provider-address",
-        "acme/widget",
+        "acme/shelf",
         "-",
     ];
     let (code, out, err) = tfvalue(&args, hex.as_bytes());
@@ -259,4 +322,247 @@ fn inspect_reads_json_too() {
     );
     assert_eq!(code, 1);
     assert!(err.contains("zz"), "{err}");
+}
+
+/// A MessagePack list of `n` strings, as hex: decoding it prints far more than a pipe holds.
+fn big_list_hex(n: u16) -> String {
+    let mut bytes = vec![0xdc];
+    bytes.extend_from_slice(&n.to_be_bytes());
+    for _ in 0..n {
+        bytes.push(0xaa);
+        bytes.extend_from_slice(b"abcdefghij");
+    }
+    tfvalue::conformance::hex_encode(&bytes)
+}
+
+#[test]
+fn a_closed_output_pipe_ends_quietly_with_status_141() {
+    use std::io::Read;
+    let hex = big_list_hex(20_000);
+    for _ in 0..5 {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tfvalue"))
+            .args(["decode", "--type", r#"["list","string"]"#])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let input = hex.clone();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 10];
+        stdout.read_exact(&mut first).unwrap();
+        assert_eq!(&first, b"{\n  \"list\"");
+        drop(stdout); // the reader goes away, as `head -c 10` does
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        writer.join().unwrap();
+        assert_eq!(err, "", "nothing on standard error, no panic");
+        assert_eq!(status.code(), Some(141));
+    }
+    // the whole output, when it is read, is the whole list
+    let (code, out, _) = tfvalue(
+        &["decode", "--type", r#"["list","string"]"#],
+        hex.as_bytes(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out.matches("abcdefghij").count(), 20_000);
+}
+
+#[test]
+fn decode_and_encode_speak_plain_json() {
+    let ty = r#"["object",{"n":"number","tags":["map","string"],"d":"dynamic"}]"#;
+    let json = r#"{"d":{"type":["tuple",["number","string"]],"value":[1,"x"]},"n":123456789012345678901234567890.25,"tags":{"env":"prod"}}"#;
+    // plain JSON in, MessagePack out ...
+    let (code, hex, err) = tfvalue(&["encode", "--from", "json", "--type", ty], json.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    let bytes = tfvalue::conformance::hex_decode(hex.trim()).unwrap();
+    let ty_v = tfvalue::Type::from_json(ty.as_bytes()).unwrap();
+    let v = tfvalue::Value::from_msgpack(&bytes, &ty_v).unwrap();
+    assert_eq!(v["tags"]["env"], "prod");
+    assert_eq!(
+        v["n"].as_number().unwrap().to_string(),
+        "123456789012345678901234567890.25"
+    );
+    // ... and back, to the same JSON
+    let (code, back, err) = tfvalue(&["decode", "--to", "json", "--type", ty], hex.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(back.trim(), json);
+    // decode reads JSON too, detected or told
+    let (code, tagged, err) = tfvalue(&["decode", "--type", ty], json.as_bytes());
+    assert_eq!(code, 0, "{err}");
+    let (code, tagged2, _) = tfvalue(
+        &["decode", "--encoding", "json", "--type", ty],
+        json.as_bytes(),
+    );
+    assert_eq!((code, &tagged2), (0, &tagged));
+    let (code, tagged3, _) = tfvalue(&["decode", "--type", ty], hex.as_bytes());
+    assert_eq!((code, &tagged3), (0, &tagged));
+    // encode writes a JSON DynamicValue with --encoding json
+    let (code, out, err) = tfvalue(
+        &["encode", "--encoding", "json", "--type", ty],
+        tagged.as_bytes(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), json);
+    // base64 and raw MessagePack out
+    let (code, b64, _) = tfvalue(
+        &["encode", "--format", "base64", "--type", ty],
+        tagged.as_bytes(),
+    );
+    assert_eq!(code, 0);
+    let (code, tagged4, _) = tfvalue(&["decode", "--type", ty], b64.as_bytes());
+    assert_eq!((code, &tagged4), (0, &tagged));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tfvalue"))
+        .args(["encode", "--format", "raw", "--type", ty])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(tagged.as_bytes())
+        .unwrap();
+    let raw = child.wait_with_output().unwrap();
+    assert!(raw.status.success());
+    assert_eq!(raw.stdout, bytes);
+    // an unknown cannot be plain JSON, and the message says where it is
+    let (code, _, err) = tfvalue(
+        &[
+            "decode",
+            "--to",
+            "json",
+            "--type",
+            r#"["object",{"id":"string"}]"#,
+        ],
+        b"81a26964c7030c8101c2",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("unknown values cannot be encoded as JSON at id"),
+        "{err}"
+    );
+    // tagged input to --from json, or plain JSON to the tagged reader, is explained
+    let (code, _, err) = tfvalue(&["encode", "--type", ty], json.as_bytes());
+    assert_eq!(code, 1);
+    assert!(err.contains("--from json"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn failed_detection_says_what_it_chose() {
+    let ty = r#"["object",{"b":"string"}]"#;
+    let (code, _, err) = tfvalue(&["decode", "--type", ty], b"81a161a178");
+    assert_eq!(code, 1);
+    assert!(err.contains("unsupported attribute"), "{err}");
+    assert!(
+        err.contains("(input read as hex: 5 bytes; choose with --format)"),
+        "{err}"
+    );
+    let (code, _, err) = tfvalue(&["decode", "--type", ty], b"gaFhoXg=");
+    assert_eq!(code, 1);
+    assert!(err.contains("input read as base64: 5 bytes"), "{err}");
+    let (code, _, err) = tfvalue(&["decode", "--type", ty], b"\x81\xa1a\xa1\xff");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("input read as raw bytes, since it is neither hex nor base64"),
+        "{err}"
+    );
+    // given formats are not second-guessed, and not reported
+    let (code, _, err) = tfvalue(&["decode", "--format", "hex", "--type", ty], b"81a161a178");
+    assert_eq!(code, 1);
+    assert!(!err.contains("input read as"), "{err}");
+    let (code, _, err) = tfvalue(&["decode", "--type", ty], b"  \n");
+    assert_eq!((code, err.as_str()), (1, "tfvalue: the input is empty\n"));
+}
+
+#[test]
+fn utf16_input_is_named_as_such() {
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain("81a161a178".encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let (code, _, err) = tfvalue(
+        &["decode", "--type", r#"["object",{"a":"string"}]"#],
+        &utf16,
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("UTF-16LE") && err.contains("byte order mark"),
+        "{err}"
+    );
+    // a UTF-16 JSON file without a byte order mark
+    let json: Vec<u8> = r#"["a"]"#.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let (code, _, err) = tfvalue(
+        &["encode", "--from", "json", "--type", r#"["list","string"]"#],
+        &json,
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("UTF-16LE (every other byte is zero)"), "{err}");
+    // a UTF-8 byte order mark is only skipped
+    let (code, out, err) = tfvalue(
+        &["encode", "--from", "json", "--type", r#"["list","string"]"#],
+        b"\xEF\xBB\xBF[\"a\"]",
+    );
+    assert_eq!((code, out.trim()), (0, "91a161"), "{err}");
+}
+
+#[test]
+fn ephemeral_resources_are_chosen_and_names_are_suggested() {
+    let f = fixture();
+    let (code, out, err) = tfvalue(&["schema", &f, "--ephemeral-resource", "shelf_token"], b"");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().nth(1),
+        Some("object({bucket=string,token=string,ttl=number})")
+    );
+    let (code, _, err) = tfvalue(&["schema", &f, "--resource", "shelf_token"], b"");
+    assert_eq!(code, 1);
+    assert!(err.ends_with("no resource type \"shelf_token\"; it is an ephemeral resource type (use --ephemeral-resource)\n"), "{err}");
+    let (code, _, err) = tfvalue(&["schema", &f, "--data-source", "shelf_catalgo"], b"");
+    assert_eq!(code, 1);
+    assert!(err.ends_with("did you mean \"shelf_catalog\"?\n"), "{err}");
+    // an ephemeral value: the token is sensitive in the schema
+    let token = std::fs::read(format!(
+        "{}/tests/fixtures/token.hex",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let args = [
+        "inspect",
+        "--schema",
+        &f,
+        "--ephemeral-resource",
+        "shelf_token",
+        "-",
+    ];
+    let (code, out, err) = tfvalue(&args, &token);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("token  = (sensitive value)") && out.contains("ttl    = 3600"),
+        "{out}"
+    );
+    // without a block, schema lists the file
+    let (code, out, _) = tfvalue(&["schema", &f], b"");
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("--ephemeral-resource shelf_token (version 0)"),
+        "{out}"
+    );
+    assert!(out.contains("--resource shelf_bucket (version 1)"), "{out}");
+    // --resource without a schema file says what is missing
+    let (code, _, err) = tfvalue(&["decode", "--resource", "shelf_bucket"], b"90");
+    assert_eq!(code, 1);
+    assert!(err.contains("--resource needs --schema FILE"), "{err}");
 }
