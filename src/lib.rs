@@ -9,6 +9,7 @@
 
 pub mod codec;
 mod convert;
+mod dyn_check;
 mod dynamic;
 mod dynamic_value;
 mod error;

@@ -753,3 +753,38 @@ fn typed_collections_with_mixed_dynamic_types_are_not_read() {
     ]);
     assert!(tfvalue::msgpack::from_slice::<(Dynamic, Dynamic)>(&pair).is_ok());
 }
+
+#[test]
+fn typed_json_with_mixed_dynamic_types_is_neither_read_nor_written() {
+    #[derive(serde::Serialize, serde::Deserialize, Debug)]
+    struct Item {
+        a: Dynamic,
+    }
+    let s = || Dynamic::new(Type::String, "x".into());
+    let n = || Dynamic::new(Type::Number, Value::Number(1.into()));
+    let err = tfvalue::json::to_vec(&vec![s(), n()]).unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), "[1]");
+    let err = tfvalue::json::to_vec(&vec![Item { a: s() }, Item { a: n() }]).unwrap_err();
+    assert_eq!(err.path().to_string(), "[1].a");
+
+    let text = br#"[{"value":"x","type":"string"},{"type":"number","value":1}]"#;
+    let err = tfvalue::json::from_slice::<Vec<Dynamic>>(text).unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), "[1]");
+    let text = br#"{"k":[{"a":{"value":"x","type":"string"}},{"a":{"value":true,"type":"bool"}}]}"#;
+    let err = tfvalue::json::from_slice::<std::collections::BTreeMap<String, Vec<Item>>>(text)
+        .unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), r#"["k"][1].a"#);
+
+    // What agrees: fine both ways.
+    let ok = vec![Item { a: s() }, Item { a: s() }];
+    let text = tfvalue::json::to_vec(&ok).unwrap();
+    assert_eq!(
+        tfvalue::json::from_slice::<Vec<Item>>(&text).unwrap().len(),
+        2
+    );
+    let pair = br#"[{"value":"x","type":"string"},{"type":"number","value":1}]"#;
+    assert!(tfvalue::json::from_slice::<(Dynamic, Dynamic)>(pair).is_ok());
+}

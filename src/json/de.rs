@@ -28,10 +28,11 @@ use serde::de::{
 };
 use serde_json::value::RawValue;
 
+use crate::dyn_check::{At, DynCheck};
 use crate::error::{Category, Error, Origin, Result};
 use crate::number::Number;
 use crate::path::PathStep;
-use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN};
+use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN, VALUE_TOKEN};
 use crate::types::Type;
 use crate::value::{TypedSeed, Value};
 
@@ -131,6 +132,7 @@ impl<'de> Deserializer<'de> {
                 undeclared: Cell::new(false),
                 last_key: Cell::new(None),
                 newlines: OnceCell::new(),
+                dyn_check: Default::default(),
             },
             invalid,
         }
@@ -308,6 +310,9 @@ struct State<'de> {
     /// Where the newlines of the whole input are, found on first need (to turn
     /// serde_json's lines and columns into offsets without rescanning).
     newlines: OnceCell<Vec<usize>>,
+    /// Where the deserializer is, for the check that the elements of a collection agree
+    /// on the types of the `dynamic` values in them.
+    dyn_check: std::cell::RefCell<DynCheck<'static>>,
 }
 
 impl<'de> State<'de> {
@@ -535,6 +540,10 @@ enum Mode {
     Struct(&'static [&'static str]),
     /// An object of a `Value`: its visitor checks attributes itself.
     Object,
+    /// An array read as a list or set.
+    Seq,
+    /// An array read as a tuple.
+    Tuple,
 }
 
 /// A serde_json deserializer (or one of its parts), seen through the adapter.
@@ -746,6 +755,14 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Wrap<'_, '_, 'de, 
         match name {
             // JSON has no unknowns: every value is known.
             UNKNOWN_TOKEN => visitor.visit_newtype_struct(self),
+            // A `Value` checks its collections of dynamic values against its type itself.
+            VALUE_TOKEN => {
+                let st = self.st;
+                st.dyn_check.borrow_mut().skip += 1;
+                let v = visitor.visit_newtype_struct(self);
+                st.dyn_check.borrow_mut().skip -= 1;
+                v
+            }
             NUMBER_TOKEN => self.number_token(visitor),
             DYNAMIC_TOKEN => self.dynamic(visitor),
             // tfvalue::Raw: the JSON text of the value, not parsed any further.
@@ -767,11 +784,11 @@ impl<'de, D: de::Deserializer<'de>> de::Deserializer<'de> for Wrap<'_, '_, 'de, 
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.visit_with(visitor, Mode::Any)
+        self.visit_with(visitor, Mode::Seq)
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
-        self.visit_with(visitor, Mode::Any)
+        self.visit_with(visitor, Mode::Tuple)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -1065,8 +1082,10 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for VisitorWrap<'_, 'de, V> {
             return Err(st.defer(<Error as de::Error>::invalid_type(Unexpected::Seq, &self.v)));
         }
         st.enter().map_err(|e| st.defer(e))?;
+        st.dyn_check.borrow_mut().push(self.mode != Mode::Tuple);
         let res = self.v.visit_seq(SeqWrap { seq, st, index: 0 });
         st.leave();
+        st.dyn_check.borrow_mut().pop();
         res.map_err(|e| st.defer(e))
     }
 
@@ -1078,6 +1097,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for VisitorWrap<'_, 'de, V> {
             Mode::Object => MapKind::Object,
             _ => MapKind::Map,
         };
+        st.dyn_check.borrow_mut().push(kind == MapKind::Map);
         let res = self.v.visit_map(MapWrap {
             map,
             st,
@@ -1086,6 +1106,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for VisitorWrap<'_, 'de, V> {
             seen: Seen::default(),
         });
         st.leave();
+        st.dyn_check.borrow_mut().pop();
         res.map_err(|e| st.defer(e))
     }
 }
@@ -1202,6 +1223,7 @@ impl<'de, A: de::SeqAccess<'de>> de::SeqAccess<'de> for SeqWrap<'_, 'de, A> {
         let st = self.st;
         let i = self.index;
         self.index += 1;
+        st.dyn_check.borrow_mut().at(At::Index(i as u32));
         self.seq
             .next_element_seed(SeedWrap {
                 seed,
@@ -1270,6 +1292,14 @@ impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for MapWrap<'_, 'de, A> {
             MapKind::Struct(fields) => Ctx::Field(key, fields),
             _ => Ctx::Value,
         };
+        if let MapKind::Struct(fields) = self.kind {
+            // The struct's own name for the field, which lives as long as the check.
+            let at = fields
+                .iter()
+                .find(|f| **f == key)
+                .map_or(At::Start, |f| At::Field(f));
+            st.dyn_check.borrow_mut().at(at);
+        }
         match self.map.next_value_seed(SeedWrap { seed, st, ctx }) {
             Ok(v) => Ok(v),
             Err(e) => {
@@ -1372,7 +1402,10 @@ struct DynamicVisitor<'s, 'de, V> {
 }
 
 impl<'de, V: Visitor<'de>> DynamicVisitor<'_, 'de, V> {
-    fn read<A: de::MapAccess<'de>>(self, map: &mut A) -> Result<V::Value, A::Error> {
+    fn read<A: de::MapAccess<'de>>(
+        self,
+        map: &mut A,
+    ) -> Result<(V::Value, &'de RawValue), A::Error> {
         let st = self.st;
         let missing = || {
             st.defer(Error::data(
@@ -1396,7 +1429,7 @@ impl<'de, V: Visitor<'de>> DynamicVisitor<'_, 'de, V> {
                     })
                     .map_err(|e| st.defer(e))?;
                 match map.next_key_seed(DynKeySeed)? {
-                    None => Ok(v),
+                    None => Ok((v, ty)),
                     Some(other) => Err(st.defer(other.unexpected())),
                 }
             }
@@ -1418,6 +1451,7 @@ impl<'de, V: Visitor<'de>> DynamicVisitor<'_, 'de, V> {
                         ty: Some(ty),
                         value: Some(DynamicBody::<A>::Ahead(value)),
                     })
+                    .map(|v| (v, ty))
                     .map_err(|e| st.defer(e))
             }
             Some(other) => Err(st.defer(other.unexpected())),
@@ -1441,9 +1475,20 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for DynamicVisitor<'_, 'de, V> {
     fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<V::Value, A::Error> {
         let st = self.st;
         st.enter().map_err(|e| st.defer(e))?;
+        let track = st.dyn_check.borrow().skip == 0;
+        st.dyn_check.borrow_mut().skip += 1;
         let res = self.read(&mut map);
+        st.dyn_check.borrow_mut().skip -= 1;
         st.leave();
-        res
+        let (v, ty) = res?;
+        if track {
+            let ty = crate::types::Type::from_json(ty.get().as_bytes()).map_err(|e| st.defer(e))?;
+            st.dyn_check
+                .borrow_mut()
+                .record(ty, &[], false)
+                .map_err(|e| st.defer(e))?;
+        }
+        Ok(v)
     }
 
     // Anything else is the wrong type, said in tfvalue's words.

@@ -73,7 +73,7 @@ use crate::error::{Error, Result};
 use crate::path::{AttributePath, PathStep};
 use crate::types::Type;
 use crate::unknown::{encode_unknown, RefineKind};
-use crate::value::{TypedValue, Value};
+use crate::value::{TypedValue, Untracked, Value};
 
 /// Serializes `value` as JSON into a new byte vector.
 ///
@@ -188,8 +188,8 @@ impl Value {
         self.conforms_to(ty)?;
         check_known(self, ty, &mut AttributePath::new(), 0)?;
         match self.settled(ty)? {
-            Some(v) => to_vec(&TypedValue::new(&v, Some(ty))),
-            None => to_vec(&TypedValue::new(self, Some(ty))),
+            Some(v) => to_vec(&Untracked(TypedValue::new(&v, Some(ty)))),
+            None => to_vec(&Untracked(TypedValue::new(self, Some(ty)))),
         }
     }
 }

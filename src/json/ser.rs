@@ -6,10 +6,11 @@ use std::ops::Range;
 use serde::ser::{self, Serialize};
 use serde_json::ser::{CompactFormatter, Formatter};
 
+use crate::dyn_check::{At, Capture, DynCheck};
 use crate::error::{Error, Result};
 use crate::number::Number;
 use crate::path::PathStep;
-use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN};
+use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN, VALUE_TOKEN};
 use crate::unknown::nfc;
 
 /// The newtype-struct name of `serde_json::value::RawValue`, whose text is written as is.
@@ -46,6 +47,9 @@ pub struct Serializer {
     out: Vec<u8>,
     depth_left: usize,
     max_depth: usize,
+    /// Where the serializer is, for the check that the elements of a collection agree on
+    /// the types of the `dynamic` values in them.
+    dyn_check: DynCheck<'static>,
 }
 
 impl Default for Serializer {
@@ -66,6 +70,7 @@ impl Serializer {
             out: buf,
             depth_left: super::DEFAULT_MAX_DEPTH,
             max_depth: super::DEFAULT_MAX_DEPTH,
+            dyn_check: DynCheck::default(),
         }
     }
 
@@ -303,9 +308,24 @@ impl<'a> ser::Serializer for &'a mut Serializer {
             RAW_TOKEN => value.serialize(TfRawOut { out: &mut self.out }),
             DYNAMIC_TOKEN => {
                 self.enter()?;
-                value.serialize(DynamicOut { ser: &mut *self })?;
+                let track = self.dyn_check.skip == 0;
+                self.dyn_check.skip += 1;
+                let r = value.serialize(DynamicOut { ser: &mut *self });
+                self.dyn_check.skip -= 1;
+                let captured = self.dyn_check.capture.take();
+                r?;
                 self.leave();
+                if let (true, Some((a, b))) = (track, captured) {
+                    let ty = crate::types::Type::from_json(&self.out[a..b])?;
+                    self.dyn_check.record(ty, &self.out, false)?;
+                }
                 Ok(())
+            }
+            VALUE_TOKEN => {
+                self.dyn_check.skip += 1;
+                let r = value.serialize(&mut *self);
+                self.dyn_check.skip -= 1;
+                r
             }
             _ => value.serialize(self),
         }
@@ -326,15 +346,19 @@ impl<'a> ser::Serializer for &'a mut Serializer {
     fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'a>> {
         self.enter()?;
         self.out.push(b'[');
+        self.dyn_check.push(true);
         Ok(Compound::new(self, Kind::Seq))
     }
 
-    fn serialize_tuple(self, len: usize) -> Result<Compound<'a>> {
-        self.serialize_seq(Some(len))
+    fn serialize_tuple(self, _len: usize) -> Result<Compound<'a>> {
+        self.enter()?;
+        self.out.push(b'[');
+        self.dyn_check.push(false);
+        Ok(Compound::new(self, Kind::Seq))
     }
 
     fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>> {
-        self.serialize_seq(Some(len))
+        self.serialize_tuple(len)
     }
 
     fn serialize_tuple_variant(
@@ -352,6 +376,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a>> {
         self.enter()?;
         self.out.push(b'{');
+        self.dyn_check.push(true);
         Ok(Compound::new(self, Kind::Map))
     }
 
@@ -361,6 +386,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         }
         self.enter()?;
         self.out.push(b'{');
+        self.dyn_check.push(false);
         Ok(Compound::new(self, Kind::Map))
     }
 
@@ -424,6 +450,7 @@ impl<'a> Compound<'a> {
         self.comma();
         let i = self.index;
         self.index += 1;
+        self.ser.dyn_check.at(At::Index(i as u32));
         value
             .serialize(&mut *self.ser)
             .map_err(|e| e.prepend(PathStep::Index(i)))
@@ -433,6 +460,7 @@ impl<'a> Compound<'a> {
         if self.kind != Kind::Raw {
             self.ser.out.push(close);
             self.ser.leave();
+            self.ser.dyn_check.pop();
         }
         Ok(())
     }
@@ -498,6 +526,9 @@ impl ser::SerializeMap for Compound<'_> {
             out: &mut self.ser.out,
         })?;
         self.key = start..self.ser.out.len();
+        self.ser
+            .dyn_check
+            .at(At::KeyInOutput(self.key.start, self.key.end));
         self.ser.out.push(b':');
         Ok(())
     }
@@ -531,6 +562,7 @@ impl ser::SerializeStruct for Compound<'_> {
         self.comma();
         write_str(&mut self.ser.out, key);
         self.ser.out.push(b':');
+        self.ser.dyn_check.at(At::Field(key));
         value
             .serialize(&mut *self.ser)
             .map_err(|e| e.prepend(PathStep::Attr(key.to_owned())))
@@ -1062,9 +1094,11 @@ impl ser::SerializeTuple for DynamicPair<'_> {
         match self.state {
             1 => {
                 self.ser.out.extend_from_slice(br#"{"type":"#);
+                let start = self.ser.out.len();
                 value.serialize(TypeOut {
                     out: &mut self.ser.out,
                 })?;
+                self.ser.dyn_check.capture = Capture::Done(start, self.ser.out.len());
                 self.ser.out.extend_from_slice(br#","value":"#);
                 Ok(())
             }

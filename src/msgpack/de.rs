@@ -7,8 +7,8 @@ use serde::de::{
     IntoDeserializer, Visitor,
 };
 
-use super::dyn_check::{At, DynCheck};
 use super::read::{number_from_token, SliceReader, Token};
+use crate::dyn_check::{At, DynCheck};
 use crate::error::{Error, Origin, Result};
 use crate::path::PathStep;
 use crate::private::{bytes_cmp, token, Token as Tok};

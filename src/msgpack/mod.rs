@@ -34,7 +34,6 @@
 //! ```
 
 mod de;
-mod dyn_check;
 pub(crate) mod read;
 mod ser;
 pub(crate) mod write;

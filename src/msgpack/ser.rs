@@ -2,9 +2,9 @@
 
 use serde::ser::{self, Serialize};
 
-use super::dyn_check::{At, Capture, DynCheck};
 use super::read::{SliceReader, Token};
 use super::write::*;
+use crate::dyn_check::{At, Capture, DynCheck};
 use crate::error::{Error, Result};
 use crate::number::Number;
 use crate::private::{bytes_cmp, token, Token as Tok};
