@@ -87,9 +87,11 @@ impl RawState {
     pub fn decode_value(&self, ty: &Type, ignore_undeclared: bool) -> Result<Value> {
         if !self.json.is_empty() {
             let _budget = crate::value::fill::Guard::enter(self.json.len());
-            crate::json::Deserializer::from_slice(&self.json)
-                .ignore_undeclared_attributes(ignore_undeclared)
-                .decode_value(ty)
+            let mut de = crate::json::Deserializer::from_slice(&self.json)
+                .ignore_undeclared_attributes(ignore_undeclared);
+            let value = de.decode_value(ty)?;
+            de.end()?;
+            Ok(value)
         } else if !self.flatmap.is_empty() {
             Value::from_flatmap(&self.flatmap, ty)
         } else {
@@ -141,9 +143,35 @@ impl<M> fmt::Debug for Codec<M> {
 
 fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
     Box::new(|raw: &RawState, ignore: bool| {
-        let value = raw.decode_value(&T::tf_type(), ignore)?;
-        let model: T = crate::from_value(&value)?;
-        Ok(Box::new(model) as Box<dyn Any>)
+        if raw.json.is_empty() {
+            let value = raw.decode_value(&T::tf_type(), ignore)?;
+            let model: T = crate::from_value(&value)?;
+            return Ok(Box::new(model) as Box<dyn Any>);
+        }
+        // JSON straight into the model: the hot path (Terraform asks for every instance on
+        // every plan), and its errors point into the state the caller has.
+        let typed = {
+            let _budget = crate::value::fill::Guard::enter(raw.json.len());
+            let mut de = crate::json::Deserializer::from_slice(&raw.json)
+                .ignore_undeclared_attributes(ignore);
+            T::deserialize(&mut de).and_then(|m| de.end().map(|()| m))
+        };
+        match typed {
+            Ok(model) => Ok(Box::new(model) as Box<dyn Any>),
+            // Stored state may leave out attributes that are null, which a field that is not
+            // an `Option` (an `Unknown<Option<T>>`, a block list) reads as missing: read
+            // them as null, and keep the first error where that does not help.
+            Err(first) if first.message().starts_with("missing attribute") => {
+                match raw
+                    .decode_value(&T::tf_type(), ignore)
+                    .and_then(crate::from_value::<T>)
+                {
+                    Ok(model) => Ok(Box::new(model) as Box<dyn Any>),
+                    Err(_) => Err(first),
+                }
+            }
+            Err(first) => Err(first),
+        }
     })
 }
 

@@ -3,14 +3,39 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::tf_value::TfValue;
 use crate::value::TypedValue;
 use crate::{Type, Value};
 
-/// Converts a typed value into a [`Value`] of type `ty`.
+/// Converts a model (any [`TfValue`]: a `#[derive(TfValue)]` struct, a `String`, a
+/// `Vec<Option<u32>>`, ...) into a [`Value`] of the type the model already knows.
 ///
 /// The conversion goes through the MessagePack encoding, so it applies the same rules:
 /// strings come out in NFC, map keys sorted, unknowns as `Value::Unknown`.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use tfvalue::Unknown;
+///
+/// let tags: BTreeMap<String, Unknown<String>> =
+///     [("env".to_string(), Unknown::Known("prod".to_string())), ("id".to_string(), Unknown::unknown())].into();
+/// let v = tfvalue::to_value(&tags)?;
+/// assert_eq!(v["env"], "prod");
+/// assert!(v["id"].is_unknown());
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// What [`msgpack::to_vec`](crate::msgpack::to_vec) rejects (an enum variant with data, a
+/// map key that is not a string, ...), with its path.
+pub fn to_value<T: ?Sized + TfValue + Serialize>(value: &T) -> Result<Value> {
+    to_value_as(value, &T::tf_type())
+}
+
+/// Converts any serializable value into a [`Value`] of type `ty`, for types that are not
+/// [`TfValue`]s (a plain serde struct, a `serde_json::Value`).
 ///
 /// ```
 /// use tfvalue::{Type, Unknown};
@@ -19,7 +44,7 @@ use crate::{Type, Value};
 /// struct Disk { size: u32, id: Unknown<String> }
 ///
 /// let ty = Type::object([("id", Type::String), ("size", Type::Number)]);
-/// let v = tfvalue::to_value(&Disk { size: 40, id: Unknown::unknown() }, &ty)?;
+/// let v = tfvalue::to_value_as(&Disk { size: 40, id: Unknown::unknown() }, &ty)?;
 /// assert_eq!(v["size"], 40);
 /// assert!(v["id"].is_unknown());
 /// # Ok::<(), tfvalue::Error>(())
@@ -29,12 +54,13 @@ use crate::{Type, Value};
 ///
 /// What [`msgpack::to_vec`](crate::msgpack::to_vec) rejects, and a value that does not
 /// fit `ty` (with its path).
-pub fn to_value<T: ?Sized + Serialize>(value: &T, ty: &Type) -> Result<Value> {
+pub fn to_value_as<T: ?Sized + Serialize>(value: &T, ty: &Type) -> Result<Value> {
     let bytes = crate::msgpack::to_vec(value)?;
-    Value::from_msgpack(&bytes, ty)
+    // The bytes are ours, not the caller's: an offset into them would mean nothing.
+    Value::from_msgpack(&bytes, ty).map_err(Error::without_offset)
 }
 
-/// Converts a [`Value`] into a typed value.
+/// Converts a [`Value`] (by value or by reference) into a typed value.
 ///
 /// The conversion goes through the MessagePack encoding of the value as its own structure
 /// says (lists, sets and tuples as arrays, maps and objects as maps).
@@ -46,6 +72,8 @@ pub fn to_value<T: ?Sized + Serialize>(value: &T, ty: &Type) -> Result<Value> {
 /// let v = Value::Map(BTreeMap::from([("env".to_string(), Value::from("prod"))]));
 /// let tags: BTreeMap<String, String> = tfvalue::from_value(&v)?;
 /// assert_eq!(tags["env"], "prod");
+/// let tags: BTreeMap<String, String> = tfvalue::from_value(v)?;
+/// assert_eq!(tags["env"], "prod");
 /// # Ok::<(), tfvalue::Error>(())
 /// ```
 ///
@@ -53,7 +81,10 @@ pub fn to_value<T: ?Sized + Serialize>(value: &T, ty: &Type) -> Result<Value> {
 ///
 /// A value that does not fit `T` (with its path), or an unknown where `T` has no
 /// [`Unknown`](crate::Unknown).
-pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T> {
-    let bytes = crate::msgpack::to_vec(&crate::value::Untracked(TypedValue::new(value, None)))?;
-    crate::msgpack::from_slice(&bytes)
+pub fn from_value<T: DeserializeOwned>(value: impl std::borrow::Borrow<Value>) -> Result<T> {
+    let bytes = crate::msgpack::to_vec(&crate::value::Untracked(TypedValue::new(
+        value.borrow(),
+        None,
+    )))?;
+    crate::msgpack::from_slice(&bytes).map_err(Error::without_offset)
 }

@@ -115,7 +115,34 @@ impl Serialize for Dynamic {
         self.value
             .conforms_to(&self.ty)
             .map_err(serde::ser::Error::custom)?;
+        if s.is_human_readable() && !crate::private::is_ours::<S>() {
+            // serde_json and the like: `{"value": V, "type": T}`, as tfvalue::json writes it.
+            return Foreign(self).serialize(s);
+        }
         s.serialize_newtype_struct(DYNAMIC_TOKEN, &Wire(self))
+    }
+}
+
+/// `{"value": V, "type": T}` for a human-readable serializer that is not tfvalue's.
+struct Foreign<'a>(&'a Dynamic);
+
+impl Serialize for Foreign<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let (ty, value) = if self.0.ty.has_dynamic() {
+            let (t, v) = absorb(&self.0.ty, self.0.value.clone(), false)
+                .map_err(serde::ser::Error::custom)?;
+            (t, std::borrow::Cow::Owned(v))
+        } else {
+            (
+                value_type(&self.0.ty, &self.0.value, false),
+                std::borrow::Cow::Borrowed(&self.0.value),
+            )
+        };
+        let mut st = s.serialize_struct("Dynamic", 2)?;
+        st.serialize_field("value", &TypedValue::new(&value, Some(&ty)))?;
+        st.serialize_field("type", &ty)?;
+        st.end()
     }
 }
 

@@ -26,7 +26,7 @@ mod types;
 pub mod unknown;
 pub mod value;
 
-pub use convert::{from_value, to_value};
+pub use convert::{from_value, to_value, to_value_as};
 pub use dynamic::Dynamic;
 pub use dynamic_value::DynamicValue;
 pub use error::{Category, Error, Result};

@@ -1374,6 +1374,9 @@ impl Serialize for Number {
     /// a float64 is written as the shortest text that reads back as it.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if serializer.is_human_readable() {
+            if !crate::private::is_ours::<S>() {
+                return self.serialize_foreign(serializer);
+            }
             if let Repr::Float(f) = self.repr {
                 if !self.short_text && f.fract() != 0.0 {
                     let exact = self.to_string();
@@ -1384,6 +1387,49 @@ impl Serialize for Number {
             }
         }
         serializer.serialize_newtype_struct(TOKEN, &Wire(self))
+    }
+}
+
+impl Number {
+    /// Under a human-readable serializer that is not tfvalue's: an integer as an integer;
+    /// under `serde_json`, anything else as the text `tfvalue::json` writes (a float64's
+    /// shortest text, a decimal's digits, in plain notation) through `serde_json`'s
+    /// `RawValue`, so that `serde_json::to_string` writes the same number; under other
+    /// formats, a number that is exactly an `f64` as that `f64`, and any other an error
+    /// naming `tfvalue::json`.
+    fn serialize_foreign<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error as _;
+        match &self.repr {
+            Repr::Int(i) => return serializer.serialize_i64(*i),
+            Repr::UInt(u) if !self.short_text => return serializer.serialize_u64(*u),
+            Repr::PosInf | Repr::NegInf => {
+                return Err(S::Error::custom(
+                    "infinity cannot be written as JSON (tfvalue::json and go-cty refuse it too)",
+                ))
+            }
+            _ => {}
+        }
+        let text = match &self.repr {
+            Repr::Float(f) if self.short_text => format!("{f}"),
+            Repr::UInt(u) => format!("{}", *u as f64),
+            _ => self.to_string(),
+        };
+        if std::any::type_name::<S>().contains("serde_json::") {
+            // The same text as tfvalue::json writes (plain notation, all digits).
+            return match serde_json::value::RawValue::from_string(text) {
+                Ok(raw) => raw.serialize(serializer),
+                Err(e) => Err(S::Error::custom(e)),
+            };
+        }
+        if let Some(f) = self.to_exact_f64() {
+            if format!("{f}") == text {
+                return serializer.serialize_f64(f);
+            }
+        }
+        Err(S::Error::custom(format_args!(
+            "the number {text} is not exactly an f64, which is all this format can hold: \
+             use tfvalue::json::to_vec or tfvalue::msgpack::to_vec"
+        )))
     }
 }
 
@@ -1455,11 +1501,73 @@ impl<'de> Visitor<'de> for NumberVisitor {
         self.visit_str(&v)
     }
 
+    /// Reached only under a deserializer that is not tfvalue's (tfvalue's own handle the
+    /// private token). A human-readable one is asked for the number's text through
+    /// `serde_json`'s `RawValue`, so that `serde_json::from_str::<Number>("0.1")` gives the
+    /// decimal 0.1, as `tfvalue::json` does, not the float64 nearest it; a deserializer
+    /// that does not know `RawValue` gives what it has.
     fn visit_newtype_struct<D: Deserializer<'de>>(
         self,
         deserializer: D,
     ) -> Result<Number, D::Error> {
-        deserializer.deserialize_any(self)
+        if deserializer.is_human_readable() {
+            deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, RawNumberVisitor)
+        } else {
+            deserializer.deserialize_any(self)
+        }
+    }
+}
+
+/// serde_json's private name for `RawValue`, through which it hands over a value's text.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// The text of a JSON number (or of a string holding one) from serde_json's `RawValue`
+/// protocol: a map with one entry whose value is the raw text.
+struct RawNumberVisitor;
+
+impl<'de> Visitor<'de> for RawNumberVisitor {
+    type Value = Number;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number")
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Number, A::Error> {
+        let Some(_token) = map.next_key::<String>()? else {
+            return Err(de::Error::invalid_length(0, &self));
+        };
+        let raw: String = map.next_value()?;
+        let raw = raw.trim();
+        if raw.starts_with('"') {
+            let s: String = serde_json::from_str(raw).map_err(de::Error::custom)?;
+            return s.parse().map_err(de::Error::custom);
+        }
+        if raw == "null" {
+            return Err(de::Error::invalid_type(Unexpected::Unit, &self));
+        }
+        raw.parse()
+            .map_err(|_| de::Error::invalid_type(Unexpected::Other(&format!("JSON {raw}")), &self))
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Number, D::Error> {
+        deserializer.deserialize_any(NumberVisitor)
+    }
+
+    // A deserializer that does not know `RawValue` may call any of these.
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Number, E> {
+        NumberVisitor.visit_i64(v)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Number, E> {
+        NumberVisitor.visit_u64(v)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Number, E> {
+        NumberVisitor.visit_f64(v)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Number, E> {
+        NumberVisitor.visit_str(v)
     }
 }
 
@@ -1968,31 +2076,42 @@ mod tests {
 
     #[test]
     fn serde_json_round_trips() {
+        // Under serde_json itself, numbers are exact JSON numbers, as tfvalue::json writes
+        // them, and read back exactly.
         let cases = [
             ("1", "1"),
             ("-3", "-3"),
             ("0.5", "0.5"),
-            ("0.1", "\"0.1\""),
-            ("9223372036854775808", "\"9223372036854775808\""),
-            ("1e21", "\"1000000000000000000000\""),
+            ("0.1", "0.1"),
+            ("9223372036854775808", "9223372036854775808"),
+            ("1e21", "1000000000000000000000"),
+            (
+                "123456789012345678901234567890.5",
+                "123456789012345678901234567890.5",
+            ),
         ];
         for (input, json) in cases {
             let n = num(input);
             assert_eq!(serde_json::to_string(&n).unwrap(), json);
+            assert_eq!(crate::json::to_string(&n).unwrap(), json);
             let back: Number = serde_json::from_str(json).unwrap();
             assert_eq!(back, n);
+            let back: Number =
+                serde_json::from_value(serde_json::from_str(json).unwrap()).unwrap_or(back);
+            assert!(back == n || n.to_exact_f64().is_none());
         }
+        // A float64 is its shortest text, as go-cty writes it.
+        assert_eq!(serde_json::to_string(&f(0.1)).unwrap(), "0.1");
         let n: Number = serde_json::from_str("18446744073709551615").unwrap();
         assert_eq!(n, Number::from(u64::MAX));
+        // The text 0.1 is the decimal 0.1, not the float64 nearest it.
         let n: Number = serde_json::from_str("0.1").unwrap();
-        assert_eq!(n, f(0.1));
+        assert_eq!(n, num("0.1"));
+        assert_eq!(n, crate::json::from_str::<Number>("0.1").unwrap());
         let n: Number = serde_json::from_str("\"-Inf\"").unwrap();
         assert_eq!(n, Number::neg_infinity());
-        let n: Vec<Number> = serde_json::from_str(r#"[1, "2.5", -1e400]"#)
-            .map_err(|e| e.to_string())
-            .unwrap_or_default();
-        // serde_json itself rejects -1e400 as out of range.
-        assert!(n.is_empty());
+        let n: Vec<Number> = serde_json::from_str(r#"[1, "2.5", -1e400]"#).unwrap();
+        assert_eq!(n, [num("1"), num("2.5"), num("-1e400")]);
         let err = serde_json::from_str::<Number>("\"0x10\"").unwrap_err();
         assert!(
             err.to_string().contains(r#"invalid number "0x10""#),
@@ -2000,6 +2119,8 @@ mod tests {
         );
         let err = serde_json::from_str::<Number>("true").unwrap_err();
         assert!(err.to_string().contains("expected a number"), "{err}");
+        // Infinity has no JSON form.
+        assert!(serde_json::to_string(&Number::infinity()).is_err());
     }
 
     #[test]

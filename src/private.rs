@@ -30,6 +30,14 @@ pub(crate) fn bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
 /// tell from real maps). Serialize only; transparent elsewhere.
 pub(crate) const VALUE_TOKEN: &str = "$tfvalue::private::Value";
 
+/// Whether `S` is one of tfvalue's own serializers (or the part of one that writes a
+/// token's inner value). Used only where a foreign serializer would otherwise write
+/// something wrong, never on a hot path of tfvalue's own formats.
+pub(crate) fn is_ours<S: ?Sized>() -> bool {
+    let name = std::any::type_name::<S>();
+    name.trim_start_matches("&mut ").starts_with("tfvalue::")
+}
+
 /// Which private token a newtype struct name is, if any.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Token {

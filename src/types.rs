@@ -237,8 +237,8 @@ impl Type {
     ///
     /// Malformed JSON, an unknown type kind, a wrong number of arguments, or nesting
     /// deeper than `max_depth`.
-    pub fn from_json_with_depth(json: &[u8], max_depth: usize) -> Result<Type, Error> {
-        let mut de = serde_json::Deserializer::from_slice(json);
+    pub fn from_json_with_depth(json: impl AsRef<[u8]>, max_depth: usize) -> Result<Type, Error> {
+        let mut de = serde_json::Deserializer::from_slice(json.as_ref());
         // Our own seed bounds the recursion, so serde_json's fixed limit of 128 is not needed.
         de.disable_recursion_limit();
         let ty = TypeSeed { depth: max_depth }
@@ -248,12 +248,20 @@ impl Type {
         Ok(ty)
     }
 
-    /// Parses the compact JSON form with the default nesting limit (128).
+    /// Parses the compact JSON form with the default nesting limit (128), from bytes or
+    /// text.
+    ///
+    /// ```
+    /// use tfvalue::Type;
+    /// assert_eq!(Type::from_json(r#"["list","string"]"#)?, Type::list(Type::String));
+    /// assert_eq!(Type::from_json(b"\"number\"")?, Type::Number);
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
     ///
     /// # Errors
     ///
     /// As [`Type::from_json_with_depth`].
-    pub fn from_json(json: &[u8]) -> Result<Type, Error> {
+    pub fn from_json(json: impl AsRef<[u8]>) -> Result<Type, Error> {
         Type::from_json_with_depth(json, DEFAULT_TYPE_DEPTH)
     }
 
@@ -379,7 +387,9 @@ impl fmt::Display for Type {
                     if is_hcl_identifier(name) {
                         f.write_str(name)?;
                     } else {
-                        write!(f, "{name:?}")?;
+                        // JSON string syntax, which `FromStr` reads back.
+                        let quoted = serde_json::to_string(name).map_err(|_| fmt::Error)?;
+                        f.write_str(&quoted)?;
                     }
                     if o.optional.contains(name) {
                         write!(f, "=optional({t})")?;
@@ -400,6 +410,212 @@ impl fmt::Display for Type {
                 f.write_str("])")
             }
         }
+    }
+}
+
+impl std::str::FromStr for Type {
+    type Err = Error;
+
+    /// Reads a type in either form: the compact JSON form (`["list","string"]`, as in
+    /// provider schemas) or the HCL form that [`Display`](fmt::Display) prints
+    /// (`list(object({a=string,b=optional(number)}))`, as in Terraform configurations;
+    /// white space anywhere, `any` and `dynamic` alike).
+    ///
+    /// ```
+    /// use tfvalue::Type;
+    ///
+    /// let a: Type = r#"["map",["object",{"port":"number"},["port"]]]"#.parse()?;
+    /// let b: Type = "map(object({ port = optional(number) }))".parse()?;
+    /// assert_eq!(a, b);
+    /// assert_eq!(b.to_string().parse::<Type>()?, b);
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
+    fn from_str(s: &str) -> Result<Type, Error> {
+        let t = s.trim_start();
+        if t.starts_with('[') || t.starts_with('"') {
+            return Type::from_json(s);
+        }
+        let mut p = HclParser {
+            s: s.as_bytes(),
+            text: s,
+            pos: 0,
+        };
+        let ty = p.ty(DEFAULT_TYPE_DEPTH)?;
+        p.ws();
+        if p.pos != p.s.len() {
+            return Err(p.err("unexpected text after the type"));
+        }
+        Ok(ty)
+    }
+}
+
+/// A parser of HCL type constraints.
+struct HclParser<'a> {
+    s: &'a [u8],
+    text: &'a str,
+    pos: usize,
+}
+
+impl HclParser<'_> {
+    fn ws(&mut self) {
+        while self.s.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
+            self.pos += 1;
+        }
+    }
+
+    #[cold]
+    fn err(&self, what: &str) -> Error {
+        Error::syntax(format_args!(
+            "invalid type: {what} at character {} of {:?}",
+            self.text[..self.pos.min(self.text.len())].chars().count() + 1,
+            self.text
+        ))
+    }
+
+    fn eat(&mut self, c: u8) -> Result<(), Error> {
+        self.ws();
+        if self.s.get(self.pos) == Some(&c) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(self.err(&format!("expected `{}`", c as char)))
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.s.get(self.pos).copied()
+    }
+
+    fn word(&mut self) -> &str {
+        self.ws();
+        let start = self.pos;
+        while let Some(&c) = self.s.get(self.pos) {
+            if c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c >= 0x80 {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        &self.text[start..self.pos]
+    }
+
+    /// A quoted attribute name: JSON string syntax.
+    fn quoted(&mut self) -> Result<String, Error> {
+        self.ws();
+        let start = self.pos;
+        self.pos += 1;
+        let mut escaped = false;
+        while let Some(&c) = self.s.get(self.pos) {
+            self.pos += 1;
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => {
+                    return serde_json::from_str(&self.text[start..self.pos])
+                        .map_err(|_| self.err("malformed quoted name"));
+                }
+                _ => {}
+            }
+        }
+        Err(self.err("unterminated quoted name"))
+    }
+
+    fn ty(&mut self, depth: usize) -> Result<Type, Error> {
+        let Some(depth) = depth.checked_sub(1) else {
+            return Err(self.err("nesting is deeper than the limit"));
+        };
+        let at = self.pos;
+        let word = self.word().to_owned();
+        let ty = match word.as_str() {
+            "string" => Type::String,
+            "number" => Type::Number,
+            "bool" => Type::Bool,
+            "any" | "dynamic" => Type::Dynamic,
+            "list" | "set" | "map" => {
+                self.eat(b'(')?;
+                let t = self.ty(depth)?;
+                self.eat(b')')?;
+                match word.as_str() {
+                    "list" => Type::list(t),
+                    "set" => Type::set(t),
+                    _ => Type::map(t),
+                }
+            }
+            "tuple" => {
+                self.eat(b'(')?;
+                self.eat(b'[')?;
+                let mut ts = Vec::new();
+                while self.peek() != Some(b']') {
+                    if !ts.is_empty() {
+                        self.eat(b',')?;
+                        if self.peek() == Some(b']') {
+                            break;
+                        }
+                    }
+                    ts.push(self.ty(depth)?);
+                }
+                self.eat(b']')?;
+                self.eat(b')')?;
+                Type::Tuple(ts)
+            }
+            "object" => {
+                self.eat(b'(')?;
+                self.eat(b'{')?;
+                let mut attrs: Vec<(String, Type)> = Vec::new();
+                let mut optional = Vec::new();
+                while self.peek() != Some(b'}') {
+                    if !attrs.is_empty() {
+                        // HCL separates attributes with commas or new lines.
+                        if self.peek() == Some(b',') {
+                            self.pos += 1;
+                        }
+                        if self.peek() == Some(b'}') {
+                            break;
+                        }
+                    }
+                    let name = if self.peek() == Some(b'"') {
+                        self.quoted()?
+                    } else {
+                        let w = self.word().to_owned();
+                        if w.is_empty() {
+                            return Err(self.err("expected an attribute name"));
+                        }
+                        w
+                    };
+                    self.eat(b'=')?;
+                    let save = self.pos;
+                    let (t, opt) = if self.word() == "optional" && self.peek() == Some(b'(') {
+                        self.eat(b'(')?;
+                        let t = self.ty(depth)?;
+                        self.eat(b')')?;
+                        (t, true)
+                    } else {
+                        self.pos = save;
+                        (self.ty(depth)?, false)
+                    };
+                    if attrs.iter().any(|(n, _)| *n == name) {
+                        return Err(self.err(&format!("attribute {name:?} is given twice")));
+                    }
+                    if opt {
+                        optional.push(name.clone());
+                    }
+                    attrs.push((name, t));
+                }
+                self.eat(b'}')?;
+                self.eat(b')')?;
+                Type::Object(ObjectType::new(attrs).with_optional(optional))
+            }
+            "" => {
+                self.pos = at;
+                return Err(self.err("expected a type"));
+            }
+            other => {
+                self.pos = at;
+                return Err(self.err(&format!("unknown type `{other}`")));
+            }
+        };
+        Ok(ty)
     }
 }
 

@@ -88,6 +88,111 @@ pub fn to_vec<T: ?Sized + serde::Serialize>(value: &T) -> Result<Vec<u8>> {
     Ok(ser.into_inner())
 }
 
+/// Serializes `value` as a JSON string, as [`to_vec`] does.
+///
+/// ```
+/// let s = tfvalue::json::to_string(&vec![tfvalue::Number::from_f64(0.1).unwrap()])?;
+/// assert_eq!(s, "[0.1]");
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`to_vec`].
+pub fn to_string<T: ?Sized + serde::Serialize>(value: &T) -> Result<String> {
+    let bytes = to_vec(value)?;
+    String::from_utf8(bytes).map_err(|_| Error::data("the JSON written is not UTF-8"))
+}
+
+/// Serializes `value` as an indented JSON string (two spaces, as `serde_json`'s
+/// `to_string_pretty`), with the same exact numbers as [`to_vec`].
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// let tags: BTreeMap<&str, &str> = [("env", "prod")].into();
+/// assert_eq!(tfvalue::json::to_string_pretty(&tags)?, "{\n  \"env\": \"prod\"\n}");
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`to_vec`].
+pub fn to_string_pretty<T: ?Sized + serde::Serialize>(value: &T) -> Result<String> {
+    let compact = to_string(value)?;
+    Ok(indent(&compact))
+}
+
+/// Indents compact JSON (no white space outside strings, as tfvalue writes it).
+fn indent(compact: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                if matches!(chars.peek(), Some('}' | ']')) {
+                    if let Some(close) = chars.next() {
+                        out.push(close);
+                    }
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Deserializes a `T` from a JSON string, as [`from_slice`] does.
+///
+/// ```
+/// let n: tfvalue::Number = tfvalue::json::from_str("0.1")?;
+/// assert_eq!(n, "0.1".parse()?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`from_slice`].
+pub fn from_str<'de, T: serde::Deserialize<'de>>(s: &'de str) -> Result<T> {
+    from_slice(s.as_bytes())
+}
+
 /// Serializes `value` as JSON into a writer.
 ///
 /// # Errors
@@ -191,6 +296,28 @@ impl Value {
             Some(v) => to_vec(&Untracked(TypedValue::new(&v, Some(ty)))),
             None => to_vec(&Untracked(TypedValue::new(self, Some(ty)))),
         }
+    }
+
+    /// The value as a [`serde_json::Value`], for tools built on serde_json: what
+    /// [`Value::to_json`] writes, parsed. `serde_json::Value` holds numbers as `i64`, `u64`
+    /// or `f64`, so a number no `f64` holds exactly (the decimal `0.1`, a 30-digit integer)
+    /// is the `f64` nearest it there; keep the bytes of `to_json` where every digit counts.
+    ///
+    /// ```
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let ty: Type = r#"["object",{"name":"string","ports":["list","number"]}]"#.parse()?;
+    /// let v = Value::from_json(br#"{"name": "web", "ports": [80, 443]}"#, &ty)?;
+    /// assert_eq!(v.to_json_value(&ty)?, serde_json::json!({"name": "web", "ports": [80, 443]}));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Value::to_json`].
+    pub fn to_json_value(&self, ty: &Type) -> Result<serde_json::Value> {
+        let bytes = self.to_json(ty)?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::data(format_args!("{e}")))
     }
 }
 
