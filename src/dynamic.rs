@@ -67,6 +67,11 @@ impl Dynamic {
         self.ty = ty;
     }
 
+    /// The value, mutably (it must still conform to the type when it is written).
+    pub fn value_mut(&mut self) -> &mut Value {
+        &mut self.value
+    }
+
     /// The type and the value.
     pub fn into_parts(self) -> (Type, Value) {
         (self.ty, self.value)

@@ -1360,6 +1360,92 @@ impl Number {
     }
 }
 
+macro_rules! try_from_number {
+    ($($t:ty => $m:ident),*) => {$(
+        impl TryFrom<&Number> for $t {
+            type Error = crate::Error;
+
+            /// The number as this type, when it is a whole number in its range.
+            fn try_from(n: &Number) -> Result<$t, crate::Error> {
+                n.$m().ok_or_else(|| {
+                    crate::Error::data(format_args!(
+                        "the number {n} is not a {}",
+                        stringify!($t)
+                    ))
+                })
+            }
+        }
+
+        impl TryFrom<Number> for $t {
+            type Error = crate::Error;
+
+            /// As `TryFrom<&Number>`.
+            fn try_from(n: Number) -> Result<$t, crate::Error> {
+                <$t>::try_from(&n)
+            }
+        }
+    )*};
+}
+
+try_from_number!(
+    i8 => to_i8, i16 => to_i16, i32 => to_i32, i64 => to_i64, i128 => to_i128, isize => to_isize,
+    u8 => to_u8, u16 => to_u16, u32 => to_u32, u64 => to_u64, u128 => to_u128, usize => to_usize
+);
+
+impl TryFrom<&Number> for f64 {
+    type Error = crate::Error;
+
+    /// The number as an `f64` when an `f64` holds it exactly (`0.5`, the infinities, a
+    /// float64 off the wire); the decimal `0.1` is not one. [`Number::to_f64`] gives the
+    /// nearest `f64` instead.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// let half: Number = "0.5".parse().unwrap();
+    /// assert_eq!(f64::try_from(&half).unwrap(), 0.5);
+    /// assert!(f64::try_from(&"0.1".parse::<Number>().unwrap()).is_err());
+    /// ```
+    fn try_from(n: &Number) -> Result<f64, crate::Error> {
+        n.to_exact_f64().ok_or_else(|| {
+            crate::Error::data(format_args!(
+                "the number {n} is not exactly an f64 (Number::to_f64 gives the nearest)"
+            ))
+        })
+    }
+}
+
+impl TryFrom<Number> for f64 {
+    type Error = crate::Error;
+
+    /// As `TryFrom<&Number>`.
+    fn try_from(n: Number) -> Result<f64, crate::Error> {
+        f64::try_from(&n)
+    }
+}
+
+impl TryFrom<&Number> for f32 {
+    type Error = crate::Error;
+
+    /// The number as an `f32` when an `f32` holds it exactly.
+    fn try_from(n: &Number) -> Result<f32, crate::Error> {
+        match n.to_exact_f64() {
+            Some(f) if f64::from(f as f32) == f || f.is_infinite() => Ok(f as f32),
+            _ => Err(crate::Error::data(format_args!(
+                "the number {n} is not exactly an f32 (Number::to_f32 gives the nearest)"
+            ))),
+        }
+    }
+}
+
+impl TryFrom<Number> for f32 {
+    type Error = crate::Error;
+
+    /// As `TryFrom<&Number>`.
+    fn try_from(n: Number) -> Result<f32, crate::Error> {
+        f32::try_from(&n)
+    }
+}
+
 impl Serialize for Number {
     /// Serializes as a newtype struct named by the crate-private token,
     /// holding the go-cty wire form: an integer in `i64` range as `u64`

@@ -2,6 +2,7 @@
 
 mod de;
 mod index;
+mod more;
 mod ser;
 pub(crate) mod unify;
 
