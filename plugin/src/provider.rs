@@ -645,3 +645,31 @@ impl UpgradeResourceStateRequest {
         }
     }
 }
+
+/// Every response can be built from the diagnostics alone (an operation that failed), and
+/// from one diagnostic, so that a handler can compute a `Result<_, Diagnostic>` and end
+/// with `.unwrap_or_else(Into::into)`.
+macro_rules! failed_responses {
+    ($($t:ident),*) => {$(
+        impl From<Diagnostic> for $t {
+            fn from(d: Diagnostic) -> Self {
+                $t { diagnostics: vec![d], ..Default::default() }
+            }
+        }
+
+        impl From<Vec<Diagnostic>> for $t {
+            fn from(diagnostics: Vec<Diagnostic>) -> Self {
+                $t { diagnostics, ..Default::default() }
+            }
+        }
+    )*};
+}
+
+failed_responses!(
+    UpgradeResourceStateResponse,
+    ReadResourceResponse,
+    PlanResourceChangeResponse,
+    ApplyResourceChangeResponse,
+    ImportResourceStateResponse,
+    ReadDataSourceResponse
+);
