@@ -201,13 +201,19 @@ impl Thing {
     }
 
     /// Encodes a value of `M` with the attributes of `wire` only.
-    fn encode<M: TfModel + Serialize>(&self, m: Option<&M>, wire: &Schema) -> Result<DynamicValue, Diagnostic> {
+    fn encode<M: TfModel + Serialize>(
+        &self,
+        m: Option<&M>,
+        wire: &Schema,
+    ) -> Result<DynamicValue, Diagnostic> {
         let Some(m) = m else {
             return Ok(DynamicValue::from_msgpack(vec![0xc0]));
         };
         let mut v = tfvalue::to_value(m, &M::tf_type())?;
         if let Value::Object(map) = &mut v {
-            map.retain(|k, _| wire.block.attributes.contains_key(k) || wire.block.block_types.contains_key(k));
+            map.retain(|k, _| {
+                wire.block.attributes.contains_key(k) || wire.block.block_types.contains_key(k)
+            });
         }
         Ok(DynamicValue::encode_value(&v, &wire.implied_type())?)
     }
@@ -220,7 +226,8 @@ impl Thing {
     }
 
     fn save(&self, db: &Db) -> Result<(), Diagnostic> {
-        let text = serde_json::to_vec_pretty(db).map_err(|e| diag("cannot write the database", e))?;
+        let text =
+            serde_json::to_vec_pretty(db).map_err(|e| diag("cannot write the database", e))?;
         std::fs::write(&self.db_path, text).map_err(|e| diag("cannot write the database", e))
     }
 
@@ -261,12 +268,17 @@ impl Thing {
         (format!("{prefix}-{i}"), i)
     }
 
-    fn plan_server(&self, req: &PlanResourceChangeRequest) -> Result<PlanResourceChangeResponse, Diagnostic> {
+    fn plan_server(
+        &self,
+        req: &PlanResourceChangeRequest,
+    ) -> Result<PlanResourceChangeResponse, Diagnostic> {
         let wire = self.server_schema();
         let prior: Option<Server> = self.decode(&req.prior_state, &wire)?;
         let Some(mut planned) = self.decode::<Server>(&req.proposed_new_state, &wire)? else {
             // Destroy: nothing to plan.
-            return Ok(PlanResourceChangeResponse::new(req.proposed_new_state.clone()));
+            return Ok(PlanResourceChangeResponse::new(
+                req.proposed_new_state.clone(),
+            ));
         };
         if planned.size == Unknown::Known(None) {
             planned.size = Unknown::Known(Some(1));
@@ -294,14 +306,19 @@ impl Thing {
         Ok(resp)
     }
 
-    fn apply_server(&self, req: &ApplyResourceChangeRequest) -> Result<ApplyResourceChangeResponse, Diagnostic> {
+    fn apply_server(
+        &self,
+        req: &ApplyResourceChangeRequest,
+    ) -> Result<ApplyResourceChangeResponse, Diagnostic> {
         let wire = self.server_schema();
         let prior: Option<Server> = self.decode(&req.prior_state, &wire)?;
         let Some(mut planned) = self.decode::<Server>(&req.planned_state, &wire)? else {
             if let Some(Unknown::Known(Some(id))) = prior.as_ref().map(|p| &p.id) {
                 self.remove(id)?;
             }
-            return Ok(ApplyResourceChangeResponse::new(self.encode::<Server>(None, &wire)?));
+            return Ok(ApplyResourceChangeResponse::new(
+                self.encode::<Server>(None, &wire)?,
+            ));
         };
         if planned.id.is_unknown() {
             let (id, n) = self.next_id("srv");
@@ -316,17 +333,24 @@ impl Thing {
         if let Unknown::Known(Some(id)) = &planned.id {
             self.store("thing_server", id, &planned)?;
         }
-        Ok(ApplyResourceChangeResponse::new(self.encode(Some(&planned), &wire)?))
+        Ok(ApplyResourceChangeResponse::new(
+            self.encode(Some(&planned), &wire)?,
+        ))
     }
 
-    fn apply_volume(&self, req: &ApplyResourceChangeRequest) -> Result<ApplyResourceChangeResponse, Diagnostic> {
+    fn apply_volume(
+        &self,
+        req: &ApplyResourceChangeRequest,
+    ) -> Result<ApplyResourceChangeResponse, Diagnostic> {
         let wire = Volume::schema();
         let prior: Option<Volume> = self.decode(&req.prior_state, &wire)?;
         let Some(mut planned) = self.decode::<Volume>(&req.planned_state, &wire)? else {
             if let Some(Unknown::Known(Some(id))) = prior.as_ref().map(|p| &p.id) {
                 self.remove(id)?;
             }
-            return Ok(ApplyResourceChangeResponse::new(self.encode::<Volume>(None, &wire)?));
+            return Ok(ApplyResourceChangeResponse::new(
+                self.encode::<Volume>(None, &wire)?,
+            ));
         };
         let Unknown::Known(server_id) = &planned.server_id else {
             return Err(Diagnostic::error("server_id is still unknown at apply"));
@@ -342,7 +366,9 @@ impl Thing {
         if let Unknown::Known(Some(id)) = &planned.id {
             self.store("thing_volume", id, &planned)?;
         }
-        Ok(ApplyResourceChangeResponse::new(self.encode(Some(&planned), &wire)?))
+        Ok(ApplyResourceChangeResponse::new(
+            self.encode(Some(&planned), &wire)?,
+        ))
     }
 
     /// Refresh: the stored object, or null when it is gone.
@@ -353,13 +379,22 @@ impl Thing {
         id_of: impl Fn(&M) -> Option<String>,
     ) -> Result<ReadResourceResponse, Diagnostic> {
         let Some(current) = self.decode::<M>(&req.current_state, wire)? else {
-            return Ok(ReadResourceResponse::new(req.current_state.clone(), req.private.clone()));
+            return Ok(ReadResourceResponse::new(
+                req.current_state.clone(),
+                req.private.clone(),
+            ));
         };
         let Some(id) = id_of(&current) else {
-            return Ok(ReadResourceResponse::new(req.current_state.clone(), req.private.clone()));
+            return Ok(ReadResourceResponse::new(
+                req.current_state.clone(),
+                req.private.clone(),
+            ));
         };
         let found: Option<M> = self.fetch(&id)?;
-        Ok(ReadResourceResponse::new(self.encode(found.as_ref(), wire)?, req.private.clone()))
+        Ok(ReadResourceResponse::new(
+            self.encode(found.as_ref(), wire)?,
+            req.private.clone(),
+        ))
     }
 }
 
@@ -380,16 +415,20 @@ impl Provider for Thing {
             return Vec::new();
         }
         match self.decode::<Server>(&req.config, &self.server_schema()) {
-            Ok(Some(s)) if s.name.is_empty() => vec![Diagnostic::error("name must not be empty")
-                .at(AttributePath::new().attr("name"))],
+            Ok(Some(s)) if s.name.is_empty() => {
+                vec![Diagnostic::error("name must not be empty")
+                    .at(AttributePath::new().attr("name"))]
+            }
             Ok(Some(s)) => s
                 .disk
                 .iter()
                 .enumerate()
                 .filter(|(_, d)| d.size_gb == 0)
                 .map(|(i, _)| {
-                    Diagnostic::error("a disk needs a size")
-                        .at(AttributePath::new().attr("disk").index(i as u64).attr("size_gb"))
+                    Diagnostic::error("a disk needs a size").at(AttributePath::new()
+                        .attr("disk")
+                        .index(i as u64)
+                        .attr("size_gb"))
                 })
                 .collect(),
             Ok(None) => Vec::new(),
@@ -397,7 +436,10 @@ impl Provider for Thing {
         }
     }
 
-    async fn upgrade_resource_state(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+    async fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
         if req.type_name != "thing_server" {
             return same_version_upgrade(&req);
         }
@@ -421,14 +463,20 @@ impl Provider for Thing {
         result.unwrap_or_else(Into::into)
     }
 
-    async fn plan_resource_change(&self, req: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+    async fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
         let result = match req.type_name.as_str() {
             "thing_server" => self.plan_server(&req),
             _ => (|| {
                 let wire = Volume::schema();
                 let prior: Option<Volume> = self.decode(&req.prior_state, &wire)?;
-                let Some(mut planned) = self.decode::<Volume>(&req.proposed_new_state, &wire)? else {
-                    return Ok(PlanResourceChangeResponse::new(req.proposed_new_state.clone()));
+                let Some(mut planned) = self.decode::<Volume>(&req.proposed_new_state, &wire)?
+                else {
+                    return Ok(PlanResourceChangeResponse::new(
+                        req.proposed_new_state.clone(),
+                    ));
                 };
                 let mut resp_replace = Vec::new();
                 match &prior {
@@ -447,7 +495,10 @@ impl Provider for Thing {
         result.unwrap_or_else(Into::into)
     }
 
-    async fn apply_resource_change(&self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+    async fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
         let result = match req.type_name.as_str() {
             "thing_server" => self.apply_server(&req),
             _ => self.apply_volume(&req),
@@ -455,7 +506,10 @@ impl Provider for Thing {
         result.unwrap_or_else(Into::into)
     }
 
-    async fn import_resource_state(&self, req: ImportResourceStateRequest) -> ImportResourceStateResponse {
+    async fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
         let result = (|| {
             let wire = match req.type_name.as_str() {
                 "thing_server" => self.server_schema(),
@@ -467,10 +521,14 @@ impl Provider for Thing {
                 self.encode(self.fetch::<Volume>(&req.id)?.as_ref(), &wire)?
             };
             if state.msgpack == [0xc0] {
-                return Err(Diagnostic::error("cannot import")
-                    .with_detail(format!("There is no {} with id `{}`.", req.type_name, req.id)));
+                return Err(Diagnostic::error("cannot import").with_detail(format!(
+                    "There is no {} with id `{}`.",
+                    req.type_name, req.id
+                )));
             }
-            Ok(ImportResourceStateResponse::new(vec![ImportedResource::new(&req.type_name, state)]))
+            Ok(ImportResourceStateResponse::new(vec![
+                ImportedResource::new(&req.type_name, state),
+            ]))
         })();
         result.unwrap_or_else(Into::into)
     }
@@ -482,7 +540,9 @@ impl Provider for Thing {
                 return Err(Diagnostic::error("no configuration"));
             };
             info.greeting = Some(format!("hello, {}", info.name));
-            Ok(ReadDataSourceResponse::new(self.encode(Some(&info), &wire)?))
+            Ok(ReadDataSourceResponse::new(
+                self.encode(Some(&info), &wire)?,
+            ))
         })();
         result.unwrap_or_else(Into::into)
     }
@@ -491,5 +551,8 @@ impl Provider for Thing {
 fn main() {
     let thing = Thing::new();
     let versions: &[u32] = if thing.v6 { &[6] } else { &[5] };
-    serve_main(thing, ServeConfig::new("example.com/acme/thing").protocol_versions(versions));
+    serve_main(
+        thing,
+        ServeConfig::new("example.com/acme/thing").protocol_versions(versions),
+    );
 }

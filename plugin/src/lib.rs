@@ -12,7 +12,13 @@ mod provider;
 mod server;
 
 /// The code generated from `proto/`; internal, never part of the API.
-#[allow(missing_docs, dead_code, unreachable_pub, clippy::all, clippy::pedantic)]
+#[allow(
+    missing_docs,
+    dead_code,
+    unreachable_pub,
+    clippy::all,
+    clippy::pedantic
+)]
 pub(crate) mod proto {
     pub(crate) mod tfplugin5 {
         tonic::include_proto!("tfplugin5");
@@ -28,4 +34,6 @@ pub(crate) mod proto {
 pub use diagnostic::{has_errors, Diagnostic, Severity};
 pub use provider::*;
 pub use server::core::VALUE_LOG_ENV;
-pub use server::{serve, serve_main, ServeConfig, ServeError, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
+pub use server::{
+    serve, serve_main, ServeConfig, ServeError, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE,
+};

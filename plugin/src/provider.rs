@@ -418,8 +418,9 @@ impl ReadDataSourceResponse {
 }
 
 fn unsupported(what: &str, type_name: &str) -> Diagnostic {
-    Diagnostic::error(format!("{what} is not supported"))
-        .with_detail(format!("This provider does not implement {what} for `{type_name}`."))
+    Diagnostic::error(format!("{what} is not supported")).with_detail(format!(
+        "This provider does not implement {what} for `{type_name}`."
+    ))
 }
 
 /// A Terraform provider, served over tfplugin5 and tfplugin6 by [`serve`](crate::serve).
@@ -621,9 +622,12 @@ pub fn same_version_upgrade(req: &UpgradeResourceStateRequest) -> UpgradeResourc
     };
     match DynamicValue::encode_value(&value, &ty) {
         Ok(dv) => UpgradeResourceStateResponse::new(dv),
-        Err(e) => UpgradeResourceStateResponse::from_diagnostics(vec![
-            Diagnostic::from_value_error("stored state does not encode", &e),
-        ]),
+        Err(e) => {
+            UpgradeResourceStateResponse::from_diagnostics(vec![Diagnostic::from_value_error(
+                "stored state does not encode",
+                &e,
+            )])
+        }
     }
 }
 

@@ -69,7 +69,10 @@ impl Env {
             .env("TF_CLI_CONFIG_FILE", &self.cli_config)
             .env("THING_DB", dir.join("db.json"))
             .env("THING_PROTOCOL", self.protocol.to_string())
-            .env(tfvalue_plugin::VALUE_LOG_ENV, self.root.join("values.jsonl"))
+            .env(
+                tfvalue_plugin::VALUE_LOG_ENV,
+                self.root.join("values.jsonl"),
+            )
             .env_remove("TF_LOG")
             .env_remove("TF_REATTACH_PROVIDERS");
         for (k, v) in extra {
@@ -103,7 +106,8 @@ impl Env {
             started.elapsed()
         );
         assert_eq!(
-            r.code, want,
+            r.code,
+            want,
             "protocol {}: `terraform {}` exited with {}, expected {want}:\n{}",
             self.protocol,
             args.join(" "),
@@ -180,7 +184,11 @@ fn edit_db(dir: &Path, f: impl FnOnce(&mut serde_json::Value)) {
 fn main_scenario(env: &Env) {
     let p = env.protocol;
     let dir = env.dir("main");
-    std::fs::write(dir.join("main.tf"), main_config(p, r#"{ env = "test" }"#, 2)).unwrap();
+    std::fs::write(
+        dir.join("main.tf"),
+        main_config(p, r#"{ env = "test" }"#, 2),
+    )
+    .unwrap();
     env.step(&dir, &["init"], 0);
     env.step(&dir, &["validate"], 0);
     let plan = env.step(&dir, &["plan", "-detailed-exitcode"], 2);
@@ -193,7 +201,11 @@ fn main_scenario(env: &Env) {
     env.step(&dir, &["plan", "-detailed-exitcode"], 0);
 
     // Change the configuration: an update in place.
-    std::fs::write(dir.join("main.tf"), main_config(p, r#"{ env = "prod", team = "a" }"#, 4)).unwrap();
+    std::fs::write(
+        dir.join("main.tf"),
+        main_config(p, r#"{ env = "prod", team = "a" }"#, 4),
+    )
+    .unwrap();
     let plan = env.step(&dir, &["plan", "-detailed-exitcode"], 2);
     assert!(plan.contains("1 to change"), "{plan}");
     env.step(&dir, &["apply", "-auto-approve"], 0);
@@ -216,15 +228,22 @@ fn main_scenario(env: &Env) {
 
     // Import: forget the volume, then adopt it again by its id.
     let show = env.show(&dir);
-    let volume_id = resource(&show, "thing_volume.data")["values"]["id"].as_str().unwrap().to_owned();
+    let volume_id = resource(&show, "thing_volume.data")["values"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     env.step(&dir, &["state", "rm", "thing_volume.data"], 0);
     let bad = env.step(&dir, &["import", "thing_volume.data", "vol-none"], 1);
-    assert!(bad.contains("There is no thing_volume with id `vol-none`"), "{bad}");
+    assert!(
+        bad.contains("There is no thing_volume with id `vol-none`"),
+        "{bad}"
+    );
     env.step(&dir, &["import", "thing_volume.data", &volume_id], 0);
     env.step(&dir, &["plan", "-detailed-exitcode"], 0);
 
     env.step(&dir, &["destroy", "-auto-approve"], 0);
-    let db: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("db.json")).unwrap()).unwrap();
+    let db: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("db.json")).unwrap()).unwrap();
     assert_eq!(db, serde_json::json!({}), "objects left after destroy");
 }
 
@@ -247,7 +266,11 @@ fn upgrade_scenario(env: &Env) {
 }}"#
     );
     std::fs::write(dir.join("terraform.tfstate"), state).unwrap();
-    let record = |id: &str, name: &str, size: u32, tags: serde_json::Value, ip: serde_json::Value| {
+    let record = |id: &str,
+                  name: &str,
+                  size: u32,
+                  tags: serde_json::Value,
+                  ip: serde_json::Value| {
         serde_json::json!(["thing_server", {
             "id": id, "name": name, "size": size, "tags": tags, "ip_address": ip, "metadata": null,
             "disk": [{"size_gb": 10, "kind": "ssd"}], "endpoints": null,
@@ -280,7 +303,10 @@ resource "thing_server" "ancient" {
     env.step(&dir, &["apply", "-auto-approve"], 0);
     let show = env.show(&dir);
     assert_eq!(resource(&show, "thing_server.ancient")["values"]["size"], 4);
-    assert_eq!(resource(&show, "thing_server.legacy")["values"]["disk"][0]["kind"], "ssd");
+    assert_eq!(
+        resource(&show, "thing_server.legacy")["values"]["disk"][0]["kind"],
+        "ssd"
+    );
     let state: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("terraform.tfstate")).unwrap()).unwrap();
     for r in state["resources"].as_array().unwrap() {
@@ -292,9 +318,20 @@ resource "thing_server" "ancient" {
     // refinements); the server reports it, naming the attribute.
     let with_new = format!("{body}\nresource \"thing_server\" \"liar\" {{\n  name = \"liar\"\n  disk {{ size_gb = 1 }}\n}}\n");
     std::fs::write(dir.join("main.tf"), config(env.protocol, &with_new)).unwrap();
-    let out = env.step_env(&dir, &["apply", "-auto-approve"], &[("THING_BREAK_PROMISE", "1")], 1);
-    assert!(out.contains("Provider produced inconsistent result after apply"), "{out}");
-    assert!(out.contains("refined prefix \"10.0.\" at ip_address"), "{out}");
+    let out = env.step_env(
+        &dir,
+        &["apply", "-auto-approve"],
+        &[("THING_BREAK_PROMISE", "1")],
+        1,
+    );
+    assert!(
+        out.contains("Provider produced inconsistent result after apply"),
+        "{out}"
+    );
+    assert!(
+        out.contains("refined prefix \"10.0.\" at ip_address"),
+        "{out}"
+    );
     std::fs::write(dir.join("main.tf"), config(env.protocol, body)).unwrap();
     env.step(&dir, &["destroy", "-auto-approve"], 0);
 }
@@ -334,10 +371,17 @@ fn check_value_log(env: &Env) -> usize {
             Err(e) => mismatches.push(format!("{line}: does not encode: {e}")),
         }
     }
-    assert!(mismatches.is_empty(), "byte mismatches:\n{}", mismatches.join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "byte mismatches:\n{}",
+        mismatches.join("\n")
+    );
     assert!(checked > 50, "only {checked} values logged");
     assert!(unknowns > 0, "no value with unknowns was logged");
-    println!("protocol {}: {checked} values byte-identical ({unknowns} with unknowns)", env.protocol);
+    println!(
+        "protocol {}: {checked} values byte-identical ({unknowns} with unknowns)",
+        env.protocol
+    );
     checked
 }
 
@@ -345,7 +389,14 @@ fn provider_binary() -> PathBuf {
     // Tests of this package are built after its examples; build it anyway when the test
     // is run on its own.
     let status = Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "-p", "tfvalue-plugin", "--example", "thing"])
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "tfvalue-plugin",
+            "--example",
+            "thing",
+        ])
         .status()
         .unwrap();
     assert!(status.success(), "building the example provider failed");

@@ -246,7 +246,10 @@ macro_rules! common_conversions {
             })
         }
 
-        fn to_block(b: &tfvalue::schema::Block, at: &mut String) -> Result<pb::schema::Block, String> {
+        fn to_block(
+            b: &tfvalue::schema::Block,
+            at: &mut String,
+        ) -> Result<pb::schema::Block, String> {
             let mut attributes = Vec::with_capacity(b.attributes.len());
             for (name, a) in &b.attributes {
                 let len = at.len();
@@ -357,9 +360,10 @@ mod tests {
 
     #[test]
     fn a_path_into_a_set_stops_at_the_set() {
-        let ty: Type =
-            serde_json::from_str(r#"["object",{"rule":["set",["object",{"port":"number"}]],"tags":["map","string"]}]"#)
-                .unwrap();
+        let ty: Type = serde_json::from_str(
+            r#"["object",{"rule":["set",["object",{"port":"number"}]],"tags":["map","string"]}]"#,
+        )
+        .unwrap();
         let p = AttributePath::new().attr("rule").index(3).attr("port");
         assert_eq!(protocol_steps(&p, Some(&ty)), [Step::Attr("rule".into())]);
         let p = AttributePath::new().attr("tags").key("env");
@@ -374,7 +378,11 @@ mod tests {
 
     #[test]
     fn a_negative_index_ends_a_path() {
-        let p = path_from_steps([Step::Attr("a".into()), Step::Int(-1), Step::Attr("b".into())]);
+        let p = path_from_steps([
+            Step::Attr("a".into()),
+            Step::Int(-1),
+            Step::Attr("b".into()),
+        ]);
         assert_eq!(p.to_string(), "a");
     }
 }

@@ -47,15 +47,22 @@ mod tests {
             0,
             Block::new().block(
                 "outer",
-                tfvalue::schema::NestedBlock::single(Block::new().attribute(
-                    "endpoints",
-                    Attribute::nested(NestedType::list().attribute("host", Attribute::required(Type::String)))
+                tfvalue::schema::NestedBlock::single(
+                    Block::new().attribute(
+                        "endpoints",
+                        Attribute::nested(
+                            NestedType::list().attribute("host", Attribute::required(Type::String)),
+                        )
                         .set_optional(),
-                )),
+                    ),
+                ),
             ),
         );
         let err = to_schema(&s).unwrap_err();
-        assert!(err.starts_with("attribute `outer.endpoints` has nested attributes"), "{err}");
+        assert!(
+            err.starts_with("attribute `outer.endpoints` has nested attributes"),
+            "{err}"
+        );
     }
 
     #[test]

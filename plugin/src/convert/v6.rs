@@ -38,7 +38,11 @@ fn to_object(n: &NestedType, at: &mut String) -> Result<pb::schema::Object, Stri
         ObjectNesting::Set => N::Set,
         ObjectNesting::Map => N::Map,
         #[allow(unreachable_patterns)]
-        other => return Err(format!("object nesting {other:?} at {at} has no protocol form")),
+        other => {
+            return Err(format!(
+                "object nesting {other:?} at {at} has no protocol form"
+            ))
+        }
     } as i32;
     let mut attributes = Vec::with_capacity(n.attributes.len());
     for (name, a) in &n.attributes {
@@ -104,9 +108,11 @@ mod tests {
                 )
                 .block(
                     "disk",
-                    NestedBlock::list(Block::new().attribute("size", Attribute::required(Type::Number)))
-                        .min_items(1)
-                        .max_items(3),
+                    NestedBlock::list(
+                        Block::new().attribute("size", Attribute::required(Type::Number)),
+                    )
+                    .min_items(1)
+                    .max_items(3),
                 ),
         )
     }

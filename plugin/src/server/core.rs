@@ -128,7 +128,10 @@ impl<P: Provider> Core<P> {
     ) -> Result<Value, Diagnostic> {
         self.log_value(rpc, field, dv, ty);
         dv.decode_value(ty).map_err(|e| {
-            Diagnostic::from_value_error(format!("{rpc}: the {field} sent by Terraform does not decode"), &e)
+            Diagnostic::from_value_error(
+                format!("{rpc}: the {field} sent by Terraform does not decode"),
+                &e,
+            )
         })
     }
 
@@ -165,9 +168,14 @@ impl<P: Provider> Core<P> {
         if let Err(d) = self.check_input(RPC, "config", &config, &self.provider_type) {
             return vec![d];
         }
-        let req = ValidateProviderConfigRequest { config, ctx: self.ctx() };
-        self.guard(RPC, self.provider.validate_provider_config(req), |d| vec![d])
-            .await
+        let req = ValidateProviderConfigRequest {
+            config,
+            ctx: self.ctx(),
+        };
+        self.guard(RPC, self.provider.validate_provider_config(req), |d| {
+            vec![d]
+        })
+        .await
     }
 
     pub(crate) async fn validate_config(
@@ -177,33 +185,56 @@ impl<P: Provider> Core<P> {
         config: DynamicValue,
     ) -> Vec<Diagnostic> {
         let (rpc, ty) = if data {
-            ("ValidateDataResourceConfig", self.data_source_type(&type_name))
+            (
+                "ValidateDataResourceConfig",
+                self.data_source_type(&type_name),
+            )
         } else {
             ("ValidateResourceConfig", self.resource_type(&type_name))
         };
         let Some(ty) = ty else {
-            return vec![Self::unknown_type(if data { "data source" } else { "resource" }, &type_name)];
+            return vec![Self::unknown_type(
+                if data { "data source" } else { "resource" },
+                &type_name,
+            )];
         };
         if let Err(d) = self.check_input(rpc, "config", &config, ty) {
             return vec![d];
         }
-        let req = ValidateConfigRequest { type_name, config, ctx: self.ctx() };
+        let req = ValidateConfigRequest {
+            type_name,
+            config,
+            ctx: self.ctx(),
+        };
         if data {
-            self.guard(rpc, self.provider.validate_data_resource_config(req), |d| vec![d])
-                .await
+            self.guard(rpc, self.provider.validate_data_resource_config(req), |d| {
+                vec![d]
+            })
+            .await
         } else {
-            self.guard(rpc, self.provider.validate_resource_config(req), |d| vec![d])
-                .await
+            self.guard(rpc, self.provider.validate_resource_config(req), |d| {
+                vec![d]
+            })
+            .await
         }
     }
 
-    pub(crate) async fn configure(&self, terraform_version: String, config: DynamicValue) -> Vec<Diagnostic> {
+    pub(crate) async fn configure(
+        &self,
+        terraform_version: String,
+        config: DynamicValue,
+    ) -> Vec<Diagnostic> {
         const RPC: &str = "ConfigureProvider";
         if let Err(d) = self.check_input(RPC, "config", &config, &self.provider_type) {
             return vec![d];
         }
-        let req = ConfigureProviderRequest { terraform_version, config, ctx: self.ctx() };
-        self.guard(RPC, self.provider.configure_provider(req), |d| vec![d]).await
+        let req = ConfigureProviderRequest {
+            terraform_version,
+            config,
+            ctx: self.ctx(),
+        };
+        self.guard(RPC, self.provider.configure_provider(req), |d| vec![d])
+            .await
     }
 
     pub(crate) async fn upgrade(
@@ -214,7 +245,9 @@ impl<P: Provider> Core<P> {
     ) -> UpgradeResourceStateResponse {
         const RPC: &str = "UpgradeResourceState";
         let Some((schema, ty)) = self.resources.get(&type_name) else {
-            return UpgradeResourceStateResponse::from_diagnostics(vec![Self::unknown_type("resource", &type_name)]);
+            return UpgradeResourceStateResponse::from_diagnostics(vec![Self::unknown_type(
+                "resource", &type_name,
+            )]);
         };
         let req = UpgradeResourceStateRequest {
             type_name,
@@ -254,7 +287,10 @@ impl<P: Provider> Core<P> {
             };
         };
         if let Err(d) = self.check_input(RPC, "current_state", &current_state, ty) {
-            return ReadResourceResponse { diagnostics: vec![d], ..Default::default() };
+            return ReadResourceResponse {
+                diagnostics: vec![d],
+                ..Default::default()
+            };
         }
         let req = ReadResourceRequest {
             type_name,
@@ -263,9 +299,11 @@ impl<P: Provider> Core<P> {
             provider_meta,
             ctx: self.ctx(),
         };
-        self.guard(RPC, self.provider.read_resource(req), |d| ReadResourceResponse {
-            diagnostics: vec![d],
-            ..Default::default()
+        self.guard(RPC, self.provider.read_resource(req), |d| {
+            ReadResourceResponse {
+                diagnostics: vec![d],
+                ..Default::default()
+            }
         })
         .await
     }
@@ -280,7 +318,10 @@ impl<P: Provider> Core<P> {
         provider_meta: DynamicValue,
     ) -> PlanResourceChangeResponse {
         const RPC: &str = "PlanResourceChange";
-        let fail = |d| PlanResourceChangeResponse { diagnostics: vec![d], ..Default::default() };
+        let fail = |d| PlanResourceChangeResponse {
+            diagnostics: vec![d],
+            ..Default::default()
+        };
         let Some(ty) = self.resource_type(&type_name) else {
             return fail(Self::unknown_type("resource", &type_name));
         };
@@ -302,7 +343,9 @@ impl<P: Provider> Core<P> {
             provider_meta,
             ctx: self.ctx(),
         };
-        let mut resp = self.guard(RPC, self.provider.plan_resource_change(req), fail).await;
+        let mut resp = self
+            .guard(RPC, self.provider.plan_resource_change(req), fail)
+            .await;
         if has_errors(&resp.diagnostics) {
             return resp;
         }
@@ -313,7 +356,8 @@ impl<P: Provider> Core<P> {
             )),
             // Terraform before 1.6 drops refinements; keep the plan to check apply by.
             Ok(v) if has_refinements(&v) => {
-                resp.planned_private = wrap_plan(&resp.planned_state.msgpack, &resp.planned_private);
+                resp.planned_private =
+                    wrap_plan(&resp.planned_state.msgpack, &resp.planned_private);
             }
             Ok(_) => {}
         }
@@ -330,7 +374,10 @@ impl<P: Provider> Core<P> {
         provider_meta: DynamicValue,
     ) -> ApplyResourceChangeResponse {
         const RPC: &str = "ApplyResourceChange";
-        let fail = |d| ApplyResourceChangeResponse { diagnostics: vec![d], ..Default::default() };
+        let fail = |d| ApplyResourceChangeResponse {
+            diagnostics: vec![d],
+            ..Default::default()
+        };
         let Some((schema, ty)) = self.resources.get(&type_name) else {
             return fail(Self::unknown_type("resource", &type_name));
         };
@@ -362,7 +409,9 @@ impl<P: Provider> Core<P> {
             provider_meta,
             ctx: self.ctx(),
         };
-        let mut resp = self.guard(RPC, self.provider.apply_resource_change(req), fail).await;
+        let mut resp = self
+            .guard(RPC, self.provider.apply_resource_change(req), fail)
+            .await;
         if has_errors(&resp.diagnostics) {
             return resp;
         }
@@ -388,17 +437,31 @@ impl<P: Provider> Core<P> {
         resp
     }
 
-    pub(crate) async fn import(&self, type_name: String, id: String) -> ImportResourceStateResponse {
+    pub(crate) async fn import(
+        &self,
+        type_name: String,
+        id: String,
+    ) -> ImportResourceStateResponse {
         const RPC: &str = "ImportResourceState";
-        let fail = |d| ImportResourceStateResponse { diagnostics: vec![d], ..Default::default() };
+        let fail = |d| ImportResourceStateResponse {
+            diagnostics: vec![d],
+            ..Default::default()
+        };
         if self.resource_type(&type_name).is_none() {
             return fail(Self::unknown_type("resource", &type_name));
         }
-        let req = ImportResourceStateRequest { type_name, id, ctx: self.ctx() };
-        let mut resp = self.guard(RPC, self.provider.import_resource_state(req), fail).await;
+        let req = ImportResourceStateRequest {
+            type_name,
+            id,
+            ctx: self.ctx(),
+        };
+        let mut resp = self
+            .guard(RPC, self.provider.import_resource_state(req), fail)
+            .await;
         for r in &resp.imported_resources {
             let Some(ty) = self.resource_type(&r.type_name) else {
-                resp.diagnostics.push(Self::unknown_type("resource", &r.type_name));
+                resp.diagnostics
+                    .push(Self::unknown_type("resource", &r.type_name));
                 continue;
             };
             if let Err(e) = r.state.decode_value(ty) {
@@ -418,15 +481,25 @@ impl<P: Provider> Core<P> {
         provider_meta: DynamicValue,
     ) -> ReadDataSourceResponse {
         const RPC: &str = "ReadDataSource";
-        let fail = |d| ReadDataSourceResponse { diagnostics: vec![d], ..Default::default() };
+        let fail = |d| ReadDataSourceResponse {
+            diagnostics: vec![d],
+            ..Default::default()
+        };
         let Some(ty) = self.data_source_type(&type_name) else {
             return fail(Self::unknown_type("data source", &type_name));
         };
         if let Err(d) = self.check_input(RPC, "config", &config, ty) {
             return fail(d);
         }
-        let req = ReadDataSourceRequest { type_name, config, provider_meta, ctx: self.ctx() };
-        let mut resp = self.guard(RPC, self.provider.read_data_source(req), fail).await;
+        let req = ReadDataSourceRequest {
+            type_name,
+            config,
+            provider_meta,
+            ctx: self.ctx(),
+        };
+        let mut resp = self
+            .guard(RPC, self.provider.read_data_source(req), fail)
+            .await;
         if !has_errors(&resp.diagnostics) {
             if let Err(e) = resp.state.decode_value(ty) {
                 resp.diagnostics.push(Diagnostic::from_value_error(
@@ -441,10 +514,16 @@ impl<P: Provider> Core<P> {
     /// Cancels the work in flight, then lets the provider clean up.
     pub(crate) async fn stop(&self) -> String {
         self.stop.send_replace(true);
-        match AssertUnwindSafe(self.provider.stop_provider()).catch_unwind().await {
+        match AssertUnwindSafe(self.provider.stop_provider())
+            .catch_unwind()
+            .await
+        {
             Ok(Ok(())) => String::new(),
             Ok(Err(e)) => e,
-            Err(p) => format!("the provider panicked while stopping: {}", panic_message(&*p)),
+            Err(p) => format!(
+                "the provider panicked while stopping: {}",
+                panic_message(&*p)
+            ),
         }
     }
 }
@@ -480,7 +559,9 @@ pub(crate) fn unwrap_plan(data: Vec<u8>) -> (Option<Vec<u8>>, Vec<u8>) {
     let Some(rest) = data.strip_prefix(PLAN_MAGIC) else {
         return (None, data);
     };
-    let (Some(&a), Some(&b), Some(&c), Some(&d)) = (rest.first(), rest.get(1), rest.get(2), rest.get(3)) else {
+    let (Some(&a), Some(&b), Some(&c), Some(&d)) =
+        (rest.first(), rest.get(1), rest.get(2), rest.get(3))
+    else {
         return (None, data);
     };
     let rest = rest.get(4..).unwrap_or_default();
@@ -499,7 +580,10 @@ mod tests {
     #[test]
     fn plans_wrap_and_unwrap() {
         let w = wrap_plan(b"\xd4\x00\x00", b"mine");
-        assert_eq!(unwrap_plan(w), (Some(b"\xd4\x00\x00".to_vec()), b"mine".to_vec()));
+        assert_eq!(
+            unwrap_plan(w),
+            (Some(b"\xd4\x00\x00".to_vec()), b"mine".to_vec())
+        );
         // Private data that is not ours passes through, even if it starts like ours.
         assert_eq!(unwrap_plan(b"abc".to_vec()), (None, b"abc".to_vec()));
         let mut bad = PLAN_MAGIC.to_vec();

@@ -61,7 +61,11 @@ impl ServeConfig {
     /// Offers only these protocol versions (of 5 and 6; others are ignored).
     #[must_use]
     pub fn protocol_versions(mut self, versions: &[u32]) -> Self {
-        self.versions = versions.iter().copied().filter(|v| *v == 5 || *v == 6).collect();
+        self.versions = versions
+            .iter()
+            .copied()
+            .filter(|v| *v == 5 || *v == 6)
+            .collect();
         self
     }
 
@@ -131,9 +135,13 @@ impl From<std::io::Error> for ServeError {
 /// The highest version both sides speak; without an offer, the highest served.
 fn negotiate(offered: Option<&str>, served: &[u32]) -> Result<u32, ServeError> {
     let Some(offered) = offered else {
-        return served.iter().copied().max().ok_or(ServeError::NoCommonProtocol {
-            offered: String::new(),
-        });
+        return served
+            .iter()
+            .copied()
+            .max()
+            .ok_or(ServeError::NoCommonProtocol {
+                offered: String::new(),
+            });
     };
     offered
         .split(',')
@@ -184,7 +192,11 @@ impl tonic::transport::server::Connected for Conn {
 }
 
 impl AsyncRead for Conn {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
             Conn::Tls(s) => Pin::new(s).poll_read(cx, buf),
@@ -193,7 +205,11 @@ impl AsyncRead for Conn {
 }
 
 impl AsyncWrite for Conn {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut TaskContext<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
             Conn::Tls(s) => Pin::new(s).poll_write(cx, buf),
@@ -283,12 +299,16 @@ pub(crate) fn start<P: Provider>(
     let (mut health, health_service) = tonic_health::server::health_reporter();
     let router = tonic::transport::Server::builder()
         .add_service(health_service)
-        .add_service(crate::proto::tfplugin5::provider_server::ProviderServer::new(
-            service::Service { core: core.clone() },
-        ))
-        .add_service(crate::proto::tfplugin6::provider_server::ProviderServer::new(
-            service::Service { core },
-        ))
+        .add_service(
+            crate::proto::tfplugin5::provider_server::ProviderServer::new(service::Service {
+                core: core.clone(),
+            }),
+        )
+        .add_service(
+            crate::proto::tfplugin6::provider_server::ProviderServer::new(service::Service {
+                core,
+            }),
+        )
         .add_service(
             crate::proto::plugin::grpc_controller_server::GrpcControllerServer::new(
                 goplugin::Controller {
@@ -296,11 +316,11 @@ pub(crate) fn start<P: Provider>(
                 },
             ),
         )
-        .add_service(crate::proto::plugin::grpc_stdio_server::GrpcStdioServer::new(
-            goplugin::Stdio {
+        .add_service(
+            crate::proto::plugin::grpc_stdio_server::GrpcStdioServer::new(goplugin::Stdio {
                 shutdown: shutdown_rx.clone(),
-            },
-        ));
+            }),
+        );
     let conns = incoming(listener, tls);
     let done = tokio::spawn(async move {
         health
@@ -434,7 +454,10 @@ async fn serve_debug<P: Provider>(provider: P, config: ServeConfig) -> Result<()
 pub fn serve_main<P: Provider>(provider: P, config: ServeConfig) {
     let debug = std::env::args().any(|a| a == "--debug");
     let config = if debug { config.debug(true) } else { config };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("tfvalue-plugin: cannot start the runtime: {e}");
