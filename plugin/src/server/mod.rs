@@ -3,6 +3,8 @@
 pub(crate) mod core;
 mod goplugin;
 mod service;
+#[cfg(test)]
+mod tests_grpc;
 pub(crate) mod tls;
 
 use std::fmt;
