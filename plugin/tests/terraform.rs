@@ -385,24 +385,32 @@ fn check_value_log(env: &Env) -> usize {
     checked
 }
 
+/// The example provider: `cargo test` builds the package's examples before running its
+/// tests, next to the test binaries; when it is missing (a test target built on its
+/// own), it is built here.
 fn provider_binary() -> PathBuf {
-    // Tests of this package are built after its examples; build it anyway when the test
-    // is run on its own.
-    let status = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "tfvalue-plugin",
-            "--example",
-            "thing",
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success(), "building the example provider failed");
     let exe = std::env::current_exe().unwrap();
-    let debug_dir = exe.parent().and_then(Path::parent).unwrap();
-    debug_dir.join("examples/thing")
+    let path = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/thing");
+    if !path.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "tfvalue-plugin",
+                "--example",
+                "thing",
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success(), "building the example provider failed");
+    }
+    path
 }
 
 #[test]
