@@ -430,3 +430,52 @@ fn terraform_end_to_end() {
     }
     println!("terraform end to end: {:.1?}", started.elapsed());
 }
+
+/// Debug mode: the provider runs on its own, prints `TF_REATTACH_PROVIDERS`, and
+/// Terraform attaches to it without installing anything.
+#[test]
+fn terraform_attaches_to_a_debug_mode_provider() {
+    use std::io::{BufRead, BufReader};
+
+    let Some(terraform) = std::env::var_os("TFVALUE_TERRAFORM") else {
+        println!("skipped: TFVALUE_TERRAFORM is not set");
+        return;
+    };
+    let env = Env::new(PathBuf::from(&terraform), &provider_binary(), 6);
+    let dir = env.dir("debug");
+    let mut child = Command::new(provider_binary())
+        .arg("--debug")
+        .env("THING_DB", dir.join("db.json"))
+        .env_remove("THING_PROTOCOL")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let reattach = loop {
+        let line = lines
+            .next()
+            .expect("no TF_REATTACH_PROVIDERS line")
+            .unwrap();
+        if let Some(rest) = line.trim().strip_prefix("TF_REATTACH_PROVIDERS='") {
+            break rest.trim_end_matches('\'').to_owned();
+        }
+    };
+    let parsed: serde_json::Value = serde_json::from_str(&reattach).unwrap();
+    let entry = &parsed["example.com/acme/thing"];
+    assert_eq!(entry["Protocol"], "grpc");
+    assert_eq!(entry["ProtocolVersion"], 6);
+    assert_eq!(entry["Pid"], child.id());
+    assert_eq!(entry["Addr"]["Network"], "tcp");
+
+    let body = "resource \"thing_server\" \"dbg\" {\n  name = \"dbg\"\n  disk { size_gb = 1 }\n}\n";
+    std::fs::write(dir.join("main.tf"), config(6, body)).unwrap();
+    let attach = [("TF_REATTACH_PROVIDERS", reattach.as_str())];
+    env.step_env(&dir, &["init"], &attach, 0);
+    let out = env.step_env(&dir, &["apply", "-auto-approve"], &attach, 0);
+    assert!(out.contains("1 added"), "{out}");
+    env.step_env(&dir, &["plan", "-detailed-exitcode"], &attach, 0);
+    env.step_env(&dir, &["destroy", "-auto-approve"], &attach, 0);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&env.root);
+}
