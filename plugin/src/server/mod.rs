@@ -273,6 +273,10 @@ fn incoming(
     ReceiverStream::new(rx)
 }
 
+/// go-plugin lets messages grow to the largest protobuf size (a state can be large); tonic
+/// would stop at 4 MiB.
+const MAX_MESSAGE: usize = i32::MAX as usize;
+
 /// What a running server needs to be reached, for tests and for [`serve`].
 pub(crate) struct Listening {
     pub(crate) addr: SocketAddr,
@@ -304,12 +308,16 @@ pub(crate) fn start<P: Provider>(
         .add_service(
             crate::proto::tfplugin5::provider_server::ProviderServer::new(service::Service {
                 core: core.clone(),
-            }),
+            })
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE),
         )
         .add_service(
             crate::proto::tfplugin6::provider_server::ProviderServer::new(service::Service {
                 core,
-            }),
+            })
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE),
         )
         .add_service(
             crate::proto::plugin::grpc_controller_server::GrpcControllerServer::new(

@@ -168,6 +168,49 @@ async fn a_malformed_value_is_an_error_at_its_attribute() {
 }
 
 #[tokio::test]
+async fn a_malformed_stored_state_is_an_error_at_its_attribute() {
+    let (_running, channel) = serve_plain().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel)
+        .max_decoding_message_size(64 << 20)
+        .max_encoding_message_size(64 << 20);
+    let upgrade = |json: &[u8]| pb6::upgrade_resource_state::Request {
+        type_name: "test_thing".into(),
+        version: 0,
+        raw_state: Some(pb6::RawState {
+            json: json.to_vec(),
+            flatmap: Default::default(),
+        }),
+    };
+    let resp = client
+        .upgrade_resource_state(upgrade(br#"{"name":{"a":1},"ip":null}"#))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert_eq!(path_names(&resp.diagnostics[0].attribute), ["name"]);
+    assert!(resp.upgraded_state.is_none());
+    // A good one passes through (the default upgrade at the current version).
+    let resp = client
+        .upgrade_resource_state(upgrade(br#"{"name":"a","ip":"10.0.0.1"}"#))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(
+        resp.upgraded_state.unwrap().msgpack,
+        b"\x82\xa2ip\xa810.0.0.1\xa4name\xa1a"
+    );
+    // A large message is accepted (tonic's default limit is 4 MiB).
+    let big = format!(r#"{{"name":"{}","ip":null}}"#, "x".repeat(5 << 20));
+    let resp = client
+        .upgrade_resource_state(upgrade(big.as_bytes()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty());
+}
+
+#[tokio::test]
 async fn a_panic_is_an_error_and_the_server_keeps_serving() {
     let (_running, channel) = serve_plain().await;
     let mut client = pb6::provider_client::ProviderClient::new(channel);
