@@ -10,6 +10,13 @@ use tonic::{Request, Response, Status};
 use super::core::Core;
 use crate::provider::Provider;
 
+/// An error for an operation this crate does not offer to providers yet.
+fn unsupported(what: &str, type_name: &str) -> crate::Diagnostic {
+    crate::Diagnostic::error(format!("{what} is not supported")).with_detail(format!(
+        "This provider does not implement {what} (`{type_name}`)."
+    ))
+}
+
 /// The service for one major version.
 pub(crate) struct Service<P> {
     pub(crate) core: Arc<Core<P>>,
@@ -46,6 +53,8 @@ macro_rules! provider_service {
                         .keys()
                         .map(|k| pb::get_metadata::ResourceMetadata { type_name: k.clone() })
                         .collect(),
+                    functions: Vec::new(),
+                    ephemeral_resources: Vec::new(),
                 }))
             }
 
@@ -82,6 +91,8 @@ macro_rules! provider_service {
                     provider,
                     resource_schemas,
                     data_source_schemas,
+                    functions: Default::default(),
+                    ephemeral_resource_schemas: Default::default(),
                     diagnostics: $cv::to_diagnostics(diags, None),
                     provider_meta,
                     server_capabilities: Some(pb::ServerCapabilities::default()),
@@ -279,6 +290,118 @@ macro_rules! provider_service {
                     state: $cv::to_dynamic_value(resp.state),
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
                     deferred: None,
+                }))
+            }
+
+            async fn get_resource_identity_schemas(
+                &self,
+                _request: Request<pb::get_resource_identity_schemas::Request>,
+            ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
+                // No resource type has an identity schema.
+                Ok(Response::new(Default::default()))
+            }
+
+            async fn upgrade_resource_identity(
+                &self,
+                request: Request<pb::upgrade_resource_identity::Request>,
+            ) -> Result<Response<pb::upgrade_resource_identity::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::upgrade_resource_identity::Response {
+                    upgraded_identity: None,
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("resource identity", &r.type_name)],
+                        None,
+                    ),
+                }))
+            }
+
+            async fn move_resource_state(
+                &self,
+                request: Request<pb::move_resource_state::Request>,
+            ) -> Result<Response<pb::move_resource_state::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::move_resource_state::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("moving resource state", &r.target_type_name)],
+                        None,
+                    ),
+                    ..Default::default()
+                }))
+            }
+
+            async fn validate_ephemeral_resource_config(
+                &self,
+                request: Request<pb::validate_ephemeral_resource_config::Request>,
+            ) -> Result<Response<pb::validate_ephemeral_resource_config::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::validate_ephemeral_resource_config::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("ephemeral resources", &r.type_name)],
+                        None,
+                    ),
+                }))
+            }
+
+            async fn open_ephemeral_resource(
+                &self,
+                request: Request<pb::open_ephemeral_resource::Request>,
+            ) -> Result<Response<pb::open_ephemeral_resource::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::open_ephemeral_resource::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("ephemeral resources", &r.type_name)],
+                        None,
+                    ),
+                    ..Default::default()
+                }))
+            }
+
+            async fn renew_ephemeral_resource(
+                &self,
+                request: Request<pb::renew_ephemeral_resource::Request>,
+            ) -> Result<Response<pb::renew_ephemeral_resource::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::renew_ephemeral_resource::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("ephemeral resources", &r.type_name)],
+                        None,
+                    ),
+                    ..Default::default()
+                }))
+            }
+
+            async fn close_ephemeral_resource(
+                &self,
+                request: Request<pb::close_ephemeral_resource::Request>,
+            ) -> Result<Response<pb::close_ephemeral_resource::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::close_ephemeral_resource::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("ephemeral resources", &r.type_name)],
+                        None,
+                    ),
+                }))
+            }
+
+            async fn get_functions(
+                &self,
+                _request: Request<pb::get_functions::Request>,
+            ) -> Result<Response<pb::get_functions::Response>, Status> {
+                // No provider functions.
+                Ok(Response::new(Default::default()))
+            }
+
+            async fn call_function(
+                &self,
+                request: Request<pb::call_function::Request>,
+            ) -> Result<Response<pb::call_function::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::call_function::Response {
+                    result: None,
+                    error: Some(pb::FunctionError {
+                        text: format!("this provider has no function `{}`", r.name),
+                        function_argument: None,
+                    }),
                 }))
             }
 

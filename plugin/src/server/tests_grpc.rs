@@ -497,3 +497,49 @@ async fn mutual_tls_accepts_only_the_pinned_p521_client_certificate() {
         "a connection with another client certificate was served"
     );
 }
+
+#[tokio::test]
+async fn optional_services_answer_with_empty_results_or_errors() {
+    let (_running, channel) = serve_plain().await;
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel.clone());
+    let functions = v5
+        .get_functions(pb5::get_functions::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(functions.functions.is_empty() && functions.diagnostics.is_empty());
+    let call = v5
+        .call_function(pb5::call_function::Request {
+            name: "nope".into(),
+            arguments: Vec::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(call.error.unwrap().text.contains("`nope`"));
+    let mut v6 = pb6::provider_client::ProviderClient::new(channel);
+    let ids = v6
+        .get_resource_identity_schemas(pb6::get_resource_identity_schemas::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(ids.identity_schemas.is_empty());
+    let open = v6
+        .open_ephemeral_resource(pb6::open_ephemeral_resource::Request {
+            type_name: "test_secret".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        open.diagnostics[0].severity,
+        pb6::diagnostic::Severity::Error as i32
+    );
+    let metadata = v6
+        .get_metadata(pb6::get_metadata::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(metadata.resources.len(), 2);
+}
