@@ -241,6 +241,16 @@ fn main_scenario(env: &Env) {
     env.step(&dir, &["import", "thing_volume.data", &volume_id], 0);
     env.step(&dir, &["plan", "-detailed-exitcode"], 0);
 
+    // A diagnostic's attribute path is shown at the configuration line that set it.
+    let good = std::fs::read_to_string(dir.join("main.tf")).unwrap();
+    let bad = good.replacen("disk { size_gb = 20 }", "disk { size_gb = 0 }", 1);
+    assert_ne!(good, bad);
+    std::fs::write(dir.join("main.tf"), bad).unwrap();
+    let out = env.step(&dir, &["validate"], 1);
+    assert!(out.contains("a disk needs a size"), "{out}");
+    assert!(out.contains("disk { size_gb = 0 }"), "{out}");
+    std::fs::write(dir.join("main.tf"), good).unwrap();
+
     env.step(&dir, &["destroy", "-auto-approve"], 0);
     let db: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("db.json")).unwrap()).unwrap();
