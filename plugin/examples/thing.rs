@@ -258,14 +258,14 @@ impl Thing {
         self.save(&db)
     }
 
+    /// A fresh id such as `srv-3`, and its number.
     fn next_id(&self, prefix: &str) -> (String, u32) {
-        let n = self.load().len() as u32 + 1;
-        let mut i = n;
         let db = self.load();
-        while db.contains_key(&format!("{prefix}-{i}")) {
-            i += 1;
+        let mut n = db.len() as u32 + 1;
+        while db.contains_key(&format!("{prefix}-{n}")) {
+            n += 1;
         }
-        (format!("{prefix}-{i}"), i)
+        (format!("{prefix}-{n}"), n)
     }
 
     fn plan_server(

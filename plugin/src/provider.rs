@@ -439,6 +439,10 @@ fn unsupported(what: &str, type_name: &str) -> Diagnostic {
 /// | read data source | an "unsupported" error |
 /// | stop | nothing to do |
 ///
+/// Requests hold their values as [`DynamicValue`]s whose bytes were moved out of the gRPC
+/// message, not copied: decode them with [`DynamicValue::decode`] into a model, or with
+/// [`DynamicValue::decode_borrowed`] into one that borrows strings from the request.
+///
 /// Handlers are `async`; write them as `async fn`. The server checks what they receive
 /// and what they return: every `DynamicValue` is decoded against the schema before the
 /// handler runs (a malformed one is answered with an error diagnostic naming the
