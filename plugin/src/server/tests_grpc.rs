@@ -543,3 +543,64 @@ async fn optional_services_answer_with_empty_results_or_errors() {
         .into_inner();
     assert_eq!(metadata.resources.len(), 2);
 }
+
+#[tokio::test]
+async fn protocol_5_prepares_the_config_and_reads_flatmap_state() {
+    let (_running, channel) = serve_plain().await;
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel);
+    let prepared = v5
+        .prepare_provider_config(pb5::prepare_provider_config::Request {
+            config: Some(pb5::DynamicValue {
+                msgpack: b"\x80".to_vec(),
+                json: Vec::new(),
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        prepared.diagnostics.is_empty(),
+        "{:?}",
+        prepared.diagnostics
+    );
+    assert_eq!(prepared.prepared_config.unwrap().msgpack, b"\x80");
+
+    // A flatmap state at the current version passes through the default upgrade.
+    let resp = v5
+        .upgrade_resource_state(pb5::upgrade_resource_state::Request {
+            type_name: "test_thing".into(),
+            version: 0,
+            raw_state: Some(pb5::RawState {
+                json: Vec::new(),
+                flatmap: [
+                    ("name".to_owned(), "a".to_owned()),
+                    ("id".to_owned(), "x".to_owned()),
+                ]
+                .into_iter()
+                .collect(),
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(
+        resp.upgraded_state.unwrap().msgpack,
+        b"\x82\xa2ip\xc0\xa4name\xa1a"
+    );
+
+    // An unknown in configuration is not malformed.
+    let resp = v5
+        .validate_resource_type_config(pb5::validate_resource_type_config::Request {
+            type_name: "test_thing".into(),
+            config: Some(pb5::DynamicValue {
+                msgpack: b"\x82\xa2ip\xc0\xa4name\xd4\x00\x00".to_vec(),
+                json: Vec::new(),
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+}
