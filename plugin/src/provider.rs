@@ -1,0 +1,683 @@
+//! The [`Provider`] trait and the requests and responses of its operations.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use tfvalue::codec::RawState;
+use tfvalue::schema::Schema;
+use tfvalue::{AttributePath, DynamicValue, Type};
+
+use crate::diagnostic::Diagnostic;
+
+/// Every schema a provider has: its own configuration, its managed resources and its data
+/// sources.
+///
+/// ```
+/// use tfvalue::schema::{Attribute, Block, Schema};
+/// use tfvalue::Type;
+/// use tfvalue_plugin::Schemas;
+///
+/// let schemas = Schemas::new()
+///     .resource("acme_thing", Schema::new(0, Block::new().attribute("name", Attribute::required(Type::String))))
+///     .data_source("acme_info", Schema::new(0, Block::new().attribute("id", Attribute::computed(Type::String))));
+/// assert!(schemas.resources.contains_key("acme_thing"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Schemas {
+    /// The provider block's schema.
+    pub provider: Schema,
+    /// The `provider_meta` block's schema, if the provider has one.
+    pub provider_meta: Option<Schema>,
+    /// Managed resource types, by type name.
+    pub resources: BTreeMap<String, Schema>,
+    /// Data source types, by type name.
+    pub data_sources: BTreeMap<String, Schema>,
+}
+
+impl Schemas {
+    /// No schemas yet: an empty provider block.
+    pub fn new() -> Self {
+        Schemas::default()
+    }
+
+    /// Sets the provider block's schema.
+    #[must_use]
+    pub fn provider(mut self, schema: Schema) -> Self {
+        self.provider = schema;
+        self
+    }
+
+    /// Sets the `provider_meta` schema.
+    #[must_use]
+    pub fn provider_meta(mut self, schema: Schema) -> Self {
+        self.provider_meta = Some(schema);
+        self
+    }
+
+    /// Adds a managed resource type.
+    #[must_use]
+    pub fn resource(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
+        self.resources.insert(type_name.into(), schema);
+        self
+    }
+
+    /// Adds a data source type.
+    #[must_use]
+    pub fn data_source(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
+        self.data_sources.insert(type_name.into(), schema);
+        self
+    }
+}
+
+/// What every request carries besides its own fields: whether Terraform asked the provider
+/// to stop.
+///
+/// The server also cancels a handler when `StopProvider` arrives (its future is dropped
+/// and Terraform receives an error diagnostic); a handler that runs blocking work can poll
+/// [`Context::is_stopped`] or await [`Context::stopped`] to stop sooner.
+#[derive(Clone, Debug)]
+pub struct Context {
+    stop: tokio::sync::watch::Receiver<bool>,
+    // A detached context owns its sender, so that `stopped` never resolves.
+    _detached: Option<Arc<tokio::sync::watch::Sender<bool>>>,
+}
+
+impl Context {
+    pub(crate) fn new(stop: tokio::sync::watch::Receiver<bool>) -> Self {
+        Context {
+            stop,
+            _detached: None,
+        }
+    }
+
+    /// A context that is never stopped, for calling a provider's handlers in tests.
+    ///
+    /// ```
+    /// assert!(!tfvalue_plugin::Context::detached().is_stopped());
+    /// ```
+    pub fn detached() -> Self {
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        Context {
+            stop: rx,
+            _detached: Some(Arc::new(tx)),
+        }
+    }
+
+    /// Whether Terraform has called `StopProvider`.
+    pub fn is_stopped(&self) -> bool {
+        *self.stop.borrow()
+    }
+
+    /// Resolves once Terraform calls `StopProvider`.
+    pub async fn stopped(&self) {
+        let mut rx = self.stop.clone();
+        // An error means the server is gone, which also means stop.
+        let _ = rx.wait_for(|stopped| *stopped).await;
+    }
+}
+
+/// `ValidateProviderConfig` (tfplugin5 `PrepareProviderConfig`).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ValidateProviderConfigRequest {
+    /// The provider block's configuration; may hold unknowns.
+    pub config: DynamicValue,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// `ValidateResourceConfig` and `ValidateDataResourceConfig` (tfplugin5
+/// `ValidateResourceTypeConfig` and `ValidateDataSourceConfig`).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ValidateConfigRequest {
+    /// The resource or data source type.
+    pub type_name: String,
+    /// The configuration; may hold unknowns.
+    pub config: DynamicValue,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// `ConfigureProvider` (tfplugin5 `Configure`).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ConfigureProviderRequest {
+    /// The version of the Terraform calling.
+    pub terraform_version: String,
+    /// The provider block's configuration.
+    pub config: DynamicValue,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// `UpgradeResourceState`: stored state of any schema version, to be returned in the
+/// current one. Terraform calls it for every managed instance on every plan, refresh and
+/// apply, even at the current version.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct UpgradeResourceStateRequest {
+    /// The resource type.
+    pub type_name: String,
+    /// The schema version the state was stored with.
+    pub version: i64,
+    /// The stored state: JSON, or the flatmap of Terraform before 0.12. Feed it to a
+    /// [`tfvalue::codec::Codec`].
+    pub raw_state: RawState,
+    /// The resource type's current schema.
+    pub schema: Arc<Schema>,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// The answer to [`UpgradeResourceStateRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct UpgradeResourceStateResponse {
+    /// The state in the current schema version (MessagePack).
+    pub upgraded_state: DynamicValue,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl UpgradeResourceStateResponse {
+    /// The upgraded state.
+    pub fn new(upgraded_state: DynamicValue) -> Self {
+        UpgradeResourceStateResponse {
+            upgraded_state,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Only diagnostics.
+    pub fn from_diagnostics(diagnostics: Vec<Diagnostic>) -> Self {
+        UpgradeResourceStateResponse {
+            upgraded_state: DynamicValue::default(),
+            diagnostics,
+        }
+    }
+}
+
+/// `ReadResource`: refresh the state from the real world.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ReadResourceRequest {
+    /// The resource type.
+    pub type_name: String,
+    /// The state as last stored (after `UpgradeResourceState`).
+    pub current_state: DynamicValue,
+    /// The private data stored with it.
+    pub private: Vec<u8>,
+    /// The `provider_meta` value, if any.
+    pub provider_meta: DynamicValue,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// The answer to [`ReadResourceRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ReadResourceResponse {
+    /// The refreshed state; null when the object no longer exists.
+    pub new_state: DynamicValue,
+    /// Private data to store.
+    pub private: Vec<u8>,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ReadResourceResponse {
+    /// The refreshed state and private data.
+    pub fn new(new_state: DynamicValue, private: Vec<u8>) -> Self {
+        ReadResourceResponse {
+            new_state,
+            private,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// `PlanResourceChange`: what applying the configuration would do.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct PlanResourceChangeRequest {
+    /// The resource type.
+    pub type_name: String,
+    /// The current state; null when creating.
+    pub prior_state: DynamicValue,
+    /// Terraform's proposal: the configuration merged with the prior state's computed
+    /// values; null when destroying.
+    pub proposed_new_state: DynamicValue,
+    /// The configuration; may hold unknowns (values that depend on other resources).
+    pub config: DynamicValue,
+    /// The private data stored with the prior state.
+    pub prior_private: Vec<u8>,
+    /// The `provider_meta` value, if any.
+    pub provider_meta: DynamicValue,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// The answer to [`PlanResourceChangeRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct PlanResourceChangeResponse {
+    /// The planned state; unknowns (refined or not) for what apply will decide.
+    pub planned_state: DynamicValue,
+    /// Attributes whose change forces replacement.
+    pub requires_replace: Vec<AttributePath>,
+    /// Private data handed to apply.
+    pub planned_private: Vec<u8>,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl PlanResourceChangeResponse {
+    /// A plan with this planned state.
+    pub fn new(planned_state: DynamicValue) -> Self {
+        PlanResourceChangeResponse {
+            planned_state,
+            ..Default::default()
+        }
+    }
+}
+
+/// `ApplyResourceChange`: make the plan real.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ApplyResourceChangeRequest {
+    /// The resource type.
+    pub type_name: String,
+    /// The current state; null when creating.
+    pub prior_state: DynamicValue,
+    /// The state planned; null when destroying. Terraform before 1.6 sends refined
+    /// unknowns back as plain unknowns: the server keeps the plan's refinements itself
+    /// and checks the new state against them.
+    pub planned_state: DynamicValue,
+    /// The configuration, now wholly known.
+    pub config: DynamicValue,
+    /// The private data the plan returned.
+    pub planned_private: Vec<u8>,
+    /// The `provider_meta` value, if any.
+    pub provider_meta: DynamicValue,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// The answer to [`ApplyResourceChangeRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ApplyResourceChangeResponse {
+    /// The new state: wholly known, consistent with the plan; null after destroy.
+    pub new_state: DynamicValue,
+    /// Private data to store with it.
+    pub private: Vec<u8>,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ApplyResourceChangeResponse {
+    /// The new state.
+    pub fn new(new_state: DynamicValue) -> Self {
+        ApplyResourceChangeResponse {
+            new_state,
+            ..Default::default()
+        }
+    }
+}
+
+/// `ImportResourceState`: adopt an existing object by its id.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ImportResourceStateRequest {
+    /// The resource type.
+    pub type_name: String,
+    /// The id given to `terraform import`.
+    pub id: String,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// One object an import found.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ImportedResource {
+    /// Its resource type.
+    pub type_name: String,
+    /// Its state (Terraform reads it with `ReadResource` next).
+    pub state: DynamicValue,
+    /// Private data to store.
+    pub private: Vec<u8>,
+}
+
+impl ImportedResource {
+    /// An imported object.
+    pub fn new(type_name: impl Into<String>, state: DynamicValue) -> Self {
+        ImportedResource {
+            type_name: type_name.into(),
+            state,
+            private: Vec::new(),
+        }
+    }
+}
+
+/// The answer to [`ImportResourceStateRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ImportResourceStateResponse {
+    /// What was imported.
+    pub imported_resources: Vec<ImportedResource>,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ImportResourceStateResponse {
+    /// These imported objects.
+    pub fn new(imported_resources: Vec<ImportedResource>) -> Self {
+        ImportResourceStateResponse {
+            imported_resources,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// `ReadDataSource`.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ReadDataSourceRequest {
+    /// The data source type.
+    pub type_name: String,
+    /// The configuration, wholly known.
+    pub config: DynamicValue,
+    /// The `provider_meta` value, if any.
+    pub provider_meta: DynamicValue,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// The answer to [`ReadDataSourceRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct ReadDataSourceResponse {
+    /// The data source's state.
+    pub state: DynamicValue,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ReadDataSourceResponse {
+    /// The data source's state.
+    pub fn new(state: DynamicValue) -> Self {
+        ReadDataSourceResponse {
+            state,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+fn unsupported(what: &str, type_name: &str) -> Diagnostic {
+    Diagnostic::error(format!("{what} is not supported")).with_detail(format!(
+        "This provider does not implement {what} for `{type_name}`."
+    ))
+}
+
+/// A Terraform provider, served over tfplugin5 and tfplugin6 by [`serve`](crate::serve).
+///
+/// Only [`schemas`](Provider::schemas) is required; every operation has a default:
+///
+/// | operation | default |
+/// | --- | --- |
+/// | validate (provider, resource, data source) | no diagnostics |
+/// | configure | no diagnostics |
+/// | upgrade state | state at the current version passes through (decoded and re-encoded with the schema); other versions are an error |
+/// | read resource | the current state, unchanged |
+/// | plan | the proposed new state, unchanged |
+/// | apply | an "unsupported" error |
+/// | import | an "unsupported" error |
+/// | read data source | an "unsupported" error |
+/// | stop | nothing to do |
+///
+/// Requests hold their values as [`DynamicValue`]s whose bytes were moved out of the gRPC
+/// message, not copied: decode them with [`DynamicValue::decode`] into a model, or with
+/// [`DynamicValue::decode_borrowed`] into one that borrows strings from the request.
+///
+/// Handlers are `async`; write them as `async fn`. The server checks what they receive
+/// and what they return: every `DynamicValue` is decoded against the schema before the
+/// handler runs (a malformed one is answered with an error diagnostic naming the
+/// attribute), a panic becomes an error diagnostic, and the new state from apply is
+/// checked against the plan, refinements included.
+///
+/// ```
+/// use tfvalue::schema::{Attribute, Block, Schema};
+/// use tfvalue::{DynamicValue, Type};
+/// use tfvalue_plugin::{
+///     ApplyResourceChangeRequest, ApplyResourceChangeResponse, Diagnostic, Provider, Schemas,
+/// };
+///
+/// struct Echo;
+///
+/// impl Provider for Echo {
+///     fn schemas(&self) -> Schemas {
+///         let block = Block::new().attribute("text", Attribute::required(Type::String));
+///         Schemas::new().resource("echo_text", Schema::new(0, block))
+///     }
+///
+///     async fn apply_resource_change(&self, req: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+///         // Nothing to create: the plan is the result (null after destroy).
+///         ApplyResourceChangeResponse::new(req.planned_state)
+///     }
+/// }
+/// # let _ = Echo.schemas();
+/// ```
+pub trait Provider: Send + Sync + 'static {
+    /// Every schema of the provider. Called once when serving starts; a schema that the
+    /// negotiated protocol cannot carry is reported as an error diagnostic at `GetSchema`.
+    fn schemas(&self) -> Schemas;
+
+    /// Validates the provider block.
+    fn validate_provider_config(
+        &self,
+        req: ValidateProviderConfigRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// Validates a resource block.
+    fn validate_resource_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// Validates a data source block.
+    fn validate_data_resource_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// Configures the provider; called before any resource operation but after
+    /// validation and state upgrades.
+    fn configure_provider(
+        &self,
+        req: ConfigureProviderRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// Upgrades stored state to the current schema version.
+    fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> impl Future<Output = UpgradeResourceStateResponse> + Send {
+        async move { same_version_upgrade(&req) }
+    }
+
+    /// Refreshes a resource's state.
+    fn read_resource(
+        &self,
+        req: ReadResourceRequest,
+    ) -> impl Future<Output = ReadResourceResponse> + Send {
+        async move { ReadResourceResponse::new(req.current_state, req.private) }
+    }
+
+    /// Plans a change.
+    fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> impl Future<Output = PlanResourceChangeResponse> + Send {
+        async move {
+            let mut resp = PlanResourceChangeResponse::new(req.proposed_new_state);
+            resp.planned_private = req.prior_private;
+            resp
+        }
+    }
+
+    /// Applies a planned change.
+    fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> impl Future<Output = ApplyResourceChangeResponse> + Send {
+        async move {
+            ApplyResourceChangeResponse {
+                diagnostics: vec![unsupported("apply", &req.type_name)],
+                ..Default::default()
+            }
+        }
+    }
+
+    /// Imports an existing object.
+    fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> impl Future<Output = ImportResourceStateResponse> + Send {
+        async move {
+            ImportResourceStateResponse {
+                imported_resources: Vec::new(),
+                diagnostics: vec![unsupported("import", &req.type_name)],
+            }
+        }
+    }
+
+    /// Reads a data source.
+    fn read_data_source(
+        &self,
+        req: ReadDataSourceRequest,
+    ) -> impl Future<Output = ReadDataSourceResponse> + Send {
+        async move {
+            ReadDataSourceResponse {
+                state: DynamicValue::default(),
+                diagnostics: vec![unsupported("reading a data source", &req.type_name)],
+            }
+        }
+    }
+
+    /// Called when Terraform asks the provider to stop (Ctrl-C). The server cancels the
+    /// requests in flight itself; an error string is reported to Terraform.
+    fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
+        async { Ok(()) }
+    }
+}
+
+/// The default `UpgradeResourceState`: state stored at the schema's current version is
+/// decoded with the schema's type and returned as MessagePack; any other version is an
+/// error. Providers with older versions use a [`tfvalue::codec::Codec`] instead.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tfvalue::codec::RawState;
+/// use tfvalue::schema::{Attribute, Block, Schema};
+/// use tfvalue::Type;
+/// use tfvalue_plugin::{same_version_upgrade, Context, UpgradeResourceStateRequest};
+///
+/// let schema = Schema::new(1, Block::new().attribute("name", Attribute::required(Type::String)));
+/// let req = UpgradeResourceStateRequest::new(
+///     "acme_thing", 1, RawState::from_json(br#"{"name":"a","gone":1}"#.to_vec()), Arc::new(schema));
+/// let resp = same_version_upgrade(&req);
+/// assert!(resp.diagnostics.is_empty());
+/// assert_eq!(resp.upgraded_state.msgpack, b"\x81\xa4name\xa1a");
+/// ```
+pub fn same_version_upgrade(req: &UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+    if req.version != req.schema.version {
+        return UpgradeResourceStateResponse::from_diagnostics(vec![Diagnostic::error(
+            "unsupported schema version",
+        )
+        .with_detail(format!(
+            "`{}` state has schema version {}, but this provider only reads version {}.",
+            req.type_name, req.version, req.schema.version
+        ))]);
+    }
+    let ty: Type = req.schema.implied_type();
+    let value = match req.raw_state.decode_value(&ty, true) {
+        Ok(v) => v,
+        Err(e) => {
+            return UpgradeResourceStateResponse::from_diagnostics(vec![
+                Diagnostic::from_value_error("stored state does not decode", &e),
+            ])
+        }
+    };
+    match DynamicValue::encode_value(&value, &ty) {
+        Ok(dv) => UpgradeResourceStateResponse::new(dv),
+        Err(e) => {
+            UpgradeResourceStateResponse::from_diagnostics(vec![Diagnostic::from_value_error(
+                "stored state does not encode",
+                &e,
+            )])
+        }
+    }
+}
+
+impl UpgradeResourceStateRequest {
+    /// A request, as the server builds it (useful in tests); its context is never
+    /// stopped.
+    pub fn new(
+        type_name: impl Into<String>,
+        version: i64,
+        raw_state: RawState,
+        schema: Arc<Schema>,
+    ) -> Self {
+        UpgradeResourceStateRequest {
+            type_name: type_name.into(),
+            version,
+            raw_state,
+            schema,
+            ctx: Context::detached(),
+        }
+    }
+}
+
+/// Every response can be built from the diagnostics alone (an operation that failed), and
+/// from one diagnostic, so that a handler can compute a `Result<_, Diagnostic>` and end
+/// with `.unwrap_or_else(Into::into)`.
+macro_rules! failed_responses {
+    ($($t:ident),*) => {$(
+        impl From<Diagnostic> for $t {
+            fn from(d: Diagnostic) -> Self {
+                $t { diagnostics: vec![d], ..Default::default() }
+            }
+        }
+
+        impl From<Vec<Diagnostic>> for $t {
+            fn from(diagnostics: Vec<Diagnostic>) -> Self {
+                $t { diagnostics, ..Default::default() }
+            }
+        }
+    )*};
+}
+
+failed_responses!(
+    UpgradeResourceStateResponse,
+    ReadResourceResponse,
+    PlanResourceChangeResponse,
+    ApplyResourceChangeResponse,
+    ImportResourceStateResponse,
+    ReadDataSourceResponse
+);

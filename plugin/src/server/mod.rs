@@ -1,0 +1,501 @@
+//! The go-plugin server: handshake, listener, TLS, and the services Terraform calls.
+
+pub(crate) mod core;
+mod goplugin;
+mod service;
+#[cfg(test)]
+mod tests_grpc;
+pub(crate) mod tls;
+
+use std::fmt;
+use std::io::Write;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+use base64::Engine as _;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio_stream::wrappers::ReceiverStream;
+
+use self::core::Core;
+use crate::provider::Provider;
+
+/// The environment variable go-plugin's handshake puts the magic cookie in.
+pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
+/// The magic cookie Terraform sets for its providers.
+pub const MAGIC_COOKIE_VALUE: &str =
+    "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+
+/// How to serve a provider: its address, the protocol versions it speaks, and whether to
+/// run in debug mode.
+///
+/// ```
+/// let config = tfvalue_plugin::ServeConfig::new("example.com/acme/thing").protocol_versions(&[6]);
+/// assert_eq!(config.address(), "example.com/acme/thing");
+/// ```
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    address: String,
+    versions: Vec<u32>,
+    debug: bool,
+}
+
+impl ServeConfig {
+    /// The provider's source address (`registry/namespace/name`), used in debug mode.
+    /// Both protocol versions 5 and 6 are offered.
+    pub fn new(address: impl Into<String>) -> Self {
+        ServeConfig {
+            address: address.into(),
+            versions: vec![5, 6],
+            debug: false,
+        }
+    }
+
+    /// The provider's source address.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// Offers only these protocol versions (of 5 and 6; others are ignored).
+    #[must_use]
+    pub fn protocol_versions(mut self, versions: &[u32]) -> Self {
+        self.versions = versions
+            .iter()
+            .copied()
+            .filter(|v| *v == 5 || *v == 6)
+            .collect();
+        self
+    }
+
+    /// Debug mode: run without Terraform, print `TF_REATTACH_PROVIDERS` for Terraform to
+    /// attach to, serve without TLS until interrupted.
+    #[must_use]
+    pub fn debug(mut self, debug: bool) -> Self {
+        self.debug = debug;
+        self
+    }
+}
+
+/// Why [`serve`] could not serve.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The magic cookie is missing: the binary was not launched by Terraform.
+    NotLaunchedByTerraform,
+    /// None of the protocol versions Terraform offers is served.
+    NoCommonProtocol {
+        /// What Terraform offered.
+        offered: String,
+    },
+    /// No port in the allowed range could be bound, or another I/O problem.
+    Io(std::io::Error),
+    /// The TLS setup failed (such as an unreadable `PLUGIN_CLIENT_CERT`).
+    Tls(String),
+    /// The gRPC server failed.
+    Transport(tonic::transport::Error),
+}
+
+impl fmt::Display for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServeError::NotLaunchedByTerraform => f.write_str(
+                "This binary is a plugin. These are not meant to be executed directly.\n\
+                 Please execute the program that consumes these plugins, which will\n\
+                 load any plugins automatically (this is a Terraform provider: Terraform launches it).",
+            ),
+            ServeError::NoCommonProtocol { offered } => write!(
+                f,
+                "Terraform offers plugin protocol versions {offered}, and this provider serves none of them"
+            ),
+            ServeError::Io(e) => write!(f, "plugin server: {e}"),
+            ServeError::Tls(e) => write!(f, "plugin TLS setup: {e}"),
+            ServeError::Transport(e) => write!(f, "plugin gRPC server: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServeError::Io(e) => Some(e),
+            ServeError::Transport(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for ServeError {
+    fn from(e: std::io::Error) -> Self {
+        ServeError::Io(e)
+    }
+}
+
+/// The highest version both sides speak; without an offer, the highest served.
+fn negotiate(offered: Option<&str>, served: &[u32]) -> Result<u32, ServeError> {
+    let Some(offered) = offered else {
+        return served
+            .iter()
+            .copied()
+            .max()
+            .ok_or(ServeError::NoCommonProtocol {
+                offered: String::new(),
+            });
+    };
+    offered
+        .split(',')
+        .filter_map(|v| v.trim().parse::<u32>().ok())
+        .filter(|v| served.contains(v))
+        .max()
+        .ok_or_else(|| ServeError::NoCommonProtocol {
+            offered: offered.to_owned(),
+        })
+}
+
+fn env_port(key: &str, default: u16) -> u16 {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+/// Binds 127.0.0.1 on a free port within `min..=max`, starting at a point that depends on
+/// the process id so that providers started together do not race for the same port.
+async fn bind(min: u16, max: u16) -> Result<TcpListener, ServeError> {
+    let (min, max) = if min <= max { (min, max) } else { (max, min) };
+    let span = u32::from(max - min) + 1;
+    let start = std::process::id() % span;
+    let mut last = None;
+    for i in 0..span {
+        let port = min as u32 + (start + i) % span;
+        let port = u16::try_from(port).unwrap_or(max);
+        match TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(ServeError::Io(last.unwrap_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::AddrInUse, "no port in range")
+    })))
+}
+
+/// A connection the server accepted: TLS or plain.
+enum Conn {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
+}
+
+impl tonic::transport::server::Connected for Conn {
+    type ConnectInfo = ();
+    fn connect_info(&self) -> Self::ConnectInfo {}
+}
+
+impl AsyncRead for Conn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Conn::Tls(s) => Pin::new(s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Conn {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Conn::Tls(s) => Pin::new(s).poll_write(cx, buf),
+        }
+    }
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_flush(cx),
+            Conn::Tls(s) => Pin::new(s).poll_flush(cx),
+        }
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Conn::Tls(s) => Pin::new(s).poll_shutdown(cx),
+        }
+    }
+}
+
+/// Accepts connections, doing the TLS handshake when `tls` is set; a failed handshake
+/// (such as a client with the wrong certificate) drops that connection only.
+fn incoming(
+    listener: TcpListener,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) -> ReceiverStream<std::io::Result<Conn>> {
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(async move {
+        let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+        loop {
+            let (tcp, _) = match listener.accept().await {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("tfvalue-plugin: accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let _ = tcp.set_nodelay(true);
+            if tx.is_closed() {
+                break;
+            }
+            let tx = tx.clone();
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let conn = match acceptor {
+                    None => Conn::Plain(tcp),
+                    Some(a) => match a.accept(tcp).await {
+                        Ok(s) => Conn::Tls(Box::new(s)),
+                        Err(e) => {
+                            eprintln!("tfvalue-plugin: TLS handshake refused: {e}");
+                            return;
+                        }
+                    },
+                };
+                let _ = tx.send(Ok(conn)).await;
+            });
+        }
+    });
+    ReceiverStream::new(rx)
+}
+
+/// go-plugin lets messages grow to the largest protobuf size (a state can be large); tonic
+/// would stop at 4 MiB.
+const MAX_MESSAGE: usize = i32::MAX as usize;
+
+/// What a running server needs to be reached, for tests and for [`serve`].
+pub(crate) struct Listening {
+    pub(crate) addr: SocketAddr,
+    pub(crate) cert_der: Option<Vec<u8>>,
+    pub(crate) shutdown: watch::Sender<bool>,
+    pub(crate) done: tokio::task::JoinHandle<Result<(), ServeError>>,
+}
+
+/// Starts serving `provider` on `listener` (TLS pinned to `client_pem` when given) and
+/// returns at once.
+pub(crate) fn start<P: Provider>(
+    provider: P,
+    listener: TcpListener,
+    client_pem: Option<&str>,
+) -> Result<Listening, ServeError> {
+    let addr = listener.local_addr()?;
+    let (cert_der, tls) = match client_pem {
+        Some(pem) => {
+            let (der, config) = tls::server_config(pem).map_err(ServeError::Tls)?;
+            (Some(der), Some(Arc::new(config)))
+        }
+        None => (None, None),
+    };
+    let core = Arc::new(Core::new(provider));
+    let (shutdown, shutdown_rx) = watch::channel(false);
+    let (mut health, health_service) = tonic_health::server::health_reporter();
+    let router = tonic::transport::Server::builder()
+        .add_service(health_service)
+        .add_service(
+            crate::proto::tfplugin5::provider_server::ProviderServer::new(service::Service {
+                core: core.clone(),
+            })
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE),
+        )
+        .add_service(
+            crate::proto::tfplugin6::provider_server::ProviderServer::new(service::Service {
+                core,
+            })
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE),
+        )
+        .add_service(
+            crate::proto::plugin::grpc_controller_server::GrpcControllerServer::new(
+                goplugin::Controller {
+                    shutdown: shutdown.clone(),
+                },
+            ),
+        )
+        .add_service(
+            crate::proto::plugin::grpc_stdio_server::GrpcStdioServer::new(goplugin::Stdio {
+                shutdown: shutdown_rx.clone(),
+            }),
+        );
+    let conns = incoming(listener, tls);
+    let done = tokio::spawn(async move {
+        health
+            .set_service_status("plugin", tonic_health::ServingStatus::Serving)
+            .await;
+        let mut rx = shutdown_rx;
+        let stopped = async move {
+            let _ = rx.wait_for(|s| *s).await;
+            // Let the Shutdown answer reach the client before connections close.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        // Graceful shutdown would wait for Terraform to hang up the stdio stream; the
+        // host expects the process to end, so stop at once.
+        tokio::select! {
+            r = router.serve_with_incoming(conns) => r.map_err(ServeError::Transport),
+            () = stopped => Ok(()),
+        }
+    });
+    Ok(Listening {
+        addr,
+        cert_der,
+        shutdown,
+        done,
+    })
+}
+
+/// Ignores SIGINT, as go-plugin hosts expect: Terraform forwards Ctrl-C as
+/// `StopProvider`, and ends the plugin with `Shutdown`.
+fn ignore_sigint() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut s) = signal(SignalKind::interrupt()) {
+            tokio::spawn(async move { while s.recv().await.is_some() {} });
+        }
+    }
+}
+
+/// Serves `provider` as Terraform expects: checks the magic cookie, negotiates the
+/// protocol version, listens on 127.0.0.1 within `PLUGIN_MIN_PORT..=PLUGIN_MAX_PORT`,
+/// sets up AutoMTLS when `PLUGIN_CLIENT_CERT` is set (plaintext otherwise), prints the
+/// handshake line and serves until Terraform calls `Shutdown`.
+///
+/// In debug mode ([`ServeConfig::debug`]) it needs no cookie, prints the
+/// `TF_REATTACH_PROVIDERS` line to use in another shell and serves until Ctrl-C.
+///
+/// # Errors
+///
+/// See [`ServeError`]; the usual one is [`ServeError::NotLaunchedByTerraform`], whose
+/// message is meant for a person who ran the binary by hand. [`serve_main`] prints it and
+/// exits with status 1.
+pub async fn serve<P: Provider>(provider: P, config: ServeConfig) -> Result<(), ServeError> {
+    if config.debug {
+        return serve_debug(provider, config).await;
+    }
+    if std::env::var(MAGIC_COOKIE_KEY).ok().as_deref() != Some(MAGIC_COOKIE_VALUE) {
+        return Err(ServeError::NotLaunchedByTerraform);
+    }
+    let version = negotiate(
+        std::env::var("PLUGIN_PROTOCOL_VERSIONS").ok().as_deref(),
+        &config.versions,
+    )?;
+    let listener = bind(
+        env_port("PLUGIN_MIN_PORT", 10000),
+        env_port("PLUGIN_MAX_PORT", 25000),
+    )
+    .await?;
+    let client_pem = std::env::var("PLUGIN_CLIENT_CERT")
+        .ok()
+        .filter(|s| !s.trim().is_empty());
+    ignore_sigint();
+    let running = start(provider, listener, client_pem.as_deref())?;
+    let mut line = format!("1|{version}|tcp|{}|grpc", running.addr);
+    if let Some(der) = &running.cert_der {
+        line.push('|');
+        line.push_str(&base64::engine::general_purpose::STANDARD_NO_PAD.encode(der));
+    }
+    {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{line}")?;
+        out.flush()?;
+    }
+    match running.done.await {
+        Ok(r) => r,
+        Err(e) => Err(ServeError::Io(std::io::Error::other(e.to_string()))),
+    }
+}
+
+async fn serve_debug<P: Provider>(provider: P, config: ServeConfig) -> Result<(), ServeError> {
+    let version = config.versions.iter().copied().max().unwrap_or(6);
+    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await?;
+    let running = start(provider, listener, None)?;
+    let reattach = serde_json::json!({
+        config.address.clone(): {
+            "Protocol": "grpc",
+            "ProtocolVersion": version,
+            "Pid": std::process::id(),
+            "Test": true,
+            "Addr": {"Network": "tcp", "String": running.addr.to_string()},
+        }
+    });
+    println!("Provider started. To attach Terraform, set in another shell:\n");
+    println!("\tTF_REATTACH_PROVIDERS='{reattach}'\n");
+    let _ = std::io::stdout().flush();
+    let shutdown = running.shutdown.clone();
+    tokio::select! {
+        r = running.done => match r {
+            Ok(r) => r,
+            Err(e) => Err(ServeError::Io(std::io::Error::other(e.to_string()))),
+        },
+        _ = tokio::signal::ctrl_c() => {
+            shutdown.send_replace(true);
+            Ok(())
+        }
+    }
+}
+
+/// [`serve`] for `main`: runs a Tokio runtime, serves, and on error prints the message to
+/// stderr and exits with status 1. With `--debug` among the arguments it serves in debug
+/// mode.
+///
+/// ```no_run
+/// # struct MyProvider;
+/// # impl tfvalue_plugin::Provider for MyProvider {
+/// #     fn schemas(&self) -> tfvalue_plugin::Schemas { tfvalue_plugin::Schemas::new() }
+/// # }
+/// fn main() {
+///     tfvalue_plugin::serve_main(MyProvider, tfvalue_plugin::ServeConfig::new("example.com/acme/thing"));
+/// }
+/// ```
+pub fn serve_main<P: Provider>(provider: P, config: ServeConfig) {
+    let debug = std::env::args().any(|a| a == "--debug");
+    let config = if debug { config.debug(true) } else { config };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("tfvalue-plugin: cannot start the runtime: {e}");
+            std::process::exit(1);
+        }
+    };
+    let result = runtime.block_on(serve(provider, config));
+    // Do not wait for the stdio stream or other tasks: the host expects the process to end.
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    if let Err(e) = result {
+        eprintln!("{e}");
+        std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiation_picks_the_highest_common_version() {
+        assert_eq!(negotiate(Some("5,6"), &[5, 6]).unwrap(), 6);
+        assert_eq!(negotiate(Some("5,6"), &[5]).unwrap(), 5);
+        assert_eq!(negotiate(Some("4, 5"), &[5, 6]).unwrap(), 5);
+        assert_eq!(negotiate(None, &[5, 6]).unwrap(), 6);
+        assert!(matches!(
+            negotiate(Some("4"), &[5, 6]),
+            Err(ServeError::NoCommonProtocol { .. })
+        ));
+    }
+}

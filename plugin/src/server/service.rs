@@ -1,0 +1,454 @@
+//! The tfplugin5 and tfplugin6 `Provider` services: each converts its messages, calls the
+//! shared [`Core`](super::core::Core) and converts the answer back. The two majors differ
+//! only in names (and in `PrepareProviderConfig`, which returns the config), so one macro
+//! writes both.
+
+use std::sync::Arc;
+
+use tonic::{Request, Response, Status};
+
+use super::core::Core;
+use crate::provider::Provider;
+
+/// An error for an operation this crate does not offer to providers yet.
+fn unsupported(what: &str, type_name: &str) -> crate::Diagnostic {
+    crate::Diagnostic::error(format!("{what} is not supported")).with_detail(format!(
+        "This provider does not implement {what} (`{type_name}`)."
+    ))
+}
+
+/// The service for one major version.
+pub(crate) struct Service<P> {
+    pub(crate) core: Arc<Core<P>>,
+}
+
+macro_rules! provider_service {
+    (
+        $pb:ident, $cv:ident,
+        get_schema: $get_schema:ident,
+        validate_provider: $validate_provider:ident / $validate_provider_msg:ident,
+        validate_resource: $validate_resource:ident / $validate_resource_msg:ident,
+        validate_data: $validate_data:ident / $validate_data_msg:ident,
+        configure: $configure:ident / $configure_msg:ident,
+        stop: $stop:ident / $stop_msg:ident,
+        validate_provider_response: $vpr:expr
+    ) => {
+        #[tonic::async_trait]
+        impl<P: Provider> crate::proto::$pb::provider_server::Provider for Service<P> {
+            async fn get_metadata(
+                &self,
+                _request: Request<pb::get_metadata::Request>,
+            ) -> Result<Response<pb::get_metadata::Response>, Status> {
+                let s = &self.core.schemas;
+                Ok(Response::new(pb::get_metadata::Response {
+                    server_capabilities: Some(pb::ServerCapabilities::default()),
+                    diagnostics: Vec::new(),
+                    data_sources: s
+                        .data_sources
+                        .keys()
+                        .map(|k| pb::get_metadata::DataSourceMetadata { type_name: k.clone() })
+                        .collect(),
+                    resources: s
+                        .resources
+                        .keys()
+                        .map(|k| pb::get_metadata::ResourceMetadata { type_name: k.clone() })
+                        .collect(),
+                    functions: Vec::new(),
+                    ephemeral_resources: Vec::new(),
+                }))
+            }
+
+            async fn $get_schema(
+                &self,
+                _request: Request<pb::get_provider_schema::Request>,
+            ) -> Result<Response<pb::get_provider_schema::Response>, Status> {
+                let s = &self.core.schemas;
+                let mut diags = Vec::new();
+                let mut convert = |what: &str, name: &str, schema: &tfvalue::schema::Schema| {
+                    match $cv::to_schema(schema) {
+                        Ok(s) => Some(s),
+                        Err(e) => {
+                            diags.push(crate::Diagnostic::error(format!(
+                                "the schema of {what}{name} cannot be served over this protocol version"
+                            )).with_detail(e));
+                            None
+                        }
+                    }
+                };
+                let provider = convert("the provider", "", &s.provider);
+                let provider_meta = s.provider_meta.as_ref().and_then(|m| convert("provider_meta", "", m));
+                let resource_schemas = s
+                    .resources
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.clone(), convert("resource ", k, v)?)))
+                    .collect();
+                let data_source_schemas = s
+                    .data_sources
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.clone(), convert("data source ", k, v)?)))
+                    .collect();
+                Ok(Response::new(pb::get_provider_schema::Response {
+                    provider,
+                    resource_schemas,
+                    data_source_schemas,
+                    functions: Default::default(),
+                    ephemeral_resource_schemas: Default::default(),
+                    diagnostics: $cv::to_diagnostics(diags, None),
+                    provider_meta,
+                    server_capabilities: Some(pb::ServerCapabilities::default()),
+                }))
+            }
+
+            async fn $validate_provider(
+                &self,
+                request: Request<pb::$validate_provider_msg::Request>,
+            ) -> Result<Response<pb::$validate_provider_msg::Response>, Status> {
+                let r = request.into_inner();
+                let config = $cv::dynamic_value(r.config);
+                let diags = self.core.validate_provider_config(config.clone()).await;
+                let diags = $cv::to_diagnostics(diags, Some(self.core.provider_type()));
+                let make: fn(Vec<pb::Diagnostic>, tfvalue::DynamicValue) -> pb::$validate_provider_msg::Response = $vpr;
+                Ok(Response::new(make(diags, config)))
+            }
+
+            async fn $validate_resource(
+                &self,
+                request: Request<pb::$validate_resource_msg::Request>,
+            ) -> Result<Response<pb::$validate_resource_msg::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.resource_type(&r.type_name).cloned();
+                let diags = self
+                    .core
+                    .validate_config(false, r.type_name, $cv::dynamic_value(r.config))
+                    .await;
+                Ok(Response::new(pb::$validate_resource_msg::Response {
+                    diagnostics: $cv::to_diagnostics(diags, ty.as_ref()),
+                }))
+            }
+
+            async fn $validate_data(
+                &self,
+                request: Request<pb::$validate_data_msg::Request>,
+            ) -> Result<Response<pb::$validate_data_msg::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.data_source_type(&r.type_name).cloned();
+                let diags = self
+                    .core
+                    .validate_config(true, r.type_name, $cv::dynamic_value(r.config))
+                    .await;
+                Ok(Response::new(pb::$validate_data_msg::Response {
+                    diagnostics: $cv::to_diagnostics(diags, ty.as_ref()),
+                }))
+            }
+
+            async fn upgrade_resource_state(
+                &self,
+                request: Request<pb::upgrade_resource_state::Request>,
+            ) -> Result<Response<pb::upgrade_resource_state::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.resource_type(&r.type_name).cloned();
+                let resp = self
+                    .core
+                    .upgrade(r.type_name, r.version, $cv::raw_state(r.raw_state))
+                    .await;
+                Ok(Response::new(pb::upgrade_resource_state::Response {
+                    upgraded_state: $cv::to_dynamic_value(resp.upgraded_state),
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                }))
+            }
+
+            async fn $configure(
+                &self,
+                request: Request<pb::$configure_msg::Request>,
+            ) -> Result<Response<pb::$configure_msg::Response>, Status> {
+                let r = request.into_inner();
+                let diags = self
+                    .core
+                    .configure(r.terraform_version, $cv::dynamic_value(r.config))
+                    .await;
+                Ok(Response::new(pb::$configure_msg::Response {
+                    diagnostics: $cv::to_diagnostics(diags, Some(self.core.provider_type())),
+                }))
+            }
+
+            async fn read_resource(
+                &self,
+                request: Request<pb::read_resource::Request>,
+            ) -> Result<Response<pb::read_resource::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.resource_type(&r.type_name).cloned();
+                let resp = self
+                    .core
+                    .read(
+                        r.type_name,
+                        $cv::dynamic_value(r.current_state),
+                        r.private,
+                        $cv::dynamic_value(r.provider_meta),
+                    )
+                    .await;
+                Ok(Response::new(pb::read_resource::Response {
+                    new_state: $cv::to_dynamic_value(resp.new_state),
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    private: resp.private,
+                    ..Default::default()
+                }))
+            }
+
+            async fn plan_resource_change(
+                &self,
+                request: Request<pb::plan_resource_change::Request>,
+            ) -> Result<Response<pb::plan_resource_change::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.resource_type(&r.type_name).cloned();
+                let resp = self
+                    .core
+                    .plan(
+                        r.type_name,
+                        $cv::dynamic_value(r.prior_state),
+                        $cv::dynamic_value(r.proposed_new_state),
+                        $cv::dynamic_value(r.config),
+                        r.prior_private,
+                        $cv::dynamic_value(r.provider_meta),
+                    )
+                    .await;
+                Ok(Response::new(pb::plan_resource_change::Response {
+                    planned_state: $cv::to_dynamic_value(resp.planned_state),
+                    requires_replace: resp
+                        .requires_replace
+                        .iter()
+                        .map(|p| $cv::to_attribute_path(p, ty.as_ref()))
+                        .collect(),
+                    planned_private: resp.planned_private,
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    ..Default::default()
+                }))
+            }
+
+            async fn apply_resource_change(
+                &self,
+                request: Request<pb::apply_resource_change::Request>,
+            ) -> Result<Response<pb::apply_resource_change::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.resource_type(&r.type_name).cloned();
+                let resp = self
+                    .core
+                    .apply(
+                        r.type_name,
+                        $cv::dynamic_value(r.prior_state),
+                        $cv::dynamic_value(r.planned_state),
+                        $cv::dynamic_value(r.config),
+                        r.planned_private,
+                        $cv::dynamic_value(r.provider_meta),
+                    )
+                    .await;
+                Ok(Response::new(pb::apply_resource_change::Response {
+                    new_state: $cv::to_dynamic_value(resp.new_state),
+                    private: resp.private,
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    ..Default::default()
+                }))
+            }
+
+            async fn import_resource_state(
+                &self,
+                request: Request<pb::import_resource_state::Request>,
+            ) -> Result<Response<pb::import_resource_state::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.resource_type(&r.type_name).cloned();
+                let resp = self.core.import(r.type_name, r.id).await;
+                Ok(Response::new(pb::import_resource_state::Response {
+                    imported_resources: resp
+                        .imported_resources
+                        .into_iter()
+                        .map(|i| pb::import_resource_state::ImportedResource {
+                            type_name: i.type_name,
+                            state: $cv::to_dynamic_value(i.state),
+                            private: i.private,
+                            identity: None,
+                        })
+                        .collect(),
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    deferred: None,
+                }))
+            }
+
+            async fn read_data_source(
+                &self,
+                request: Request<pb::read_data_source::Request>,
+            ) -> Result<Response<pb::read_data_source::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.data_source_type(&r.type_name).cloned();
+                let resp = self
+                    .core
+                    .read_data(
+                        r.type_name,
+                        $cv::dynamic_value(r.config),
+                        $cv::dynamic_value(r.provider_meta),
+                    )
+                    .await;
+                Ok(Response::new(pb::read_data_source::Response {
+                    state: $cv::to_dynamic_value(resp.state),
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    deferred: None,
+                }))
+            }
+
+            async fn get_resource_identity_schemas(
+                &self,
+                _request: Request<pb::get_resource_identity_schemas::Request>,
+            ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
+                // No resource type has an identity schema.
+                Ok(Response::new(Default::default()))
+            }
+
+            async fn upgrade_resource_identity(
+                &self,
+                request: Request<pb::upgrade_resource_identity::Request>,
+            ) -> Result<Response<pb::upgrade_resource_identity::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::upgrade_resource_identity::Response {
+                    upgraded_identity: None,
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("resource identity", &r.type_name)],
+                        None,
+                    ),
+                }))
+            }
+
+            async fn move_resource_state(
+                &self,
+                request: Request<pb::move_resource_state::Request>,
+            ) -> Result<Response<pb::move_resource_state::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::move_resource_state::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("moving resource state", &r.target_type_name)],
+                        None,
+                    ),
+                    ..Default::default()
+                }))
+            }
+
+            async fn validate_ephemeral_resource_config(
+                &self,
+                request: Request<pb::validate_ephemeral_resource_config::Request>,
+            ) -> Result<Response<pb::validate_ephemeral_resource_config::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::validate_ephemeral_resource_config::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("ephemeral resources", &r.type_name)],
+                        None,
+                    ),
+                }))
+            }
+
+            async fn open_ephemeral_resource(
+                &self,
+                request: Request<pb::open_ephemeral_resource::Request>,
+            ) -> Result<Response<pb::open_ephemeral_resource::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::open_ephemeral_resource::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("ephemeral resources", &r.type_name)],
+                        None,
+                    ),
+                    ..Default::default()
+                }))
+            }
+
+            async fn renew_ephemeral_resource(
+                &self,
+                request: Request<pb::renew_ephemeral_resource::Request>,
+            ) -> Result<Response<pb::renew_ephemeral_resource::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::renew_ephemeral_resource::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("ephemeral resources", &r.type_name)],
+                        None,
+                    ),
+                    ..Default::default()
+                }))
+            }
+
+            async fn close_ephemeral_resource(
+                &self,
+                request: Request<pb::close_ephemeral_resource::Request>,
+            ) -> Result<Response<pb::close_ephemeral_resource::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::close_ephemeral_resource::Response {
+                    diagnostics: $cv::to_diagnostics(
+                        vec![unsupported("ephemeral resources", &r.type_name)],
+                        None,
+                    ),
+                }))
+            }
+
+            async fn get_functions(
+                &self,
+                _request: Request<pb::get_functions::Request>,
+            ) -> Result<Response<pb::get_functions::Response>, Status> {
+                // No provider functions.
+                Ok(Response::new(Default::default()))
+            }
+
+            async fn call_function(
+                &self,
+                request: Request<pb::call_function::Request>,
+            ) -> Result<Response<pb::call_function::Response>, Status> {
+                let r = request.into_inner();
+                Ok(Response::new(pb::call_function::Response {
+                    result: None,
+                    error: Some(pb::FunctionError {
+                        text: format!("this provider has no function `{}`", r.name),
+                        function_argument: None,
+                    }),
+                }))
+            }
+
+            async fn $stop(
+                &self,
+                _request: Request<pb::$stop_msg::Request>,
+            ) -> Result<Response<pb::$stop_msg::Response>, Status> {
+                let error = self.core.stop().await;
+                Ok(Response::new(pb::$stop_msg::Response { error }))
+            }
+        }
+    };
+}
+
+mod v6 {
+    use super::*;
+    use crate::convert::v6 as cv;
+    use crate::proto::tfplugin6 as pb;
+
+    provider_service!(
+        tfplugin6, cv,
+        get_schema: get_provider_schema,
+        validate_provider: validate_provider_config / validate_provider_config,
+        validate_resource: validate_resource_config / validate_resource_config,
+        validate_data: validate_data_resource_config / validate_data_resource_config,
+        configure: configure_provider / configure_provider,
+        stop: stop_provider / stop_provider,
+        validate_provider_response: |diagnostics, _config| pb::validate_provider_config::Response { diagnostics }
+    );
+}
+
+mod v5 {
+    use super::*;
+    use crate::convert::v5 as cv;
+    use crate::proto::tfplugin5 as pb;
+
+    provider_service!(
+        tfplugin5, cv,
+        get_schema: get_schema,
+        validate_provider: prepare_provider_config / prepare_provider_config,
+        validate_resource: validate_resource_type_config / validate_resource_type_config,
+        validate_data: validate_data_source_config / validate_data_source_config,
+        configure: configure / configure,
+        stop: stop / stop,
+        validate_provider_response: |diagnostics, config| pb::prepare_provider_config::Response {
+            prepared_config: cv::to_dynamic_value(config),
+            diagnostics,
+        }
+    );
+}

@@ -1,0 +1,606 @@
+//! The server through a real gRPC client: decode checks, panics, stop, the apply check,
+//! schemas a protocol cannot carry, health, Shutdown and mutual TLS.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+use tfvalue::schema::{Attribute, Block, NestedType, Schema};
+use tfvalue::{DynamicValue, Type, Unknown};
+use tokio::net::TcpListener;
+use tonic::transport::{Channel, Endpoint};
+
+use super::{start, Listening};
+use crate::proto::{plugin as gp, tfplugin5 as pb5, tfplugin6 as pb6};
+use crate::*;
+
+struct Test;
+
+#[derive(serde::Serialize)]
+struct Thing {
+    name: String,
+    ip: Unknown<Option<String>>,
+}
+
+fn block() -> Block {
+    Block::new()
+        .attribute("name", Attribute::required(Type::String))
+        .attribute("ip", Attribute::computed(Type::String))
+}
+
+impl Provider for Test {
+    fn schemas(&self) -> Schemas {
+        Schemas::new()
+            .resource("test_thing", Schema::new(0, block()))
+            .resource(
+                "test_nested",
+                Schema::new(
+                    0,
+                    Block::new().attribute(
+                        "rules",
+                        Attribute::nested(
+                            NestedType::set().attribute("port", Attribute::required(Type::Number)),
+                        )
+                        .set_optional(),
+                    ),
+                ),
+            )
+    }
+
+    async fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
+        let thing = Thing {
+            name: "a".into(),
+            ip: Unknown::unknown().not_null().with_prefix("10.0."),
+        };
+        let mut resp = PlanResourceChangeResponse::new(DynamicValue::encode(&thing).unwrap());
+        resp.planned_private = b"mine".to_vec();
+        let _ = req;
+        resp
+    }
+
+    async fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
+        assert_eq!(
+            req.planned_private, b"mine",
+            "the provider sees its own private data"
+        );
+        let config: serde_json::Value = req.config.decode().unwrap();
+        if config["name"] == "panic" {
+            panic!("boom in apply");
+        }
+        let thing = Thing {
+            name: "a".into(),
+            ip: Unknown::Known(Some("192.168.1.1".into())),
+        };
+        ApplyResourceChangeResponse::new(DynamicValue::encode(&thing).unwrap())
+    }
+
+    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        // Work that never ends: only StopProvider can end it.
+        std::future::pending::<()>().await;
+        ReadResourceResponse::new(req.current_state, req.private)
+    }
+}
+
+async fn serve_plain() -> (Listening, Channel) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Test, listener, None).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    (running, channel)
+}
+
+fn dv(bytes: &[u8]) -> Option<pb6::DynamicValue> {
+    Some(pb6::DynamicValue {
+        msgpack: bytes.to_vec(),
+        json: Vec::new(),
+    })
+}
+
+fn path_names(p: &Option<pb6::AttributePath>) -> Vec<String> {
+    use pb6::attribute_path::step::Selector;
+    p.iter()
+        .flat_map(|p| &p.steps)
+        .map(|s| match &s.selector {
+            Some(Selector::AttributeName(n)) => n.clone(),
+            Some(Selector::ElementKeyString(k)) => format!("[{k:?}]"),
+            Some(Selector::ElementKeyInt(i)) => format!("[{i}]"),
+            None => "?".into(),
+        })
+        .collect()
+}
+
+const NULL: &[u8] = b"\xc0";
+
+#[tokio::test]
+async fn a_malformed_value_is_an_error_at_its_attribute() {
+    let (_running, channel) = serve_plain().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let resp = client
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "test_thing".into(),
+            prior_state: dv(NULL),
+            // `name` is a number, not a string.
+            proposed_new_state: dv(b"\x82\xa2ip\xc0\xa4name\x05"),
+            config: dv(b"\x82\xa2ip\xc0\xa4name\x05"),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    let d = &resp.diagnostics[0];
+    assert_eq!(d.severity, pb6::diagnostic::Severity::Error as i32);
+    assert!(d.summary.contains("proposed_new_state"), "{}", d.summary);
+    assert_eq!(path_names(&d.attribute), ["name"]);
+
+    // Truncated bytes are an error too, and an unknown type name is named.
+    let resp = client
+        .validate_resource_config(pb6::validate_resource_config::Request {
+            type_name: "test_thing".into(),
+            config: dv(b"\x82\xa2ip"),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1);
+    let resp = client
+        .validate_resource_config(pb6::validate_resource_config::Request {
+            type_name: "test_nope".into(),
+            config: dv(NULL),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics[0].detail.contains("`test_nope`"));
+}
+
+#[tokio::test]
+async fn a_malformed_stored_state_is_an_error_at_its_attribute() {
+    let (_running, channel) = serve_plain().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel)
+        .max_decoding_message_size(64 << 20)
+        .max_encoding_message_size(64 << 20);
+    let upgrade = |json: &[u8]| pb6::upgrade_resource_state::Request {
+        type_name: "test_thing".into(),
+        version: 0,
+        raw_state: Some(pb6::RawState {
+            json: json.to_vec(),
+            flatmap: Default::default(),
+        }),
+    };
+    let resp = client
+        .upgrade_resource_state(upgrade(br#"{"name":{"a":1},"ip":null}"#))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert_eq!(path_names(&resp.diagnostics[0].attribute), ["name"]);
+    assert!(resp.upgraded_state.is_none());
+    // A good one passes through (the default upgrade at the current version).
+    let resp = client
+        .upgrade_resource_state(upgrade(br#"{"name":"a","ip":"10.0.0.1"}"#))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(
+        resp.upgraded_state.unwrap().msgpack,
+        b"\x82\xa2ip\xa810.0.0.1\xa4name\xa1a"
+    );
+    // A large message is accepted (tonic's default limit is 4 MiB).
+    let big = format!(r#"{{"name":"{}","ip":null}}"#, "x".repeat(5 << 20));
+    let resp = client
+        .upgrade_resource_state(upgrade(big.as_bytes()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty());
+}
+
+#[tokio::test]
+async fn a_panic_is_an_error_and_the_server_keeps_serving() {
+    let (_running, channel) = serve_plain().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let config = b"\x82\xa2ip\xc0\xa4name\xa5panic";
+    let resp = client
+        .apply_resource_change(pb6::apply_resource_change::Request {
+            type_name: "test_thing".into(),
+            prior_state: dv(NULL),
+            planned_state: dv(b"\x82\xa2ip\xd4\x00\x00\xa4name\xa5panic"),
+            config: dv(config),
+            planned_private: b"mine".to_vec(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics[0].summary, "the provider panicked");
+    assert!(resp.diagnostics[0].detail.contains("boom in apply"));
+    let schema = client
+        .get_provider_schema(pb6::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(schema.resource_schemas.len(), 2);
+}
+
+#[tokio::test]
+async fn apply_is_checked_against_the_refinements_of_the_plan() {
+    let (_running, channel) = serve_plain().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let config = b"\x82\xa2ip\xc0\xa4name\xa1a";
+    let plan = client
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "test_thing".into(),
+            prior_state: dv(NULL),
+            proposed_new_state: dv(config),
+            config: dv(config),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
+    // What Terraform before 1.6 sends back: the unknown without its refinements.
+    let resp = client
+        .apply_resource_change(pb6::apply_resource_change::Request {
+            type_name: "test_thing".into(),
+            prior_state: dv(NULL),
+            planned_state: dv(b"\x82\xa2ip\xd4\x00\x00\xa4name\xa1a"),
+            config: dv(config),
+            planned_private: plan.planned_private,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    let d = &resp.diagnostics[0];
+    assert_eq!(
+        d.summary,
+        "Provider produced inconsistent result after apply"
+    );
+    assert!(
+        d.detail
+            .contains(r#"does not start with the refined prefix "10.0.""#),
+        "{}",
+        d.detail
+    );
+    assert_eq!(path_names(&d.attribute), ["ip"]);
+}
+
+#[tokio::test]
+async fn stop_cancels_work_in_flight() {
+    let (_running, channel) = serve_plain().await;
+    let mut reader = pb6::provider_client::ProviderClient::new(channel.clone());
+    let read = tokio::spawn(async move {
+        reader
+            .read_resource(pb6::read_resource::Request {
+                type_name: "test_thing".into(),
+                current_state: dv(b"\x82\xa2ip\xa11\xa4name\xa1a"),
+                ..Default::default()
+            })
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!read.is_finished());
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let stop = client
+        .stop_provider(pb6::stop_provider::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(stop.error, "");
+    let resp = tokio::time::timeout(Duration::from_secs(5), read)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics[0].summary, "the operation was cancelled");
+}
+
+#[tokio::test]
+async fn protocol_5_refuses_nested_attributes_at_get_schema() {
+    let (_running, channel) = serve_plain().await;
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel.clone());
+    let resp = v5
+        .get_schema(pb5::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.resource_schemas.contains_key("test_thing"));
+    assert!(!resp.resource_schemas.contains_key("test_nested"));
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert!(resp.diagnostics[0].summary.contains("test_nested"));
+    assert!(
+        resp.diagnostics[0].detail.contains("`rules`"),
+        "{}",
+        resp.diagnostics[0].detail
+    );
+    // Protocol 6 carries it.
+    let mut v6 = pb6::provider_client::ProviderClient::new(channel);
+    let resp = v6
+        .get_provider_schema(pb6::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty());
+    assert!(resp.resource_schemas["test_nested"]
+        .block
+        .as_ref()
+        .unwrap()
+        .attributes[0]
+        .nested_type
+        .is_some());
+}
+
+#[tokio::test]
+async fn health_is_serving_and_shutdown_ends_the_server() {
+    let (running, channel) = serve_plain().await;
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
+    let status = health
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "plugin".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        status.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+    // The stdio stream stays open until shutdown; Shutdown answers and the server ends.
+    let mut stdio = gp::grpc_stdio_client::GrpcStdioClient::new(channel.clone());
+    let mut stream = stdio.stream_stdio(()).await.unwrap().into_inner();
+    let mut controller = gp::grpc_controller_client::GrpcControllerClient::new(channel);
+    controller.shutdown(gp::Empty {}).await.unwrap();
+    let done = tokio::time::timeout(Duration::from_secs(5), running.done).await;
+    assert!(matches!(done, Ok(Ok(Ok(())))), "{done:?}");
+    let _ = stream.message().await;
+}
+
+/// Pins the server certificate, as go-plugin's client does.
+#[derive(Debug)]
+struct PinnedServer(Vec<u8>);
+
+impl ServerCertVerifier for PinnedServer {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _: &[CertificateDer<'_>],
+        _: &ServerName<'_>,
+        _: &[u8],
+        _: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        if end_entity.as_ref() == self.0 {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::General("not the pinned certificate".into()))
+        }
+    }
+    fn verify_tls12_signature(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        let p = rustls::crypto::aws_lc_rs::default_provider();
+        rustls::crypto::verify_tls12_signature(m, c, d, &p.signature_verification_algorithms)
+    }
+    fn verify_tls13_signature(
+        &self,
+        m: &[u8],
+        c: &CertificateDer<'_>,
+        d: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        let p = rustls::crypto::aws_lc_rs::default_provider();
+        rustls::crypto::verify_tls13_signature(m, c, d, &p.signature_verification_algorithms)
+    }
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        rustls::crypto::aws_lc_rs::default_provider()
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+/// A client certificate like go-plugin's: self-signed ECDSA P-521 with SHA-512, a CA.
+fn client_cert() -> (String, CertificateDer<'static>, PrivateKeyDer<'static>) {
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
+    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let cert = params.self_signed(&key).unwrap();
+    (
+        cert.pem(),
+        cert.der().clone(),
+        PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+    )
+}
+
+async fn tls_channel(
+    addr: std::net::SocketAddr,
+    server_der: Vec<u8>,
+    cert: CertificateDer<'static>,
+    key: PrivateKeyDer<'static>,
+) -> Result<Channel, tonic::transport::Error> {
+    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .dangerous()
+    .with_custom_certificate_verifier(Arc::new(PinnedServer(server_der)))
+    .with_client_auth_cert(vec![cert], key)
+    .unwrap();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    Endpoint::from_static("http://localhost")
+        .connect_with_connector(tower::service_fn(move |_| {
+            let connector = connector.clone();
+            async move {
+                let tcp = tokio::net::TcpStream::connect(addr).await?;
+                let name = ServerName::try_from("localhost").unwrap();
+                let tls = connector.connect(name, tcp).await?;
+                Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(tls))
+            }
+        }))
+        .await
+}
+
+async fn health_check(channel: Channel) -> Result<i32, tonic::Status> {
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel);
+    Ok(health
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "plugin".into(),
+        })
+        .await?
+        .into_inner()
+        .status)
+}
+
+#[tokio::test]
+async fn mutual_tls_accepts_only_the_pinned_p521_client_certificate() {
+    let (pem, cert, key) = client_cert();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Test, listener, Some(&pem)).unwrap();
+    let server_der = running.cert_der.clone().unwrap();
+
+    let channel = tls_channel(running.addr, server_der.clone(), cert, key)
+        .await
+        .unwrap();
+    assert_eq!(
+        health_check(channel).await.unwrap(),
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+
+    // Another certificate, of the same kind, is refused.
+    let (_, other_cert, other_key) = client_cert();
+    let refused = match tls_channel(running.addr, server_der, other_cert, other_key).await {
+        Err(_) => true,
+        Ok(channel) => health_check(channel).await.is_err(),
+    };
+    assert!(
+        refused,
+        "a connection with another client certificate was served"
+    );
+}
+
+#[tokio::test]
+async fn optional_services_answer_with_empty_results_or_errors() {
+    let (_running, channel) = serve_plain().await;
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel.clone());
+    let functions = v5
+        .get_functions(pb5::get_functions::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(functions.functions.is_empty() && functions.diagnostics.is_empty());
+    let call = v5
+        .call_function(pb5::call_function::Request {
+            name: "nope".into(),
+            arguments: Vec::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(call.error.unwrap().text.contains("`nope`"));
+    let mut v6 = pb6::provider_client::ProviderClient::new(channel);
+    let ids = v6
+        .get_resource_identity_schemas(pb6::get_resource_identity_schemas::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(ids.identity_schemas.is_empty());
+    let open = v6
+        .open_ephemeral_resource(pb6::open_ephemeral_resource::Request {
+            type_name: "test_secret".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        open.diagnostics[0].severity,
+        pb6::diagnostic::Severity::Error as i32
+    );
+    let metadata = v6
+        .get_metadata(pb6::get_metadata::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(metadata.resources.len(), 2);
+}
+
+#[tokio::test]
+async fn protocol_5_prepares_the_config_and_reads_flatmap_state() {
+    let (_running, channel) = serve_plain().await;
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel);
+    let prepared = v5
+        .prepare_provider_config(pb5::prepare_provider_config::Request {
+            config: Some(pb5::DynamicValue {
+                msgpack: b"\x80".to_vec(),
+                json: Vec::new(),
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        prepared.diagnostics.is_empty(),
+        "{:?}",
+        prepared.diagnostics
+    );
+    assert_eq!(prepared.prepared_config.unwrap().msgpack, b"\x80");
+
+    // A flatmap state at the current version passes through the default upgrade.
+    let resp = v5
+        .upgrade_resource_state(pb5::upgrade_resource_state::Request {
+            type_name: "test_thing".into(),
+            version: 0,
+            raw_state: Some(pb5::RawState {
+                json: Vec::new(),
+                flatmap: [
+                    ("name".to_owned(), "a".to_owned()),
+                    ("id".to_owned(), "x".to_owned()),
+                ]
+                .into_iter()
+                .collect(),
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(
+        resp.upgraded_state.unwrap().msgpack,
+        b"\x82\xa2ip\xc0\xa4name\xa1a"
+    );
+
+    // An unknown in configuration is not malformed.
+    let resp = v5
+        .validate_resource_type_config(pb5::validate_resource_type_config::Request {
+            type_name: "test_thing".into(),
+            config: Some(pb5::DynamicValue {
+                msgpack: b"\x82\xa2ip\xc0\xa4name\xd4\x00\x00".to_vec(),
+                json: Vec::new(),
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+}
