@@ -87,8 +87,8 @@ fn v1_to_v2(old: LoadBalancerV1) -> Result<LoadBalancer, String> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // SDKv2 style: one step per version; the framework's style (`upgrade_from`) mixes in freely.
     let codec = Codec::<LoadBalancer>::new()
-        .step_from(v0_to_v1)
-        .upgrade_from(v1_to_v2)
+        .try_step_from(v0_to_v1)
+        .try_upgrade_from(v1_to_v2)
         .default_with(|lb| {
             lb.idle_timeout.get_or_insert(60);
         });

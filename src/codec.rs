@@ -24,10 +24,16 @@
 //! #[tfvalue(version = 1)]
 //! struct Server { name: String, cpus: u32 }
 //!
-//! let codec = Codec::<Server>::new().upgrade_from(|old: ServerV0| {
-//!     let cpus = match old.size.as_str() { "small" => 1, "large" => 4, _ => 2 };
-//!     Ok::<_, std::convert::Infallible>(Server { name: old.name, cpus })
-//! });
+//! impl From<ServerV0> for Server {
+//!     fn from(old: ServerV0) -> Server {
+//!         let cpus = match old.size.as_str() { "small" => 1, "large" => 4, _ => 2 };
+//!         Server { name: old.name, cpus }
+//!     }
+//! }
+//!
+//! // `ServerV0::into` names the old model; `Server::from` could not, since every type
+//! // also converts from itself.
+//! let codec = Codec::<Server>::new().upgrade_from(ServerV0::into);
 //!
 //! // A state stored by version 0, in JSON:
 //! let raw = RawState::from_json(br#"{"name":"web","size":"large"}"#.to_vec());
@@ -35,6 +41,14 @@
 //! // ... and what UpgradeResourceState returns: the current version, as MessagePack.
 //! let upgraded = codec.upgrade(0, &raw)?;
 //! assert_eq!(upgraded.decode::<Server>()?, Server { name: "web".into(), cpus: 4 });
+//!
+//! // A conversion that can fail says so: `try_upgrade_from` / `try_step_from`.
+//! let strict = Codec::<Server>::new().try_upgrade_from(|old: ServerV0| match old.size.as_str() {
+//!     "small" => Ok(Server { name: old.name, cpus: 1 }),
+//!     other => Err(format!("unknown size {other:?}")),
+//! });
+//! let err = strict.decode(0, &raw).unwrap_err();
+//! assert_eq!(err.to_string(), r#"upgrading from schema version 0: unknown size "large""#);
 //! # Ok::<(), tfvalue::Error>(())
 //! ```
 
@@ -254,8 +268,18 @@ impl<M: TfModel + Serialize + DeserializeOwned + 'static> Codec<M> {
     }
 
     /// Registers the model of an old version (its `#[tfvalue(version = N)]`) and a
-    /// conversion straight to the current model.
-    pub fn upgrade_from<Old, E>(
+    /// conversion straight to the current model that cannot fail: a `From` impl
+    /// (`.upgrade_from(ServerV0::into)`) or a closure (`|old: ServerV0| ...`).
+    pub fn upgrade_from<Old>(self, convert: impl Fn(Old) -> M + Send + Sync + 'static) -> Self
+    where
+        Old: TfModel + DeserializeOwned + 'static,
+    {
+        self.try_upgrade_from(move |old| Ok::<M, std::convert::Infallible>(convert(old)))
+    }
+
+    /// Registers the model of an old version and a conversion straight to the current
+    /// model that can fail; its error becomes the decode's, naming the version.
+    pub fn try_upgrade_from<Old, E>(
         self,
         convert: impl Fn(Old) -> std::result::Result<M, E> + Send + Sync + 'static,
     ) -> Self
@@ -281,10 +305,20 @@ impl<M: TfModel + Serialize + DeserializeOwned + 'static> Codec<M> {
         )
     }
 
-    /// Registers the model of an old version and a conversion to the model of a newer
-    /// version, which must be registered too (or be the current one): the upgrade goes on
-    /// from there, step by step.
-    pub fn step_from<Old, Next, E>(
+    /// Registers the model of an old version and a conversion that cannot fail to the
+    /// model of a newer version, which must be registered too (or be the current one):
+    /// the upgrade goes on from there, step by step: `.step_from(|old: ServerV0| ...)`, or
+    /// `.step_from(|old: ServerV0| ServerV1::from(old))` with a `From` impl.
+    pub fn step_from<Old, Next>(self, convert: impl Fn(Old) -> Next + Send + Sync + 'static) -> Self
+    where
+        Old: TfModel + DeserializeOwned + 'static,
+        Next: TfModel + 'static,
+    {
+        self.try_step_from(move |old| Ok::<Next, std::convert::Infallible>(convert(old)))
+    }
+
+    /// As [`step_from`](Codec::step_from), with a conversion that can fail.
+    pub fn try_step_from<Old, Next, E>(
         self,
         convert: impl Fn(Old) -> std::result::Result<Next, E> + Send + Sync + 'static,
     ) -> Self

@@ -60,7 +60,7 @@ struct ErrorImpl {
 /// assert_eq!(err.path().to_string(), r#"tags["env"]"#);
 /// assert_eq!(
 ///     err.to_string(),
-///     r#"invalid type: number, expected string at tags["env"] (msgpack offset 11)"#
+///     r#"invalid type: number, expected a string at tags["env"] (msgpack offset 11)"#
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -120,7 +120,7 @@ impl Error {
         self.0.category
     }
 
-    /// The message without path and offset, e.g. `invalid type: number, expected string`.
+    /// The message without path and offset, e.g. `invalid type: number, expected a string`.
     pub fn message(&self) -> &str {
         &self.0.message
     }
@@ -188,10 +188,34 @@ impl Error {
     }
 }
 
+/// `1 byte`, `2 bytes`: a count with its noun.
+pub(crate) fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// A path too long to read (a nesting-limit error is 128 steps deep) keeps its first and
+/// last steps and says how many are left out.
+const PATH_SHOWN: usize = 12;
+
 impl Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0.message)?;
-        if !self.0.path.is_empty() {
+        let steps = self.0.path.steps();
+        if steps.len() > 2 * PATH_SHOWN {
+            let head: AttributePath = steps[..PATH_SHOWN].iter().cloned().collect();
+            let tail: AttributePath = steps[steps.len() - PATH_SHOWN..].iter().cloned().collect();
+            let tail = tail.to_string();
+            let sep = if tail.starts_with('[') { "" } else { "." };
+            write!(
+                f,
+                " at {head}…({} more)…{sep}{tail}",
+                steps.len() - 2 * PATH_SHOWN
+            )?;
+        } else if !steps.is_empty() {
             write!(f, " at {}", self.0.path)?;
         }
         if let Some(offset) = self.0.offset {
@@ -350,13 +374,13 @@ mod tests {
 
     #[test]
     fn display_has_path_and_offset() {
-        let e = Error::invalid_type("number", "string")
+        let e = Error::invalid_type("number", "a string")
             .at_offset(Origin::Msgpack, 17)
             .prepend(PathStep::Key("env".into()))
             .prepend(PathStep::Attr("tags".into()));
         assert_eq!(
             e.to_string(),
-            r#"invalid type: number, expected string at tags["env"] (msgpack offset 17)"#
+            r#"invalid type: number, expected a string at tags["env"] (msgpack offset 17)"#
         );
         assert_eq!(e.category(), Category::Data);
         // the innermost offset wins

@@ -73,7 +73,7 @@ impl<'a> Raw<'a> {
         let mut r = SliceReader::new(&bytes);
         r.skip_value(crate::msgpack::DEFAULT_MAX_DEPTH)?;
         if r.remaining() != 0 {
-            return Err(r.err(Error::syntax("trailing bytes after value")));
+            return Err(r.err(Error::syntax("trailing data after the value")));
         }
         Ok(Raw {
             bytes,

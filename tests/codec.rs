@@ -62,7 +62,9 @@ fn v1_to_v2(old: ServerV1) -> Result<Server, String> {
 }
 
 fn chained() -> Codec<Server> {
-    Codec::new().step_from(v0_to_v1).upgrade_from(v1_to_v2)
+    Codec::new()
+        .try_step_from(v0_to_v1)
+        .try_upgrade_from(v1_to_v2)
 }
 
 fn flatmap(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -120,8 +122,8 @@ fn json_states_of_each_version_and_the_current_one() {
 #[test]
 fn direct_and_stepwise_conversions_agree_and_mix() {
     let direct = Codec::<Server>::new()
-        .upgrade_from(|old: ServerV0| v0_to_v1(old).and_then(v1_to_v2))
-        .upgrade_from(v1_to_v2);
+        .try_upgrade_from(|old: ServerV0| v0_to_v1(old).and_then(v1_to_v2))
+        .try_upgrade_from(v1_to_v2);
     let raw = RawState::from_json(br#"{"name":"x","size":"small","tags":{"k":"v"}}"#.to_vec());
     assert_eq!(
         direct.decode(0, &raw).unwrap(),
@@ -209,12 +211,12 @@ fn errors_say_which_version_and_which_attribute() {
 #[test]
 fn a_codec_built_wrongly_says_so() {
     // a step to a version that has no model
-    let codec = Codec::<Server>::new().step_from(v0_to_v1);
+    let codec = Codec::<Server>::new().try_step_from(v0_to_v1);
     let raw = RawState::from_json(br#"{"name":"x","size":"small"}"#.to_vec());
     let err = codec.decode(0, &raw).unwrap_err();
     assert!(err.to_string().contains("codec misconfigured"), "{err}");
     // registering the current version as an old one
-    let codec = Codec::<ServerV1>::new().upgrade_from(|s: ServerV1| Ok::<_, String>(s));
+    let codec = Codec::<ServerV1>::new().upgrade_from(|s: ServerV1| s);
     let err = codec.decode(1, &raw).unwrap_err();
     assert!(
         err.to_string()

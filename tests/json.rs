@@ -348,11 +348,11 @@ fn dynamic_errors() {
         (r#"{}"#, r#"a dynamic value needs both "type" and "value""#),
         (
             r#"{"type":"number","type":"number","value":1}"#,
-            r#"duplicate key "type" in a dynamic value"#,
+            r#"duplicate key `type` in a dynamic value"#,
         ),
         (
             r#"{"value":1,"value":1,"type":"number"}"#,
-            r#"duplicate key "value" in a dynamic value"#,
+            r#"duplicate key `value` in a dynamic value"#,
         ),
         (
             r#"{"type":"number","value":1,"x":0}"#,
@@ -391,23 +391,23 @@ fn duplicate_keys_are_rejected() {
         (
             r#"["map","string"]"#,
             r#"{"a":"1","a":"2"}"#,
-            r#"duplicate key "a" (json offset 9)"#,
+            r#"duplicate key `a` (json offset 9)"#,
         ),
         // out of order: found with a set
         (
             r#"["map","string"]"#,
             r#"{"b":"1","a":"2","b":"3"}"#,
-            r#"duplicate key "b" (json offset 17)"#,
+            r#"duplicate key `b` (json offset 17)"#,
         ),
         (
             r#"["object",{"a":"string"}]"#,
             r#"{"a":"1","a":"2"}"#,
-            r#"duplicate attribute "a""#,
+            r#"duplicate attribute `a`"#,
         ),
         (
             r#"["list",["map","number"]]"#,
             r#"[{},{"k":1,"k":2}]"#,
-            r#"duplicate key "k" at [1] (json offset 11)"#,
+            r#"duplicate key `k` at [1] (json offset 11)"#,
         ),
     ];
     for (t, input, message) in rows {
@@ -416,7 +416,7 @@ fn duplicate_keys_are_rejected() {
     }
     // Typed maps and structs too.
     let err = json::from_slice::<HashMap<String, u8>>(br#"{"x":1,"x":2}"#).unwrap_err();
-    assert_eq!(err.to_string(), r#"duplicate key "x" (json offset 7)"#);
+    assert_eq!(err.to_string(), r#"duplicate key `x` (json offset 7)"#);
     let err = json::from_slice::<Rule>(br#"{"cidr":"a","port":1,"port":2}"#).unwrap_err();
     assert_eq!(err.message(), "duplicate attribute `port`");
 }
@@ -425,12 +425,15 @@ fn duplicate_keys_are_rejected() {
 fn trailing_data_is_rejected() {
     for input in [&b"[\"a\"] x"[..], b"[\"a\"] [\"b\"]", b"1 2", b"{} }"] {
         let err = json::from_slice::<serde_json::Value>(input).unwrap_err();
-        assert_eq!(err.message(), "trailing data after value");
+        assert_eq!(err.message(), "trailing data after the value");
         assert_eq!(err.category(), Category::Syntax);
         assert!(Value::from_json(input, &Type::Dynamic).is_err());
     }
     let err = json::from_slice::<Vec<String>>(b"[\"a\"] x").unwrap_err();
-    assert_eq!(err.to_string(), "trailing data after value (json offset 6)");
+    assert_eq!(
+        err.to_string(),
+        "trailing data after the value (json offset 6)"
+    );
     // Trailing whitespace is fine.
     assert_eq!(
         json::from_slice::<Vec<String>>(b" [\"a\"] \n\t").unwrap(),
@@ -521,7 +524,7 @@ fn error_messages_have_paths_and_offsets() {
         (r#"{"disks":[],"tags":{"a":true}"#, "EOF while parsing an object (json offset 28)"),
         (r#"{"disks":[],"tags":{"a":tru}}"#, r#"expected ident at tags["a"] (json offset 27)"#),
         (r#"[]"#, "invalid type: array, expected struct Vm (json offset 1)"),
-        ("", "EOF while parsing a value (json offset 0)"),
+        ("", "the input is empty (json offset 0)"),
     ];
     for (input, message) in rows {
         let err = json::from_slice::<Vm>(input.as_bytes()).unwrap_err();
@@ -554,12 +557,12 @@ fn error_messages_have_paths_and_offsets() {
     let err = Value::from_json(br#"{"web":[{"port":80},{"port":true}]}"#, &t).unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"invalid type: bool `true`, expected number at ["web"][1].port (json offset 28)"#
+        r#"invalid type: bool `true`, expected a number at ["web"][1].port (json offset 28)"#
     );
     let err = Value::from_json(br#"{"web":[{"prt":80}]}"#, &t).unwrap_err();
     assert_eq!(
         err.to_string(),
-        r#"unsupported attribute "prt": the object type declares no such attribute at ["web"][0] (json offset 13)"#
+        r#"unsupported attribute `prt` at ["web"][0] (json offset 13)"#
     );
 }
 

@@ -202,11 +202,11 @@ fn trailing_bytes_are_rejected() {
     assert_eq!(err.category(), Category::Syntax);
     assert_eq!(
         err.to_string(),
-        "trailing bytes after value (2 left) (msgpack offset 2)"
+        "trailing data after the value (2 bytes) (msgpack offset 2)"
     );
     let err = tfvalue::msgpack::from_slice::<u8>(b"\x01\x02").unwrap_err();
     assert!(
-        err.to_string().starts_with("trailing bytes after value"),
+        err.to_string().starts_with("trailing data after the value"),
         "{err}"
     );
     // and the Deserializer gives the rest back to a caller who wants it
@@ -280,10 +280,7 @@ fn a_type_from_the_input_cannot_multiply_filled_in_nulls() {
     // are missing required attributes
     let err = Value::from_msgpack(&input, &Type::Dynamic).unwrap_err();
     assert_eq!(err.category(), Category::Data, "{err}");
-    assert!(
-        err.to_string().contains("missing required attribute"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("missing attribute"), "{err}");
     // the same in JSON, where any missing attribute is null
     let mut json = format!("{{\"type\":{ty_json},\"value\":[");
     for i in 0..4000 {

@@ -216,11 +216,11 @@ fn maps_are_written_sorted_and_read_without_duplicates() {
     // duplicates are rejected, in order and out of order
     let err = tfvalue::msgpack::from_slice::<BTreeMap<String, u8>>(b"\x82\xa1a\x01\xa1a\x02")
         .unwrap_err();
-    assert!(err.to_string().contains("duplicate key \"a\""), "{err}");
+    assert!(err.to_string().contains("duplicate key `a`"), "{err}");
     let err =
         tfvalue::msgpack::from_slice::<HashMap<String, u8>>(b"\x83\xa1b\x01\xa1a\x02\xa1b\x03")
             .unwrap_err();
-    assert!(err.to_string().contains("duplicate key \"b\""), "{err}");
+    assert!(err.to_string().contains("duplicate key `b`"), "{err}");
     // keys equal after NFC collide when encoding
     let m = BTreeMap::from([
         ("caf\u{e9}".to_string(), 1u8),
@@ -403,7 +403,7 @@ fn errors_name_the_path() {
     let ty: Type = serde_json::from_str(r#"["object",{"tags":["map","string"]}]"#).unwrap();
     let err = Value::from_msgpack(b"\x81\xa4tags\x81\xa3env\xc3", &ty).unwrap_err();
     assert_eq!(err.path().to_string(), "tags[\"env\"]");
-    assert_eq!(err.message(), "invalid type: bool, expected string");
+    assert_eq!(err.message(), "invalid type: bool, expected a string");
 }
 
 #[test]

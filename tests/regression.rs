@@ -93,10 +93,7 @@ fn dynamic_type_json_cannot_make_empty_objects_expensive() {
     input.extend_from_slice(&n.to_be_bytes());
     input.extend(std::iter::repeat_n(0x80, n as usize));
     let err = Value::from_msgpack(&input, &Type::Dynamic).unwrap_err();
-    assert!(
-        err.to_string().contains("missing required attribute"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("missing attribute"), "{err}");
 
     // With every attribute present the value decodes, and its type has no markers.
     let type_json = r#"["object",{"a":"string","b":"string"},["b"]]"#;

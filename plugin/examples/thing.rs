@@ -141,30 +141,26 @@ impl Thing {
     fn new() -> Self {
         let v6 = std::env::var("THING_PROTOCOL").as_deref() != Ok("5");
         let server_codec = Codec::<Server>::new()
-            .step_from(|old: ServerV0| {
-                Ok::<_, std::convert::Infallible>(ServerV1 {
-                    id: old.id,
-                    name: old.name,
-                    size: old.cpus,
-                    tags: None,
-                    ip_address: None,
-                })
+            .step_from(|old: ServerV0| ServerV1 {
+                id: old.id,
+                name: old.name,
+                size: old.cpus,
+                tags: None,
+                ip_address: None,
             })
-            .upgrade_from(|old: ServerV1| {
-                Ok::<_, std::convert::Infallible>(Server {
-                    id: Unknown::Known(old.id),
-                    name: old.name,
-                    size: Unknown::Known(old.size),
-                    tags: old.tags,
-                    ip_address: Unknown::Known(old.ip_address),
-                    metadata: None,
-                    // Version 1 servers had one 10 GiB SSD.
-                    disk: vec![Disk {
-                        size_gb: 10,
-                        kind: Unknown::Known(Some("ssd".into())),
-                    }],
-                    endpoints: None,
-                })
+            .upgrade_from(|old: ServerV1| Server {
+                id: Unknown::Known(old.id),
+                name: old.name,
+                size: Unknown::Known(old.size),
+                tags: old.tags,
+                ip_address: Unknown::Known(old.ip_address),
+                metadata: None,
+                // Version 1 servers had one 10 GiB SSD.
+                disk: vec![Disk {
+                    size_gb: 10,
+                    kind: Unknown::Known(Some("ssd".into())),
+                }],
+                endpoints: None,
             });
         Thing {
             v6,
@@ -209,7 +205,7 @@ impl Thing {
         let Some(m) = m else {
             return Ok(DynamicValue::from_msgpack(vec![0xc0]));
         };
-        let mut v = tfvalue::to_value(m, &M::tf_type())?;
+        let mut v = tfvalue::to_value(m)?;
         if let Value::Object(map) = &mut v {
             map.retain(|k, _| {
                 wire.block.attributes.contains_key(k) || wire.block.block_types.contains_key(k)

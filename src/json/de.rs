@@ -187,7 +187,7 @@ impl<'de> Deserializer<'de> {
     ///
     /// # Errors
     ///
-    /// `trailing data after value` when anything else is left.
+    /// `trailing data after the value` when anything else is left.
     pub fn end(&mut self) -> Result<()> {
         if let Some(e) = self.invalid.take() {
             return Err(e);
@@ -355,7 +355,12 @@ impl<'de> State<'de> {
             _ => {
                 let category = categorize(message);
                 let message = match message {
-                    "trailing characters" => "trailing data after value",
+                    "trailing characters" => "trailing data after the value",
+                    "EOF while parsing a value"
+                        if self.root.iter().all(u8::is_ascii_whitespace) =>
+                    {
+                        "the input is empty"
+                    }
                     m => m,
                 };
                 Error::new(category, message)
@@ -1272,7 +1277,7 @@ impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for MapWrap<'_, 'de, A> {
                 let key = st.last_key.take();
                 if let (MapKind::Map, Some(key)) = (self.kind, &key) {
                     if !self.seen.insert(key.clone()) {
-                        let err = Error::data(format_args!("duplicate key {:?}", key.as_ref()));
+                        let err = Error::data(format_args!("duplicate key `{}`", key.as_ref()));
                         return Err(st.at_key(err, key));
                     }
                 }
@@ -1536,8 +1541,8 @@ impl DynKey {
     #[cold]
     fn unexpected(self) -> Error {
         match self {
-            DynKey::Type => Error::data(r#"duplicate key "type" in a dynamic value"#),
-            DynKey::Value => Error::data(r#"duplicate key "value" in a dynamic value"#),
+            DynKey::Type => Error::data("duplicate key `type` in a dynamic value"),
+            DynKey::Value => Error::data("duplicate key `value` in a dynamic value"),
             DynKey::Other(k) => Error::data(format_args!(
                 r#"unexpected key {k:?} in a dynamic value, expected "type" and "value""#
             )),

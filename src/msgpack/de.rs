@@ -42,6 +42,8 @@ pub struct Deserializer<'de> {
     /// Where the value of the struct field being read starts: a struct that ignores the
     /// value at that very place does not declare the attribute.
     field_value_at: usize,
+    /// The name of that field.
+    field_key: &'de str,
     /// Where the deserializer is, for the check that the elements of a collection agree on
     /// the types of the `dynamic` values in them.
     dyn_check: DynCheck<'de>,
@@ -56,6 +58,7 @@ impl<'de> Deserializer<'de> {
             max_depth: DEFAULT_MAX_DEPTH,
             ignore_undeclared: false,
             field_value_at: usize::MAX,
+            field_key: "",
             dyn_check: DynCheck::default(),
         }
     }
@@ -101,14 +104,14 @@ impl<'de> Deserializer<'de> {
     ///
     /// # Errors
     ///
-    /// `trailing bytes after value` when any input is left.
+    /// `trailing data after the value` when any input is left.
     pub fn end(&mut self) -> Result<()> {
         if self.r.remaining() == 0 {
             Ok(())
         } else {
             Err(self.r.err(Error::syntax(format_args!(
-                "trailing bytes after value ({} left)",
-                self.r.remaining()
+                "trailing data after the value ({})",
+                crate::error::plural(self.r.remaining() as u64, "byte")
             ))))
         }
     }
@@ -138,10 +141,10 @@ impl<'de> Deserializer<'de> {
     }
 
     #[cold]
-    fn invalid(&self, at: usize, t: &Token<'_>, expected: &str) -> Error {
+    fn invalid(&self, at: usize, t: &Token<'_>, expected: &dyn de::Expected) -> Error {
         if let Token::Ext(_) = t {
             return Error::data(format_args!(
-                "unknown value where a known {expected} was expected (use tfvalue::Unknown<T> for values that can be unknown)"
+                "an unknown value where {expected} was expected (use tfvalue::Unknown<T> for values that can be unknown)"
             ))
             .at_offset(Origin::Msgpack, at as u64);
         }
@@ -221,7 +224,7 @@ impl<'de> Deserializer<'de> {
             Token::Nil => visitor
                 .visit_unit()
                 .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
-            t => Err(self.invalid(at, &t, "array")),
+            t => Err(self.invalid(at, &t, &visitor)),
         }
     }
 
@@ -282,7 +285,7 @@ impl<'de> Deserializer<'de> {
                     )))
                 }
             }
-            t => return Err(self.invalid(at, &t, expected)),
+            t => return Err(self.invalid(at, &t, &expected)),
         };
         res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
     }
@@ -319,7 +322,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Token::Bin(b) => visitor.visit_borrowed_bytes(b),
             Token::Array(n) => return self.visit_seq_of(n, at, true, visitor),
             Token::Map(n) => return self.visit_map_of(n, at, false, visitor),
-            Token::Ext(_) => return Err(self.invalid(at, &t, "value")),
+            Token::Ext(_) => return Err(self.invalid(at, &t, &"a value")),
         };
         res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
     }
@@ -330,7 +333,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let res = match t {
             Token::Bool(b) => visitor.visit_bool(b),
             Token::Nil => visitor.visit_unit(),
-            t => return Err(self.invalid(at, &t, "bool")),
+            t => return Err(self.invalid(at, &t, &visitor)),
         };
         res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
     }
@@ -376,7 +379,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 visitor.visit_borrowed_str(s)
             }
             Token::Nil => visitor.visit_unit(),
-            t => return Err(self.invalid(at, &t, "string")),
+            t => return Err(self.invalid(at, &t, &visitor)),
         };
         res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
     }
@@ -391,7 +394,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let res = match t {
             Token::Str(b) | Token::Bin(b) => visitor.visit_borrowed_bytes(b),
             Token::Nil => visitor.visit_unit(),
-            t => return Err(self.invalid(at, &t, "bytes")),
+            t => return Err(self.invalid(at, &t, &visitor)),
         };
         res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
     }
@@ -416,7 +419,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         let at = self.r.pos();
         match self.r.next()? {
             Token::Nil => visitor.visit_unit(),
-            t => Err(self.invalid(at, &t, "null")),
+            t => Err(self.invalid(at, &t, &visitor)),
         }
     }
 
@@ -533,7 +536,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                         .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
                     visitor.visit_borrowed_str(s)
                 }
-                t => return Err(self.invalid(at, &t, "number")),
+                t => return Err(self.invalid(at, &t, &"a number")),
             };
             return res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64));
         }
@@ -564,7 +567,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Token::Nil => visitor
                 .visit_unit()
                 .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
-            t => Err(self.invalid(at, &t, "map")),
+            t => Err(self.invalid(at, &t, &visitor)),
         }
     }
 
@@ -580,7 +583,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             Token::Nil => visitor
                 .visit_unit()
                 .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
-            t => Err(self.invalid(at, &t, "object")),
+            t => Err(self.invalid(at, &t, &visitor)),
         }
     }
 
@@ -601,7 +604,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                     .visit_enum(s.into_deserializer())
                     .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
             }
-            t => Err(self.invalid(at, &t, "string (enum variant)")),
+            t => Err(self.invalid(at, &t, &visitor)),
         }
     }
 
@@ -611,10 +614,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if !self.ignore_undeclared && self.r.pos() == self.field_value_at {
-            return Err(self.r.err(Error::data(
-                "unsupported attribute: the target does not declare it \
-                 (Deserializer::ignore_undeclared_attributes skips such attributes)",
-            )));
+            return Err(self.r.err(Error::data(format_args!(
+                "unsupported attribute `{}` (Deserializer::ignore_undeclared_attributes \
+                 skips attributes the target does not declare)",
+                self.field_key
+            ))));
         }
         self.r.skip_value(self.depth_left)?;
         visitor.visit_unit()
@@ -711,7 +715,9 @@ impl<'de> MapAccess<'_, 'de> {
     #[cold]
     fn check_duplicate_slow(&mut self, key: &'de str, at: usize) -> Result<()> {
         let dup = || {
-            Error::data(format_args!("duplicate key {key:?}")).at_offset(Origin::Msgpack, at as u64)
+            let what = if self.attrs { "attribute" } else { "key" };
+            Error::data(format_args!("duplicate {what} `{key}`"))
+                .at_offset(Origin::Msgpack, at as u64)
         };
         if let Some(seen) = &mut self.seen {
             if !seen.insert(key) {
@@ -766,6 +772,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         if self.attrs {
             self.de.field_value_at = self.de.r.pos();
+            self.de.field_key = self.key;
             self.de.dyn_check.at(At::Field(self.key));
         } else {
             self.de.dyn_check.at(At::Key(self.key));

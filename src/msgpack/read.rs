@@ -80,7 +80,16 @@ impl<'a> SliceReader<'a> {
     pub(crate) fn peek(&self) -> Result<u8> {
         match self.input.get(self.pos) {
             Some(b) => Ok(*b),
-            None => Err(self.err(Error::eof())),
+            None => Err(self.end_of_input()),
+        }
+    }
+
+    #[cold]
+    fn end_of_input(&self) -> Error {
+        if self.input.is_empty() {
+            Error::new(Category::Eof, "the input is empty")
+        } else {
+            self.err(Error::eof())
         }
     }
 
@@ -97,7 +106,8 @@ impl<'a> SliceReader<'a> {
             return Err(self.err(Error::new(
                 Category::Eof,
                 format_args!(
-                    "unexpected end of input: {n} bytes announced, {} left",
+                    "unexpected end of input: {} announced, {} left",
+                    crate::error::plural(n as u64, "byte"),
                     self.remaining()
                 ),
             )));
@@ -132,9 +142,10 @@ impl<'a> SliceReader<'a> {
             return Err(self.err(Error::new(
                 Category::Eof,
                 format_args!(
-                    "unexpected end of input: {} of {n} items announced, {} bytes left",
+                    "unexpected end of input: {} of {} announced, {} left",
                     if map { "map" } else { "array" },
-                    self.remaining()
+                    crate::error::plural(n as u64, "item"),
+                    crate::error::plural(self.remaining() as u64, "byte")
                 ),
             )));
         }

@@ -166,7 +166,7 @@ impl<'de> Visitor<'de> for StringVisitor {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("string")
+        f.write_str("a string")
     }
 
     null_visits!();
@@ -186,7 +186,7 @@ impl<'de> Visitor<'de> for NumberVisitor {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("number")
+        f.write_str("a number")
     }
 
     null_visits!();
@@ -216,7 +216,7 @@ impl<'de> Visitor<'de> for BoolVisitor {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("bool")
+        f.write_str("a bool")
     }
 
     null_visits!();
@@ -241,7 +241,7 @@ impl<'de> Visitor<'de> for SeqVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.set { "set" } else { "list" })
+        f.write_str(if self.set { "a set" } else { "a list" })
     }
 
     null_visits!();
@@ -277,7 +277,7 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("map")
+        f.write_str("a map")
     }
 
     null_visits!();
@@ -296,7 +296,7 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
                 match prev.as_bytes().cmp(k.as_bytes()) {
                     std::cmp::Ordering::Less => {}
                     std::cmp::Ordering::Equal => {
-                        return Err(de::Error::custom(format_args!("duplicate key {k:?}")))
+                        return Err(de::Error::custom(format_args!("duplicate key `{k}`")))
                     }
                     std::cmp::Ordering::Greater => sorted = false,
                 }
@@ -307,7 +307,7 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
                 return Err(de::Error::custom(format_args!(
-                    "duplicate key {:?}",
+                    "duplicate key `{}`",
                     w[0].0
                 )));
             }
@@ -333,7 +333,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("object")
+        f.write_str("an object")
     }
 
     null_visits!();
@@ -347,7 +347,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                     continue;
                 }
                 return Err(de::Error::custom(format_args!(
-                    "unsupported attribute {k:?}: the object type declares no such attribute"
+                    "unsupported attribute `{k}`"
                 )));
             };
             let v = map.next_value_seed(TypedSeed {
@@ -356,7 +356,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                 root: false,
             })?;
             if out.insert(name.clone(), v).is_some() {
-                return Err(de::Error::custom(format_args!("duplicate attribute {k:?}")));
+                return Err(de::Error::custom(format_args!("duplicate attribute `{k}`")));
             }
         }
         if out.len() != self.ty.len() {
@@ -367,7 +367,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                         out.insert(name.clone(), Value::Null);
                     } else {
                         return Err(de::Error::custom(format_args!(
-                            "missing required attribute {name:?}"
+                            "missing attribute `{name}`"
                         )));
                     }
                 }
@@ -386,7 +386,11 @@ impl<'de> Visitor<'de> for TupleVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tuple of {} elements", self.elems.len())
+        write!(
+            f,
+            "a tuple of {}",
+            crate::error::plural(self.elems.len() as u64, "element")
+        )
     }
 
     null_visits!();
@@ -402,17 +406,18 @@ impl<'de> Visitor<'de> for TupleVisitor<'_> {
                 Some(v) => out.push(v),
                 None => {
                     return Err(de::Error::custom(format_args!(
-                        "invalid length: a tuple of {} elements, expected {}",
-                        out.len(),
-                        self.elems.len()
+                        "invalid length: {}, expected a tuple of {}",
+                        crate::error::plural(out.len() as u64, "element"),
+                        crate::error::plural(self.elems.len() as u64, "element")
                     )))
                 }
             }
         }
         if seq.next_element::<de::IgnoredAny>()?.is_some() {
             return Err(de::Error::custom(format_args!(
-                "invalid length: a tuple of more than {} elements",
-                self.elems.len()
+                "invalid length: more than {}, expected a tuple of {}",
+                crate::error::plural(self.elems.len() as u64, "element"),
+                crate::error::plural(self.elems.len() as u64, "element")
             )));
         }
         Ok(Value::Tuple(out))
