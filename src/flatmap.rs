@@ -16,7 +16,7 @@ use crate::types::Type;
 use crate::unknown::Refinements;
 use crate::value::{canonicalize_set, Map, Value};
 
-/// The marker legacy state uses for an unknown value.
+/// The marker legacy state uses for an unknown value (`tfvalue::flatmap::UNKNOWN_MARKER`).
 pub const UNKNOWN_MARKER: &str = "74D93920-ED26-11E3-AC10-0800200C9A66";
 
 impl Value {

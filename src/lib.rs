@@ -1,4 +1,9 @@
 #![doc = include_str!("../README.md")]
+// The README's links, resolved within the crate (on docs.rs and in local docs alike).
+#![doc = "[`Unknown<T>`]: crate::Unknown"]
+#![doc = "[`Number`]: crate::Number"]
+#![doc = "[`Dynamic`]: crate::Dynamic"]
+#![doc = "[`Value`]: crate::Value"]
 #![doc = include_str!("doc/tutorial.md")]
 #![doc = include_str!("doc/design.md")]
 #![forbid(unsafe_code)]
@@ -13,8 +18,9 @@ mod dyn_check;
 mod dynamic;
 mod dynamic_value;
 mod error;
-mod flatmap;
+pub mod flatmap;
 pub mod json;
+pub mod limits;
 pub mod msgpack;
 pub mod number;
 mod path;
@@ -30,7 +36,6 @@ pub use convert::{from_value, to_value, to_value_as};
 pub use dynamic::Dynamic;
 pub use dynamic_value::DynamicValue;
 pub use error::{Category, Error, Result};
-pub use flatmap::UNKNOWN_MARKER;
 pub use number::Number;
 pub use path::{AttributePath, PathStep};
 pub use raw::{Raw, RawFormat};

@@ -45,6 +45,13 @@ pub type Map = BTreeMap<String, Value>;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
+/// `Value` is `Serialize` but not `Deserialize`: reading one needs its type (an array may
+/// be a list, a set or a tuple; a map may be an object or a map), which serde's
+/// `Deserialize` has no way to pass. For a field of a serde struct whose type is known
+/// only at run time, use [`Dynamic`] (a value that carries its type, as Terraform's
+/// `dynamic` attributes do) or [`Raw`](crate::Raw) (the undecoded bytes, for
+/// [`Raw::decode_value`](crate::Raw::decode_value) once the type is known).
+///
 /// Equality (`==`) is structural, with set semantics: sets compare as sets, numbers by
 /// value, unknowns by their refinements (go-cty's `RawEquals`). Strings compare by their
 /// bytes; tfvalue normalizes to NFC only when encoding.

@@ -1,0 +1,141 @@
+//! The lines serde_json users write out of habit, written against tfvalue: this file
+//! compiling is half the test; the asserts are the other half.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use tfvalue::{value, Dynamic, Number, Refinements, Type, Unknown, Value};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Bucket {
+    name: String,
+    size: Number,
+    tags: BTreeMap<String, String>,
+}
+
+#[test]
+fn json_verbs() {
+    let b: Bucket = tfvalue::json::from_str(r#"{"name":"logs","size":0.1,"tags":{}}"#).unwrap();
+    assert_eq!(b.size, "0.1".parse::<Number>().unwrap());
+    let text = tfvalue::json::to_string(&b).unwrap();
+    assert_eq!(text, r#"{"name":"logs","size":0.1,"tags":{}}"#);
+    let pretty = tfvalue::json::to_string_pretty(&b).unwrap();
+    assert!(pretty.contains("\n  \"name\": \"logs\""), "{pretty}");
+    assert_eq!(tfvalue::json::from_str::<Bucket>(&pretty).unwrap(), b);
+    let mut out = Vec::new();
+    tfvalue::json::to_writer(&mut out, &b).unwrap();
+    assert_eq!(
+        tfvalue::json::from_reader::<_, Bucket>(&out[..]).unwrap(),
+        b
+    );
+}
+
+#[test]
+fn values_as_serde_json_values() {
+    let mut v = value!({ "name": "web", "port": 8080, "ratio": 0.5, "tags": { "env": "prod" } });
+    assert_eq!(v["name"], "web");
+    assert_eq!(v["port"], 8080);
+    assert_eq!(v["port"], 8080u16);
+    assert_eq!(8080 as i64, v["port"]);
+    assert_eq!(v["ratio"], 0.5);
+    assert_eq!(v["port"].as_i64(), Some(8080));
+    assert_eq!(v["port"].as_u64(), Some(8080));
+    assert_eq!(v["ratio"].as_f64(), Some(0.5));
+    assert!(v["missing"].is_null());
+    v["tags"]["team"] = "web".into();
+    v["replicas"] = 3.into();
+    if let Some(tags) = v.get_mut("tags").and_then(Value::as_object_mut) {
+        tags.remove("env");
+    }
+    assert_eq!(v["tags"]["team"], "web");
+    assert!(v["tags"].get("env").is_none());
+    v["ports"] = Value::from(vec![80, 443]);
+    v["ports"][1] = 8443.into();
+    assert_eq!(v["ports"][1], 8443);
+    let list: Value = (1..=3).collect();
+    assert_eq!(list[2], 3);
+    let obj = Value::from_iter([("a", Value::from(1.5f64)), ("b", Value::from(true))]);
+    assert_eq!(obj["b"], true);
+    assert_eq!(
+        obj.to_string(),
+        "{ a = 1.5, b = true }",
+        "Display is terraform console's"
+    );
+    let n = v["port"].as_number().unwrap();
+    assert_eq!(u16::try_from(n).unwrap(), 8080);
+    assert!(u8::try_from(n).is_err());
+    assert_eq!(f64::try_from(n).unwrap(), 8080.0);
+}
+
+#[test]
+fn types_read_both_ways() {
+    let a: Type = r#"["object",{"ports":["list","number"]}]"#.parse().unwrap();
+    let b: Type = "object({ports = list(number)})".parse().unwrap();
+    assert_eq!(a, b);
+    assert_eq!(b.to_string().parse::<Type>().unwrap(), a);
+    assert_eq!(
+        Type::from_json(r#"["list","number"]"#).unwrap(),
+        Type::list(Type::Number)
+    );
+    let t: Type = serde_json::from_str(r#""string""#).unwrap();
+    assert_eq!(t, Type::String);
+    assert!("list(".parse::<Type>().is_err());
+}
+
+#[test]
+fn to_value_and_from_value() {
+    let tags: BTreeMap<String, Unknown<String>> = [
+        ("env".to_string(), Unknown::Known("prod".to_string())),
+        ("id".to_string(), Unknown::unknown()),
+    ]
+    .into();
+    let v = tfvalue::to_value(&tags).unwrap();
+    assert!(v["id"].is_unknown());
+    let back: BTreeMap<String, Unknown<String>> = tfvalue::from_value(v.clone()).unwrap();
+    assert_eq!(back, tags);
+    let back: BTreeMap<String, Unknown<String>> = tfvalue::from_value(&v).unwrap();
+    assert_eq!(back, tags);
+}
+
+#[test]
+fn serde_json_itself_never_writes_garbage() {
+    // Numbers are exact JSON numbers.
+    let decimal: Number = "0.1".parse().unwrap();
+    assert_eq!(serde_json::to_string(&decimal).unwrap(), "0.1");
+    let big: Number = "123456789012345678901234567890".parse().unwrap();
+    assert_eq!(
+        serde_json::to_string(&big).unwrap(),
+        "123456789012345678901234567890"
+    );
+    let read: Number = serde_json::from_str("0.1").unwrap();
+    assert_eq!(read, decimal);
+    assert_eq!(read, tfvalue::json::from_str::<Number>("0.1").unwrap());
+    // A dynamic value is {"value", "type"}.
+    let d = Dynamic::new(Type::list(Type::String), Value::from(vec!["a"]));
+    let json: serde_json::Value = serde_json::to_value(&d).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"value": ["a"], "type": ["list", "string"]})
+    );
+    let back: Dynamic = serde_json::from_value(json).unwrap();
+    assert_eq!(back, d);
+    // A Value holding all of these.
+    let v = Value::from_iter([
+        ("d", Value::from(d.clone())),
+        ("n", Value::Number(decimal.clone())),
+    ]);
+    assert_eq!(
+        serde_json::to_string(&v).unwrap(),
+        r#"{"d":{"value":["a"],"type":["list","string"]},"n":0.1}"#
+    );
+    // An unknown cannot be JSON: an error that names what to use.
+    let u = Value::from_iter([("id", Value::Unknown(Refinements::new()))]);
+    let err = serde_json::to_string(&u).unwrap_err().to_string();
+    assert!(err.contains("tfvalue::msgpack::to_vec"), "{err}");
+    // ...and the tool's way to JSON values:
+    let ty: Type = "object({ d = any, n = number })".parse().unwrap();
+    let j = v.to_json_value(&ty).unwrap();
+    assert_eq!(j["n"], serde_json::json!(0.1));
+}
