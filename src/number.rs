@@ -803,7 +803,7 @@ fn push_plain(out: &mut String, digits: &str, exp: i32) {
     let k = exp.unsigned_abs() as usize;
     if exp >= 0 {
         out.push_str(digits);
-        out.extend(std::iter::repeat('0').take(k));
+        out.extend(std::iter::repeat_n('0', k));
     } else if n > k {
         let (int, frac) = digits.split_at(n - k);
         out.push_str(int);
@@ -811,7 +811,7 @@ fn push_plain(out: &mut String, digits: &str, exp: i32) {
         out.push_str(frac);
     } else {
         out.push_str("0.");
-        out.extend(std::iter::repeat('0').take(k - n));
+        out.extend(std::iter::repeat_n('0', k - n));
         out.push_str(digits);
     }
 }

@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use tfvalue::codec::{Codec, RawState};
-use tfvalue::{TfModel, TfValue, UNKNOWN_MARKER};
+use tfvalue::flatmap::UNKNOWN_MARKER;
+use tfvalue::{TfModel, TfValue};
 
 /// Version 0: the flatmap era. `size` was a free-form string, `tags` a map.
 #[derive(TfValue, Serialize, Deserialize, Debug, Clone, PartialEq)]

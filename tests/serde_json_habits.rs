@@ -38,7 +38,7 @@ fn values_as_serde_json_values() {
     assert_eq!(v["name"], "web");
     assert_eq!(v["port"], 8080);
     assert_eq!(v["port"], 8080u16);
-    assert_eq!(8080 as i64, v["port"]);
+    assert_eq!(8080_i64, v["port"]);
     assert_eq!(v["ratio"], 0.5);
     assert_eq!(v["port"].as_i64(), Some(8080));
     assert_eq!(v["port"].as_u64(), Some(8080));

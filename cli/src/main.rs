@@ -43,7 +43,7 @@ impl ColorChoice {
             // https://no-color.org: a non-empty NO_COLOR turns automatic colour off.
             ColorChoice::Auto => {
                 std::io::stdout().is_terminal()
-                    && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
             }
         }
     }
