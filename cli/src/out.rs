@@ -1,6 +1,6 @@
 //! Standard output, and how the command fails.
 //!
-//! Everything the command prints goes through [`print`], which turns a closed pipe into
+//! Everything the command prints goes through [`print()`], which turns a closed pipe into
 //! [`Fail::BrokenPipe`]: `tfvalue ... | head -1` then ends quietly with status 141, the
 //! status a shell reports for a Unix tool that a closed pipe stopped (128 + SIGPIPE),
 //! instead of panicking as `println!` does.
