@@ -85,6 +85,33 @@ impl<'a> SliceReader<'a> {
     }
 
     #[cold]
+    #[inline(never)]
+    fn announced_too_much(&self, n: usize) -> Error {
+        self.err(Error::new(
+            Category::Eof,
+            format_args!(
+                "unexpected end of input: {} announced, {} left",
+                crate::error::plural(n as u64, "byte"),
+                self.remaining()
+            ),
+        ))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_many_items(&self, n: usize, map: bool) -> Error {
+        self.err(Error::new(
+            Category::Eof,
+            format_args!(
+                "unexpected end of input: {} of {} announced, {} left",
+                if map { "map" } else { "array" },
+                crate::error::plural(n as u64, "item"),
+                crate::error::plural(self.remaining() as u64, "byte")
+            ),
+        ))
+    }
+
+    #[cold]
     fn end_of_input(&self) -> Error {
         if self.input.is_empty() {
             Error::new(Category::Eof, "the input is empty")
@@ -103,14 +130,7 @@ impl<'a> SliceReader<'a> {
     #[inline]
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
-            return Err(self.err(Error::new(
-                Category::Eof,
-                format_args!(
-                    "unexpected end of input: {} announced, {} left",
-                    crate::error::plural(n as u64, "byte"),
-                    self.remaining()
-                ),
-            )));
+            return Err(self.announced_too_much(n));
         }
         let s = &self.input[self.pos..self.pos + n];
         self.pos += n;
@@ -139,15 +159,7 @@ impl<'a> SliceReader<'a> {
         // Each item takes at least one byte: a length that cannot fit in what is left is
         // rejected before anyone sizes a buffer by it.
         if n.saturating_mul(per_item) > self.remaining() {
-            return Err(self.err(Error::new(
-                Category::Eof,
-                format_args!(
-                    "unexpected end of input: {} of {} announced, {} left",
-                    if map { "map" } else { "array" },
-                    crate::error::plural(n as u64, "item"),
-                    crate::error::plural(self.remaining() as u64, "byte")
-                ),
-            )));
+            return Err(self.too_many_items(n, map));
         }
         let n = n as u32;
         Ok(if map { Token::Map(n) } else { Token::Array(n) })
