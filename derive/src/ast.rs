@@ -579,7 +579,7 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
         if s.nullable {
             errors.push(
                 ty.span(),
-                "write the role of a field that can hold null: `#[tfvalue(optional)]`, `#[tfvalue(computed)]`, `#[tfvalue(optional, computed)]`, or `#[tfvalue(required)]` for a required attribute that may be null in imported state (`Option` and `Unknown` never decide the role)",
+                "write the role of a field that can be null, as `#[tfvalue(optional)]`, `#[tfvalue(computed)]`, `#[tfvalue(optional, computed)]` or `#[tfvalue(required)]`: `Option` and `Unknown` never decide it",
             );
         }
     }

@@ -331,7 +331,7 @@ impl Walker {
                 if let Err(e) = r.validate() {
                     return self.error(&e);
                 }
-                (r.length_lower_bound().unwrap_or(0), r.length_upper_bound())
+                (r.min_length().unwrap_or(0), r.max_length())
             }
             (NestingMode::List, Value::List(vs)) => (vs.len() as u64, Some(vs.len() as u64)),
             (NestingMode::List, Value::Tuple(vs)) if dynamic => {
