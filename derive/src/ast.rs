@@ -548,6 +548,8 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
     }
 
     // An attribute: required, optional, computed.
+    let conflict = (a.required.is_some() && (a.optional.is_some() || a.computed.is_some()))
+        || (a.write_only.is_some() && a.computed.is_some());
     if let (Some(_), Some(opt)) = (a.required, a.optional) {
         errors.push(
             opt,
@@ -583,8 +585,9 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
             );
         }
     }
-    // What each role must be able to hold, in what Terraform sends.
-    if !dynamic {
+    // What each role must be able to hold, in what Terraform sends (once the role is
+    // clear: a conflict is reported alone).
+    if !dynamic && !conflict {
         if flags.computed && !(s.nullable && s.unknown) {
             let what = if flags.optional {
                 "an optional and computed attribute is null in configuration when it is left out, and unknown in the plan until the provider sets it"
