@@ -64,7 +64,7 @@ type RefineFn = dyn Fn(&AttributePath, &Attribute) -> Option<Refinements> + Send
 /// let config = obj("web", Value::Null, Value::Null);
 /// let plan = planner.plan(&Value::Null, &config, &config);
 /// assert_eq!(plan.planned["id"], Value::Unknown(Refinements::new()));
-/// assert_eq!(plan.planned["arn"].to_string(), r#"(known after apply: not null, prefix "arn:aws:")"#);
+/// assert_eq!(plan.planned["arn"], Value::Unknown(Refinements::new().not_null().with_prefix("arn:aws:")));
 ///
 /// // Update of an attribute that requires replacement.
 /// let prior = obj("web", Value::from("i-1"), Value::from("arn:aws:1"));
