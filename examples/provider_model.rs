@@ -35,7 +35,12 @@ struct Disk {
 #[tfvalue(version = 2)]
 struct Server {
     /// The server's name; changing it replaces the server.
-    #[tfvalue(requires_replace, min_length = 1, max_length = 63, pattern = "^[a-z][a-z0-9-]*$")]
+    #[tfvalue(
+        requires_replace,
+        min_length = 1,
+        max_length = 63,
+        pattern = "^[a-z][a-z0-9-]*$"
+    )]
     name: Unknown<String>,
     /// Assigned by the API.
     #[tfvalue(computed)]
@@ -70,7 +75,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "  {name}: {role}{}{}",
             if attr.sensitive { ", sensitive" } else { "" },
-            if attr.requires_replace { ", forces replacement" } else { "" }
+            if attr.requires_replace {
+                ", forces replacement"
+            } else {
+                ""
+            }
         );
     }
 
@@ -91,13 +100,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let from_core = DynamicValue::encode_value(&config, &ty)?;
     let config: Server = from_core.decode()?;
-    println!("config: name unknown: {}, id null: {}", config.name.is_unknown(), config.id.is_null());
+    println!(
+        "config: name unknown: {}, id null: {}",
+        config.name.is_unknown(),
+        config.id.is_null()
+    );
 
     // PlanResourceChange on create: no prior state; the proposal is the configuration.
     // The computed attributes become unknown, refined as the provider knows they will be.
     let planner = Server::planner()
         .refine("id", Refinements::new().not_null())
-        .refine("ipv4_address", Refinements::new().not_null().with_prefix("10.0."));
+        .refine(
+            "ipv4_address",
+            Refinements::new().not_null().with_prefix("10.0."),
+        );
     let plan = planner.plan_model(None, Some(&config), Some(&config))?;
     let Some(planned) = plan.planned else {
         return Err("a create is never planned as a destroy".into());

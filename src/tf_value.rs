@@ -353,7 +353,8 @@ pub mod __private {
             });
         }
         if let Some(p) = facts.pattern {
-            a.validators.push(Validator::Pattern(crate::schema::Pattern::unchecked(p)));
+            a.validators
+                .push(Validator::Pattern(crate::schema::Pattern::unchecked(p)));
         }
         a
     }

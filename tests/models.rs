@@ -13,9 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
-use tfvalue::schema::{
-    plan_model, Diagnostic, DiagnosticKind, Severity, Validator,
-};
+use tfvalue::schema::{plan_model, Diagnostic, DiagnosticKind, Severity, Validator};
 use tfvalue::{
     AttributePath, Dynamic, DynamicValue, Number, Refinements, TfModel, TfValue, Type, Unknown,
     Value,
@@ -163,10 +161,7 @@ fn a_config_with_unknowns_inside_blocks_and_every_number_form() {
     let n: Numbers = DynamicValue::from_msgpack(bytes).decode().unwrap();
     assert_eq!(n.count, Unknown::Known(7));
     assert_eq!(n.ratio.value(), Some(&-1.5));
-    assert_eq!(
-        n.big.value().unwrap().to_string(),
-        "12345678901234567890"
-    );
+    assert_eq!(n.big.value().unwrap().to_string(), "12345678901234567890");
     assert_eq!(n.tenth.value().unwrap().to_string(), "0.1");
 }
 
@@ -239,7 +234,10 @@ fn prior_state_proposed_new_state_and_the_plan() {
     };
     let plan = Server::planner()
         .refine("id", Refinements::new().not_null())
-        .refine("ipv4_address", Refinements::new().not_null().with_prefix("10.0."))
+        .refine(
+            "ipv4_address",
+            Refinements::new().not_null().with_prefix("10.0."),
+        )
         .plan_model(None, Some(&create), Some(&create))
         .unwrap();
     assert!(plan.requires_replace.is_empty());
@@ -326,7 +324,9 @@ fn plan_marks_computed_nulls_unknown_at_any_depth_and_lists_replacements() {
     let planner = Fw::planner().refine_with(|path, _| {
         (path.to_string() == "rule[1].rule_id").then(|| Refinements::new().with_prefix("r-"))
     });
-    let plan = planner.plan_model(None, Some(&config), Some(&config)).unwrap();
+    let plan = planner
+        .plan_model(None, Some(&config), Some(&config))
+        .unwrap();
     let planned = plan.planned.unwrap();
     assert!(planned.id.is_unknown());
     assert!(planned.region.is_unknown());
@@ -357,7 +357,11 @@ fn plan_marks_computed_nulls_unknown_at_any_depth_and_lists_replacements() {
         ..prior.clone()
     };
     let plan = plan_model(Some(&prior), Some(&proposed), Some(&proposed)).unwrap();
-    let paths: Vec<String> = plan.requires_replace.iter().map(ToString::to_string).collect();
+    let paths: Vec<String> = plan
+        .requires_replace
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     assert_eq!(paths, ["rule[1].port", "rule[2].port"]);
     let Unknown::Known(rules) = plan.planned.unwrap().rule else {
         panic!()
@@ -405,7 +409,11 @@ fn unknowns_sit_in_sets_and_maps() {
     let g = Group {
         members: Some(set).into(),
         labels: Some(BTreeMap::from([("k".to_owned(), Unknown::unknown())])).into(),
-        ports: vec![Unknown::Known(80), Unknown::unknown().with_lower_bound(1024, true)].into(),
+        ports: vec![
+            Unknown::Known(80),
+            Unknown::unknown().with_lower_bound(1024, true),
+        ]
+        .into(),
     };
     let bytes = tfvalue::msgpack::to_vec(&g).unwrap();
     let back: Group = tfvalue::msgpack::from_slice(&bytes).unwrap();
@@ -458,7 +466,10 @@ fn a_string_enum_is_a_string_attribute_that_accepts_its_variants() {
         b.attributes["tier"].validators,
         [Validator::one_of(["standard", "high-io", "gp3"])]
     );
-    assert_eq!(b.attributes["tier"].validators, b.attributes["backup_tier"].validators);
+    assert_eq!(
+        b.attributes["tier"].validators,
+        b.attributes["backup_tier"].validators
+    );
     // serde writes what the schema accepts.
     let v = Volume {
         tier: Tier::HighIo.into(),
@@ -521,7 +532,11 @@ fn validators_report_diagnostics_with_paths() {
         .into(),
     };
     let v = tfvalue::to_value(&fw, &Fw::tf_type()).unwrap();
-    let found: Vec<String> = Fw::block().validate(&v).iter().map(ToString::to_string).collect();
+    let found: Vec<String> = Fw::block()
+        .validate(&v)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     assert_eq!(
         found,
         [
@@ -540,8 +555,12 @@ fn diagnostics_have_severity_summary_detail_and_path() {
     assert_eq!(d.severity(), Severity::Error);
     assert_eq!(d.summary(), "Invalid value");
     assert!(!d.detail().is_empty());
-    let w = Diagnostic::warning("Deprecated", "use `size_gb`").with_path(AttributePath::new().attr("size"));
-    assert_eq!((w.severity(), w.summary(), w.detail()), (Severity::Warning, "Deprecated", "use `size_gb`"));
+    let w = Diagnostic::warning("Deprecated", "use `size_gb`")
+        .with_path(AttributePath::new().attr("size"));
+    assert_eq!(
+        (w.severity(), w.summary(), w.detail()),
+        (Severity::Warning, "Deprecated", "use `size_gb`")
+    );
     let mut all = tfvalue::schema::Diagnostics::from(w);
     assert!(!all.has_errors());
     all.push(d);
@@ -625,13 +644,7 @@ fn obj_of(attrs: Vec<(&'static str, BoxedStrategy<Value>)>) -> BoxedStrategy<Val
     let (names, strategies): (Vec<_>, Vec<_>) = attrs.into_iter().unzip();
     strategies
         .prop_map(move |values| {
-            Value::Object(
-                names
-                    .iter()
-                    .map(|n| (*n).to_owned())
-                    .zip(values)
-                    .collect(),
-            )
+            Value::Object(names.iter().map(|n| (*n).to_owned()).zip(values).collect())
         })
         .boxed()
 }
@@ -661,8 +674,9 @@ fn server_value() -> BoxedStrategy<Value> {
         Just(Value::Null),
         Just(Value::Unknown(Refinements::new())),
         string().prop_map(|v| Value::Dynamic(Box::new(Dynamic::new(Type::String, v)))),
-        prop::collection::vec(or_unknown(number()), 0..3)
-            .prop_map(|v| Value::Dynamic(Box::new(Dynamic::new(Type::list(Type::Number), Value::List(v))))),
+        prop::collection::vec(or_unknown(number()), 0..3).prop_map(|v| Value::Dynamic(Box::new(
+            Dynamic::new(Type::list(Type::Number), Value::List(v))
+        ))),
     ];
     obj_of(vec![
         ("name", or_unknown(string())),
@@ -679,7 +693,10 @@ fn server_value() -> BoxedStrategy<Value> {
         ("ports", or_null(ports)),
         (
             "kind",
-            or_null(prop_oneof![Just(Value::from("ssd")), Just(Value::from("hdd"))]),
+            or_null(prop_oneof![
+                Just(Value::from("ssd")),
+                Just(Value::from("hdd"))
+            ]),
         ),
         ("extra", extra.boxed()),
         (

@@ -859,7 +859,10 @@ fn check_apply_accepts_a_consistent_result() {
             Value::Unknown(Refinements::new().not_null().with_prefix("srv-")),
         ),
         ("n", n(3)),
-        ("tags", Value::Unknown(Refinements::new().with_max_length(2))),
+        (
+            "tags",
+            Value::Unknown(Refinements::new().with_max_length(2)),
+        ),
         ("s", Value::Set(vec![s("a"), unknown()])),
         ("l", Value::List(vec![n(1), unknown()])),
     ]);

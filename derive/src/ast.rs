@@ -199,7 +199,10 @@ impl<'a> Container<'a> {
                     (attrs.deprecated, "deprecated"),
                 ] {
                     if let Some(span) = slot {
-                        errors.push(span, format_args!("`{name}` applies to model structs, not to a string enum"));
+                        errors.push(
+                            span,
+                            format_args!("`{name}` applies to model structs, not to a string enum"),
+                        );
                     }
                 }
                 return Some(Container {
@@ -345,7 +348,10 @@ fn string_enum(
             }
         };
         if names.contains(&name) {
-            errors.push(v.ident.span(), format_args!("two variants are written as `{name}`"));
+            errors.push(
+                v.ident.span(),
+                format_args!("two variants are written as `{name}`"),
+            );
         }
         names.push(name);
     }
@@ -369,7 +375,11 @@ fn suggest(wrapper: &str, ty: &Type) -> String {
 ///
 /// The role comes from the attributes alone; the `Option`/`Unknown` wrappers a field
 /// needs to hold null and unknown never change it, they are only checked against it.
-fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) -> (Role<'a>, Flags, Validators) {
+fn field_role<'a>(
+    field: &'a syn::Field,
+    a: &FieldAttrs,
+    errors: &mut Errors,
+) -> (Role<'a>, Flags, Validators) {
     let ty = &field.ty;
     let s = shape(ty);
     let mut flags = Flags {
@@ -619,9 +629,15 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
     }
     if validators.min_length.is_some() || validators.max_length.is_some() {
         // Lengths of strings and collections only.
-        if let Some(name) = primitive_name(s.elem).filter(|n| n != "String" && n != "str" && n != "Cow" && n != "Dynamic") {
+        if let Some(name) = primitive_name(s.elem)
+            .filter(|n| n != "String" && n != "str" && n != "Cow" && n != "Dynamic")
+        {
             if s.collection.is_none() {
-                let span = a.min_length.as_ref().or(a.max_length.as_ref()).map_or(ty.span(), |v| v.span);
+                let span = a
+                    .min_length
+                    .as_ref()
+                    .or(a.max_length.as_ref())
+                    .map_or(ty.span(), |v| v.span);
                 errors.push(
                     span,
                     format_args!("a length applies to strings and collections, not to `{name}`"),

@@ -197,7 +197,10 @@ fn string_value(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Opti
 }
 
 /// `key = ["a", "b"]`: a non-empty array of string literals.
-fn string_list(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<At<Vec<String>>>> {
+fn string_list(
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+) -> syn::Result<Option<At<Vec<String>>>> {
     let name = key_name(meta);
     let key_span = meta.path.span();
     if !meta.input.peek(Token![=]) {
@@ -230,7 +233,10 @@ fn string_list(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Optio
                 }
                 out.push(v);
             }
-            None => errors.push(elem.span(), format_args!("`{name}` expects string literals")),
+            None => errors.push(
+                elem.span(),
+                format_args!("`{name}` expects string literals"),
+            ),
         }
     }
     let span = brackets.span.join();

@@ -51,9 +51,9 @@ impl DiagnosticKind {
             DiagnosticKind::NullBlock => "Invalid block value",
             DiagnosticKind::Unconfigurable => "Invalid configuration for computed attribute",
             DiagnosticKind::WriteOnly => "Write-only attribute has a value",
-            DiagnosticKind::Changed
-            | DiagnosticKind::Refinement
-            | DiagnosticKind::StillUnknown => "Provider produced inconsistent result after apply",
+            DiagnosticKind::Changed | DiagnosticKind::Refinement | DiagnosticKind::StillUnknown => {
+                "Provider produced inconsistent result after apply"
+            }
             DiagnosticKind::Schema => "Invalid provider schema",
             DiagnosticKind::Validator => "Invalid attribute value",
             DiagnosticKind::Other => "Error",

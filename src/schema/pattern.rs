@@ -131,7 +131,9 @@ fn parse_class(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Result<A
     Ok(Atom::Class(ranges, negated))
 }
 
-fn parse_count(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Result<(u32, Option<u32>), String> {
+fn parse_count(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+) -> Result<(u32, Option<u32>), String> {
     let mut text = String::new();
     loop {
         match chars.next() {
@@ -265,22 +267,17 @@ impl Compiled {
         let mut cur = vec![false; n];
         self.close(0, &mut cur);
         for c in s.chars() {
-            if cur[n - 1] && !self.end {
+            if cur.last() == Some(&true) && !self.end {
                 return true;
             }
             let mut next = vec![false; n];
-            for i in 0..n - 1 {
-                if !cur[i] {
+            for (i, ((atom, times), on)) in self.elems.iter().zip(&cur).enumerate() {
+                if !on || !atom.matches(c) {
                     continue;
                 }
-                let (atom, times) = &self.elems[i];
-                if atom.matches(c) {
-                    match times {
-                        Times::Many => {
-                            self.close(i, &mut next);
-                        }
-                        _ => self.close(i + 1, &mut next),
-                    }
+                match times {
+                    Times::Many => self.close(i, &mut next),
+                    _ => self.close(i + 1, &mut next),
                 }
             }
             if !self.start {
@@ -288,6 +285,6 @@ impl Compiled {
             }
             cur = next;
         }
-        cur[n - 1]
+        cur.last() == Some(&true)
     }
 }

@@ -153,7 +153,14 @@ impl Planner {
         let mut requires_replace = Vec::new();
         if !prior.is_null() {
             let mut path = AttributePath::new();
-            replaced_block(&self.block, prior, &planned, &mut path, &mut requires_replace, 0);
+            replaced_block(
+                &self.block,
+                prior,
+                &planned,
+                &mut path,
+                &mut requires_replace,
+                0,
+            );
         }
         Plan {
             planned,
@@ -468,10 +475,7 @@ fn replaced_elements(
             }
         }
         NestingMode::List => match (p, n) {
-            (
-                Value::List(ps) | Value::Tuple(ps),
-                Value::List(ns) | Value::Tuple(ns),
-            ) => {
+            (Value::List(ps) | Value::Tuple(ps), Value::List(ns) | Value::Tuple(ns)) => {
                 for i in 0..ps.len().max(ns.len()) {
                     path.push(PathStep::Index(i as u64));
                     replaced_block(
@@ -490,7 +494,8 @@ fn replaced_elements(
         },
         NestingMode::Map => match (p, n) {
             (Value::Map(pm) | Value::Object(pm), Value::Map(nm) | Value::Object(nm)) => {
-                let keys: std::collections::BTreeSet<&String> = pm.keys().chain(nm.keys()).collect();
+                let keys: std::collections::BTreeSet<&String> =
+                    pm.keys().chain(nm.keys()).collect();
                 for k in keys {
                     path.push(PathStep::Key(k.clone()));
                     replaced_block(

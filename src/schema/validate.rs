@@ -361,7 +361,11 @@ impl Walker {
                     format!(
                         "at least {} {} required, found {}",
                         nb.min_items,
-                        if nb.min_items == 1 { "block is" } else { "blocks are" },
+                        if nb.min_items == 1 {
+                            "block is"
+                        } else {
+                            "blocks are"
+                        },
                         count(least, most)
                     ),
                 );
@@ -372,7 +376,11 @@ impl Walker {
                     format!(
                         "at most {} {} allowed, found {}",
                         nb.max_items,
-                        if nb.max_items == 1 { "block is" } else { "blocks are" },
+                        if nb.max_items == 1 {
+                            "block is"
+                        } else {
+                            "blocks are"
+                        },
                         count(least, most)
                     ),
                 );

@@ -67,7 +67,10 @@ impl Validator {
                     return None;
                 }
                 let list: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
-                Some(format!("value must be one of {}, found {s:?}", list.join(", ")))
+                Some(format!(
+                    "value must be one of {}, found {s:?}",
+                    list.join(", ")
+                ))
             }
             (Validator::Length { min, max }, v) => {
                 let (len, what) = match v {
@@ -153,7 +156,9 @@ impl Pattern {
                 source: source.to_owned(),
                 compiled: Ok(c),
             }),
-            Err(e) => Err(Error::data(format_args!("unsupported pattern `{source}`: {e}"))),
+            Err(e) => Err(Error::data(format_args!(
+                "unsupported pattern `{source}`: {e}"
+            ))),
         }
     }
 
@@ -225,7 +230,9 @@ mod tests {
         assert!(!m("^.*x.*x.*x.*y$", &"x".repeat(5000)));
         assert!(m("^[a-]+$", "a-a"));
         assert!(m("^é+$", "éé"));
-        for bad in ["(a)", "a|b", "*a", "a**", "[a", "a{2,1}", "a{5000}", r"\q", "a^", "$a"] {
+        for bad in [
+            "(a)", "a|b", "*a", "a**", "[a", "a{2,1}", "a{5000}", r"\q", "a^", "$a",
+        ] {
             assert!(Pattern::new(bad).is_err(), "{bad}");
         }
     }
