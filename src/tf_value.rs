@@ -25,6 +25,7 @@ use crate::{Dynamic, Number, Unknown};
 /// | tuples of up to 12 elements | `tuple([..])` |
 /// | `Option<T>`, [`Unknown<T>`], `&T`, `Box<T>`, `Rc<T>`, `Arc<T>` | as `T` (null and unknown are values of every type) |
 /// | [`Dynamic`] | `dynamic` |
+/// | a `#[derive(TfValue)]` enum of unit variants | `string`, accepting the variants' names |
 /// | a `#[derive(TfValue)]` struct | `object({..})`: its block's [implied type](Block::implied_type) |
 ///
 /// ```

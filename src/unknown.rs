@@ -932,6 +932,15 @@ fn nfc_slow(s: &str) -> std::borrow::Cow<'_, str> {
 /// # Ok::<(), tfvalue::Error>(())
 /// ```
 ///
+/// `Unknown<T>` is `Eq`, `Ord` and `Hash` where `T` is, so unknowns can be set elements
+/// and map values: `BTreeSet<Unknown<String>>`, `BTreeMap<String, Unknown<String>>`. Known
+/// values order before unknowns. Two unknowns with the same refinements are equal, so a
+/// `BTreeSet` keeps one of them where Terraform's set keeps both: hold a set that may
+/// contain several unknown elements as a [`Value`](crate::Value) when that matters.
+///
+/// For the usual `Unknown<Option<T>>`, [`Unknown::null`], [`Unknown::is_null`],
+/// [`Unknown::value`], [`Unknown::as_deref`] and `From<T>` save the nested matching.
+///
 /// # Under other serializers
 ///
 /// The unknown travels through serde as a private newtype (`$tfvalue::private::Unknown`)

@@ -646,6 +646,28 @@ fn field_role<'a>(
         }
     }
 
+    for (span, name) in [
+        (a.one_of.as_ref().map(|v| v.span), "one_of"),
+        (a.pattern.as_ref().map(|v| v.span), "pattern"),
+    ] {
+        let Some(span) = span else { continue };
+        if a.nested_type.is_some() {
+            continue;
+        }
+        let not_a_string = s.collection.is_some()
+            || primitive_name(s.elem)
+                .is_some_and(|n| !matches!(n.as_str(), "String" | "str" | "Cow" | "Dynamic"));
+        if not_a_string {
+            errors.push(
+                span,
+                format_args!(
+                    "`{name}` applies to strings, and `{}` is not one",
+                    suggest("T", s.inner)
+                ),
+            );
+        }
+    }
+
     let role = match &a.nested_type {
         Some(nested) => {
             let nesting = check_nesting(nested, &s, ty, false, errors);
