@@ -731,3 +731,19 @@ proptest! {
         prop_assert!(planned.id.is_known() == model.id.value().is_some());
     }
 }
+
+#[test]
+fn a_stored_json_state_decodes_into_the_same_model() {
+    // RawState.json of UpgradeResourceState: JSON, never unknown.
+    let json = br#"{"disk":[{"kind":null,"size_gb":80}],"id":"srv-8f2a","ipv4_address":"10.0.3.7",
+        "name":"web-1","root_password":null,"tags":{"env":"prod"}}"#;
+    let state: Server = tfvalue::json::from_slice(json).unwrap();
+    assert_eq!(state, {
+        let mut s = decode(prior_bytes());
+        if let Unknown::Known(disks) = &mut s.disk {
+            disks[0].kind = Unknown::null();
+        }
+        s
+    });
+    assert!(state.root_password.is_null());
+}
