@@ -198,6 +198,9 @@ fn roles_come_from_the_attributes_never_from_the_wrappers() {
         computed: Unknown<Option<String>>,
         #[tfvalue(optional, computed)]
         both: Option<Unknown<String>>,
+        // A model only decoded from stored state needs no `Unknown`.
+        #[tfvalue(computed)]
+        stored: Option<String>,
         any: Dynamic,
         #[tfvalue(required)]
         any_required: Dynamic,
@@ -218,6 +221,7 @@ fn roles_come_from_the_attributes_never_from_the_wrappers() {
     assert_eq!(role("boxed"), (false, true, false));
     assert_eq!(role("computed"), (false, false, true));
     assert_eq!(role("both"), (false, true, true));
+    assert_eq!(role("stored"), (false, false, true));
     assert_eq!(role("any"), (false, true, false));
     assert_eq!(role("any_required"), (true, false, false));
     assert_eq!(role("any_computed"), (false, false, true));

@@ -598,15 +598,19 @@ fn field_role<'a>(
     // What each role must be able to hold, in what Terraform sends (once the role is
     // clear: a conflict is reported alone).
     if !dynamic && !conflict {
-        if flags.computed && !(s.nullable && s.unknown) {
+        if flags.computed && !s.nullable {
             let what = if flags.optional {
-                "an optional and computed attribute is null in configuration when it is left out, and unknown in the plan until the provider sets it"
+                "an optional and computed attribute is null in configuration when it is left out"
             } else {
-                "a computed attribute is null in configuration and unknown in the plan"
+                "a computed attribute is null in configuration"
             };
             errors.push(
                 ty.span(),
-                format_args!("{what}: write `{}`", suggest("Unknown<Option<T>>", s.inner)),
+                format_args!(
+                    "{what}: write `{}` (unknown in the plan until the provider sets it), or `{}` in a model only decoded from stored state",
+                    suggest("Unknown<Option<T>>", s.inner),
+                    suggest("Option<T>", s.inner)
+                ),
             );
         } else if flags.optional && !s.nullable {
             errors.push(
