@@ -164,7 +164,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         name: "Web_1".to_owned().into(),
         ..fixed
     };
-    let value = tfvalue::to_value(&bad, &ty)?;
+    let value = Value::from_msgpack(&tfvalue::msgpack::to_vec(&bad)?, &ty)?;
     for d in Server::block().validate_state(&value).iter() {
         println!("{}: {d}", d.summary());
     }

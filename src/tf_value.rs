@@ -137,7 +137,10 @@ pub trait TfModel: TfValue {
         Self: serde::Serialize + Sized,
     {
         let ty = Self::tf_type();
-        match (crate::to_value(planned, &ty), crate::to_value(applied, &ty)) {
+        match (
+            crate::schema::model_value(planned, &ty),
+            crate::schema::model_value(applied, &ty),
+        ) {
             (Ok(p), Ok(a)) => Self::block().check_apply(&p, &a),
             (Err(e), _) | (_, Err(e)) => Diagnostics::from(e),
         }

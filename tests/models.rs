@@ -475,7 +475,8 @@ fn a_string_enum_is_a_string_attribute_that_accepts_its_variants() {
         tier: Tier::HighIo.into(),
         backup_tier: Some(Tier::GeneralPurpose).into(),
     };
-    let value = tfvalue::to_value(&v, &Volume::tf_type()).unwrap();
+    let value =
+        Value::from_msgpack(&tfvalue::msgpack::to_vec(&v).unwrap(), &Volume::tf_type()).unwrap();
     assert_eq!(value["tier"], "high-io");
     assert!(b.validate(&value).is_empty());
     // A value from configuration that is not a variant: a diagnostic at its path.
@@ -531,7 +532,7 @@ fn validators_report_diagnostics_with_paths() {
         ]
         .into(),
     };
-    let v = tfvalue::to_value(&fw, &Fw::tf_type()).unwrap();
+    let v = Value::from_msgpack(&tfvalue::msgpack::to_vec(&fw).unwrap(), &Fw::tf_type()).unwrap();
     let found: Vec<String> = Fw::block()
         .validate(&v)
         .iter()

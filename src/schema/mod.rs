@@ -48,6 +48,7 @@ use crate::types::{ObjectType, Type};
 pub use apply::check_apply;
 pub use diagnostics::{Diagnostic, DiagnosticKind, Diagnostics, Severity};
 pub use json::{ProviderSchema, ProviderSchemas};
+pub(crate) use plan::model_value;
 pub use plan::{plan_model, Plan, Planner};
 pub use validator::{Pattern, Validator};
 

@@ -209,7 +209,7 @@ impl Planner {
     {
         let ty = self.block.implied_type();
         let value = |m: Option<&M>| match m {
-            Some(m) => crate::to_value(m, &ty),
+            Some(m) => model_value(m, &ty),
             None => Ok(Value::Null),
         };
         let plan = self.plan(&value(prior)?, &value(proposed)?, &value(config)?);
@@ -223,6 +223,12 @@ impl Planner {
             requires_replace: plan.requires_replace,
         })
     }
+}
+
+/// A model's value as a [`Value`] of `ty` (what `to_value` does; written out here so that
+/// this module does not depend on that function's signature).
+pub(crate) fn model_value<T: Serialize + ?Sized>(model: &T, ty: &crate::Type) -> Result<Value> {
+    Value::from_msgpack(&crate::msgpack::to_vec(model)?, ty)
 }
 
 /// A plan for a model, with the default [`Planner`] of its block.
