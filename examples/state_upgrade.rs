@@ -8,15 +8,21 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use tfvalue::codec::{Codec, RawState};
-use tfvalue::TfValue;
+use tfvalue::{TfValue, Unknown};
 
 /// Version 0: a load balancer with one listener per port, stored as flatmap.
 #[derive(TfValue, Serialize, Deserialize, Debug)]
 struct LoadBalancerV0 {
+    /// Assigned by the API: computed only.
+    #[tfvalue(computed)]
+    id: Unknown<Option<String>>,
     name: String,
+    #[tfvalue(optional)]
     internal: Option<bool>,
     /// Set of "port:protocol" strings.
+    #[tfvalue(optional)]
     listeners: Option<Vec<String>>,
+    #[tfvalue(optional)]
     tags: Option<BTreeMap<String, String>>,
 }
 
@@ -30,10 +36,14 @@ struct Listener {
 #[derive(TfValue, Serialize, Deserialize, Debug)]
 #[tfvalue(version = 1)]
 struct LoadBalancerV1 {
+    #[tfvalue(computed)]
+    id: Unknown<Option<String>>,
     name: String,
+    #[tfvalue(optional)]
     internal: Option<bool>,
     #[tfvalue(block)]
     listener: Vec<Listener>,
+    #[tfvalue(optional)]
     tags: Option<BTreeMap<String, String>>,
 }
 
@@ -41,11 +51,15 @@ struct LoadBalancerV1 {
 #[derive(TfValue, Serialize, Deserialize, Debug)]
 #[tfvalue(version = 2)]
 struct LoadBalancer {
+    #[tfvalue(computed)]
+    id: Unknown<Option<String>>,
     name: String,
     scheme: String,
-    idle_timeout: Option<u32>,
+    #[tfvalue(optional, computed)]
+    idle_timeout: Unknown<Option<u32>>,
     #[tfvalue(block)]
     listener: Vec<Listener>,
+    #[tfvalue(optional)]
     tags: Option<BTreeMap<String, String>>,
 }
 
@@ -62,6 +76,7 @@ fn v0_to_v1(old: LoadBalancerV0) -> Result<LoadBalancerV1, String> {
         });
     }
     Ok(LoadBalancerV1 {
+        id: old.id,
         name: old.name,
         internal: old.internal,
         listener,
@@ -76,9 +91,10 @@ fn v1_to_v2(old: LoadBalancerV1) -> Result<LoadBalancer, String> {
         "internet-facing"
     };
     Ok(LoadBalancer {
+        id: old.id,
         name: old.name,
         scheme: scheme.into(),
-        idle_timeout: None,
+        idle_timeout: Unknown::null(),
         listener: old.listener,
         tags: old.tags,
     })
@@ -90,7 +106,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .try_step_from(v0_to_v1)
         .try_upgrade_from(v1_to_v2)
         .default_with(|lb| {
-            lb.idle_timeout.get_or_insert(60);
+            if lb.idle_timeout.is_null() {
+                lb.idle_timeout = 60.into();
+            }
         });
 
     let stored = [
@@ -126,7 +144,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             2,
             "JSON state of the current version",
             RawState::from_json(
-                br#"{"name":"edge","scheme":"internet-facing","idle_timeout":300,
+                br#"{"id":"lb-77aa","name":"edge","scheme":"internet-facing","idle_timeout":300,
                      "listener":[{"port":443,"protocol":"https"}]}"#
                     .to_vec(),
             ),

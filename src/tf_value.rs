@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::schema::{Block, Schema};
+use crate::schema::{Block, Diagnostics, Planner, Schema};
 use crate::types::Type;
 use crate::{Dynamic, Number, Unknown};
 
@@ -25,6 +25,7 @@ use crate::{Dynamic, Number, Unknown};
 /// | tuples of up to 12 elements | `tuple([..])` |
 /// | `Option<T>`, [`Unknown<T>`], `&T`, `Box<T>`, `Rc<T>`, `Arc<T>` | as `T` (null and unknown are values of every type) |
 /// | [`Dynamic`] | `dynamic` |
+/// | a `#[derive(TfValue)]` enum of unit variants | `string`, accepting the variants' names |
 /// | a `#[derive(TfValue)]` struct | `object({..})`: its block's [implied type](Block::implied_type) |
 ///
 /// ```
@@ -42,6 +43,30 @@ pub trait TfValue {
 
     /// The schema block of a model struct (`#[derive(TfValue)]`); `None` for other types.
     fn schema_block() -> Option<Block> {
+        None
+    }
+
+    /// The only strings a value may be, for a string enum (`#[derive(TfValue)]` on an enum
+    /// of unit variants); `None` for other types. An attribute of such a type gets a
+    /// [`Validator::OneOf`](crate::schema::Validator::OneOf) in its schema.
+    ///
+    /// ```
+    /// # #[cfg(feature = "derive")] {
+    /// use serde::{Deserialize, Serialize};
+    /// use tfvalue::{TfValue, Type, Unknown};
+    ///
+    /// #[derive(TfValue, Serialize, Deserialize)]
+    /// #[serde(rename_all = "snake_case")]
+    /// enum Tier {
+    ///     Standard,
+    ///     HighIo,
+    /// }
+    ///
+    /// assert_eq!(Tier::tf_type(), Type::String);
+    /// assert_eq!(<Unknown<Option<Tier>>>::accepted_values(), Some(&["standard", "high_io"][..]));
+    /// # }
+    /// ```
+    fn accepted_values() -> Option<&'static [&'static str]> {
         None
     }
 }
@@ -76,6 +101,50 @@ pub trait TfModel: TfValue {
     fn schema() -> Schema {
         Schema::new(Self::SCHEMA_VERSION, Self::block())
     }
+
+    /// A [`Planner`] for this model, to refine its unknowns and plan its changes.
+    fn planner() -> Planner
+    where
+        Self: Sized,
+    {
+        Planner::for_model::<Self>()
+    }
+
+    /// The plan/apply consistency check ([`Block::check_apply`]) on two values of the
+    /// model: where `applied`, the state a provider returns from apply, breaks `planned`.
+    /// A value that cannot be encoded is reported as an error diagnostic.
+    ///
+    /// ```
+    /// # #[cfg(feature = "derive")] {
+    /// use serde::Serialize;
+    /// use tfvalue::{TfModel, TfValue, Unknown};
+    ///
+    /// #[derive(TfValue, Serialize)]
+    /// struct Server {
+    ///     name: Unknown<String>,
+    ///     #[tfvalue(computed)]
+    ///     ip: Unknown<Option<String>>,
+    /// }
+    ///
+    /// let planned = Server { name: "web".to_owned().into(), ip: Unknown::unknown().with_prefix("10.") };
+    /// let applied = Server { name: "web".to_owned().into(), ip: "192.168.0.9".to_owned().into() };
+    /// let diags = Server::check_apply(&planned, &applied);
+    /// assert_eq!(diags.to_string(), r#"final value "192.168.0.9" does not start with the refined prefix "10." at ip"#);
+    /// # }
+    /// ```
+    fn check_apply(planned: &Self, applied: &Self) -> Diagnostics
+    where
+        Self: serde::Serialize + Sized,
+    {
+        let ty = Self::tf_type();
+        match (
+            crate::schema::model_value(planned, &ty),
+            crate::schema::model_value(applied, &ty),
+        ) {
+            (Ok(p), Ok(a)) => Self::block().check_apply(&p, &a),
+            (Err(e), _) | (_, Err(e)) => Diagnostics::from(e),
+        }
+    }
 }
 
 macro_rules! primitive {
@@ -100,6 +169,9 @@ macro_rules! transparent {
             fn tf_type() -> Type {
                 T::tf_type()
             }
+            fn accepted_values() -> Option<&'static [&'static str]> {
+                T::accepted_values()
+            }
         }
     )*};
 }
@@ -110,11 +182,17 @@ impl<T: TfValue + ?Sized> TfValue for &T {
     fn tf_type() -> Type {
         T::tf_type()
     }
+    fn accepted_values() -> Option<&'static [&'static str]> {
+        T::accepted_values()
+    }
 }
 
 impl<T: TfValue + ?Sized> TfValue for &mut T {
     fn tf_type() -> Type {
         T::tf_type()
+    }
+    fn accepted_values() -> Option<&'static [&'static str]> {
+        T::accepted_values()
     }
 }
 
@@ -122,17 +200,26 @@ impl<T: TfValue + ToOwned + ?Sized> TfValue for Cow<'_, T> {
     fn tf_type() -> Type {
         T::tf_type()
     }
+    fn accepted_values() -> Option<&'static [&'static str]> {
+        T::accepted_values()
+    }
 }
 
 impl<T: TfValue> TfValue for Option<T> {
     fn tf_type() -> Type {
         T::tf_type()
     }
+    fn accepted_values() -> Option<&'static [&'static str]> {
+        T::accepted_values()
+    }
 }
 
 impl<T: TfValue> TfValue for Unknown<T> {
     fn tf_type() -> Type {
         T::tf_type()
+    }
+    fn accepted_values() -> Option<&'static [&'static str]> {
+        T::accepted_values()
     }
 }
 
@@ -222,7 +309,7 @@ tuple!(A B C D E F G H I J K L);
 pub mod __private {
     pub use crate::schema::{
         Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting,
-        Schema, StringKind,
+        Schema, StringKind, Validator,
     };
     pub use crate::types::Type;
     pub use crate::{TfModel, TfValue};
@@ -237,8 +324,13 @@ pub mod __private {
         pub sensitive: bool,
         pub deprecated: bool,
         pub write_only: bool,
+        pub requires_replace: bool,
         pub description: Option<&'static str>,
         pub markdown: bool,
+        pub one_of: Option<&'static [&'static str]>,
+        pub min_length: Option<u64>,
+        pub max_length: Option<u64>,
+        pub pattern: Option<&'static str>,
     }
 
     // The helpers' signatures stay on one line: compile errors quote them (tests/ui).
@@ -250,9 +342,23 @@ pub mod __private {
         a.sensitive = facts.sensitive;
         a.deprecated = facts.deprecated;
         a.write_only = facts.write_only;
+        a.requires_replace = facts.requires_replace;
         if let Some(d) = facts.description {
             a.description = Some(d.to_owned());
             a.description_kind = kind(facts.markdown);
+        }
+        if let Some(values) = facts.one_of {
+            a.validators.push(Validator::one_of(values.iter().copied()));
+        }
+        if facts.min_length.is_some() || facts.max_length.is_some() {
+            a.validators.push(Validator::Length {
+                min: facts.min_length,
+                max: facts.max_length,
+            });
+        }
+        if let Some(p) = facts.pattern {
+            a.validators
+                .push(Validator::Pattern(crate::schema::Pattern::unchecked(p)));
         }
         a
     }
@@ -267,7 +373,11 @@ pub mod __private {
 
     /// An attribute of the field's own type.
     pub fn attribute<T: TfValue + ?Sized>(facts: Facts) -> Attribute {
-        finish(Attribute::of_type(T::tf_type()), facts)
+        let mut a = Attribute::of_type(T::tf_type());
+        if let Some(values) = T::accepted_values() {
+            a.validators.push(Validator::one_of(values.iter().copied()));
+        }
+        finish(a, facts)
     }
 
     /// An attribute with the nested attributes of model `T`. Blocks of `T` become

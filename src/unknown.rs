@@ -34,7 +34,7 @@ pub const MAX_REFINEMENT_PAYLOAD: usize = 1024;
 pub const MAX_PREFIX_LEN: usize = 256;
 
 /// One bound of a number range: the bound itself, and whether it is included.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NumberBound {
     /// The bound.
     pub value: Number,
@@ -61,14 +61,28 @@ struct Inner {
 /// ```
 /// use tfvalue::{Number, Refinements};
 ///
-/// let r = Refinements::new().not_null().string_prefix("arn:aws:");
+/// let r = Refinements::new().not_null().with_prefix("arn:aws:");
 /// assert!(r.is_not_null());
 /// assert_eq!(r.prefix(), Some("arn:aws:"));
-/// assert!(Refinements::new().string_prefix("").is_empty());
+/// assert!(Refinements::new().with_prefix("").is_empty());
 ///
-/// let port = Refinements::new().number_lower(Number::from(1), true).number_upper(Number::from(65535), true);
+/// let port = Refinements::new().with_lower_bound(1, true).with_upper_bound(65535, true);
 /// assert_eq!(port.lower_bound().unwrap().value, Number::from(1));
 /// ```
+///
+/// # One name per refinement
+///
+/// Each refinement has one name, used by the builder (`with_` + name) on `Refinements`
+/// and on [`Unknown<T>`], and by the getter here:
+///
+/// | refinement | builder | getter |
+/// | --- | --- | --- |
+/// | not null | `not_null()` | `is_not_null()` |
+/// | string prefix | `with_prefix(p)` | `prefix()` |
+/// | number lower bound | `with_lower_bound(n, inclusive)` | `lower_bound()` |
+/// | number upper bound | `with_upper_bound(n, inclusive)` | `upper_bound()` |
+/// | collection length lower bound | `with_min_length(n)` | `min_length()` |
+/// | collection length upper bound | `with_max_length(n)` | `max_length()` |
 #[derive(Clone, Default)]
 pub struct Refinements(Option<Box<Inner>>);
 
@@ -103,6 +117,32 @@ impl PartialEq for Refinements {
 }
 
 impl Eq for Refinements {}
+
+impl PartialOrd for Refinements {
+    fn partial_cmp(&self, other: &Refinements) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Refinements {
+    /// An arbitrary but total order that agrees with `==` (what the refinements say), so
+    /// that unknowns can sit in a `BTreeSet`.
+    fn cmp(&self, other: &Refinements) -> std::cmp::Ordering {
+        let empty = Inner::default();
+        let key = |r: &'_ Refinements| {
+            let a = r.0.as_deref().unwrap_or(&empty);
+            (
+                a.not_null,
+                a.prefix.clone(),
+                a.effective_lower().cloned(),
+                a.effective_upper().cloned(),
+                a.len_lower,
+                a.len_upper,
+            )
+        };
+        key(self).cmp(&key(other))
+    }
+}
 
 impl std::hash::Hash for Refinements {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
@@ -218,7 +258,7 @@ impl Refinements {
 
     /// A string value will start with `prefix` (an empty prefix says nothing).
     #[must_use]
-    pub fn string_prefix(self, prefix: impl Into<String>) -> Self {
+    pub fn with_prefix(self, prefix: impl Into<String>) -> Self {
         let prefix = prefix.into();
         self.edit(|i| {
             i.prefix = if prefix.is_empty() {
@@ -231,7 +271,8 @@ impl Refinements {
 
     /// A number will be at least (`inclusive`) or above `value`. -∞ says nothing.
     #[must_use]
-    pub fn number_lower(self, value: Number, inclusive: bool) -> Self {
+    pub fn with_lower_bound(self, value: impl Into<Number>, inclusive: bool) -> Self {
+        let value = value.into();
         self.edit(|i| {
             i.lower = if value == Number::neg_infinity() {
                 None
@@ -243,7 +284,8 @@ impl Refinements {
 
     /// A number will be at most (`inclusive`) or below `value`. +∞ says nothing.
     #[must_use]
-    pub fn number_upper(self, value: Number, inclusive: bool) -> Self {
+    pub fn with_upper_bound(self, value: impl Into<Number>, inclusive: bool) -> Self {
+        let value = value.into();
         self.edit(|i| {
             i.upper = if value == Number::infinity() {
                 None
@@ -255,14 +297,49 @@ impl Refinements {
 
     /// A collection will have at least `len` elements (0 says nothing).
     #[must_use]
-    pub fn length_lower(self, len: u64) -> Self {
+    pub fn with_min_length(self, len: u64) -> Self {
         self.edit(|i| i.len_lower = if len == 0 { None } else { Some(len) })
     }
 
     /// A collection will have at most `len` elements.
     #[must_use]
-    pub fn length_upper(self, len: u64) -> Self {
+    pub fn with_max_length(self, len: u64) -> Self {
         self.edit(|i| i.len_upper = Some(len))
+    }
+
+    /// Former name of [`Refinements::with_prefix`].
+    #[doc(hidden)]
+    #[must_use]
+    pub fn string_prefix(self, prefix: impl Into<String>) -> Self {
+        self.with_prefix(prefix)
+    }
+
+    /// Former name of [`Refinements::with_lower_bound`].
+    #[doc(hidden)]
+    #[must_use]
+    pub fn number_lower(self, value: Number, inclusive: bool) -> Self {
+        self.with_lower_bound(value, inclusive)
+    }
+
+    /// Former name of [`Refinements::with_upper_bound`].
+    #[doc(hidden)]
+    #[must_use]
+    pub fn number_upper(self, value: Number, inclusive: bool) -> Self {
+        self.with_upper_bound(value, inclusive)
+    }
+
+    /// Former name of [`Refinements::with_min_length`].
+    #[doc(hidden)]
+    #[must_use]
+    pub fn length_lower(self, len: u64) -> Self {
+        self.with_min_length(len)
+    }
+
+    /// Former name of [`Refinements::with_max_length`].
+    #[doc(hidden)]
+    #[must_use]
+    pub fn length_upper(self, len: u64) -> Self {
+        self.with_max_length(len)
     }
 
     /// Whether the value is known not to be null.
@@ -286,13 +363,25 @@ impl Refinements {
     }
 
     /// The collection length lower bound, if any (never 0).
-    pub fn length_lower_bound(&self) -> Option<u64> {
+    pub fn min_length(&self) -> Option<u64> {
         self.0.as_ref().and_then(|i| i.len_lower)
     }
 
     /// The collection length upper bound, if any.
-    pub fn length_upper_bound(&self) -> Option<u64> {
+    pub fn max_length(&self) -> Option<u64> {
         self.0.as_ref().and_then(|i| i.len_upper)
+    }
+
+    /// Former name of [`Refinements::min_length`].
+    #[doc(hidden)]
+    pub fn length_lower_bound(&self) -> Option<u64> {
+        self.min_length()
+    }
+
+    /// Former name of [`Refinements::max_length`].
+    #[doc(hidden)]
+    pub fn length_upper_bound(&self) -> Option<u64> {
+        self.max_length()
     }
 
     /// Keeps only the refinements that apply to values of `kind`.
@@ -843,6 +932,15 @@ fn nfc_slow(s: &str) -> std::borrow::Cow<'_, str> {
 /// # Ok::<(), tfvalue::Error>(())
 /// ```
 ///
+/// `Unknown<T>` is `Eq`, `Ord` and `Hash` where `T` is, so unknowns can be set elements
+/// and map values: `BTreeSet<Unknown<String>>`, `BTreeMap<String, Unknown<String>>`. Known
+/// values order before unknowns. Two unknowns with the same refinements are equal, so a
+/// `BTreeSet` keeps one of them where Terraform's set keeps both: hold a set that may
+/// contain several unknown elements as a [`Value`](crate::Value) when that matters.
+///
+/// For the usual `Unknown<Option<T>>`, [`Unknown::null`], [`Unknown::is_null`],
+/// [`Unknown::value`], [`Unknown::as_deref`] and `From<T>` save the nested matching.
+///
 /// # Under other serializers
 ///
 /// The unknown travels through serde as a private newtype (`$tfvalue::private::Unknown`)
@@ -853,7 +951,7 @@ fn nfc_slow(s: &str) -> std::borrow::Cow<'_, str> {
 /// them. Buffering in serde's `#[serde(flatten)]`, `untagged` and internally tagged enums
 /// loses the private newtype, so an unknown inside them fails to decode: keep `Unknown<T>`
 /// fields in plain structs.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Unknown<T> {
     /// The value is known.
     Known(T),
@@ -885,7 +983,8 @@ impl<T> Unknown<T> {
     ///
     /// Refinements that do not apply to the kind of `T` (a prefix on a number) are written
     /// as given by `tfvalue::msgpack`; prefer the typed builders ([`Unknown::with_prefix`],
-    /// [`Unknown::with_lower`], [`Unknown::with_min_len`], ...) which exist only where they apply.
+    /// [`Unknown::with_lower_bound`], [`Unknown::with_min_length`], ...) which exist only
+    /// where they apply.
     pub const fn refined(refinements: Refinements) -> Self {
         Unknown::Unknown(refinements)
     }
@@ -965,28 +1064,116 @@ impl<T: kind::Str> Unknown<T> {
 impl<T: kind::Num> Unknown<T> {
     /// Refines an unknown number with a lower bound. A known value is returned unchanged.
     #[must_use]
-    pub fn with_lower(self, bound: impl Into<Number>, inclusive: bool) -> Self {
-        self.refine(|r| r.number_lower(bound.into(), inclusive))
+    pub fn with_lower_bound(self, bound: impl Into<Number>, inclusive: bool) -> Self {
+        self.refine(|r| r.with_lower_bound(bound, inclusive))
     }
 
     /// Refines an unknown number with an upper bound. A known value is returned unchanged.
     #[must_use]
+    pub fn with_upper_bound(self, bound: impl Into<Number>, inclusive: bool) -> Self {
+        self.refine(|r| r.with_upper_bound(bound, inclusive))
+    }
+
+    /// Former name of [`Unknown::with_lower_bound`].
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_lower(self, bound: impl Into<Number>, inclusive: bool) -> Self {
+        self.with_lower_bound(bound, inclusive)
+    }
+
+    /// Former name of [`Unknown::with_upper_bound`].
+    #[doc(hidden)]
+    #[must_use]
     pub fn with_upper(self, bound: impl Into<Number>, inclusive: bool) -> Self {
-        self.refine(|r| r.number_upper(bound.into(), inclusive))
+        self.with_upper_bound(bound, inclusive)
     }
 }
 
 impl<T: kind::Collection> Unknown<T> {
     /// Refines an unknown collection: at least `len` elements. A known value is returned unchanged.
     #[must_use]
-    pub fn with_min_len(self, len: u64) -> Self {
-        self.refine(|r| r.length_lower(len))
+    pub fn with_min_length(self, len: u64) -> Self {
+        self.refine(|r| r.with_min_length(len))
     }
 
     /// Refines an unknown collection: at most `len` elements. A known value is returned unchanged.
     #[must_use]
+    pub fn with_max_length(self, len: u64) -> Self {
+        self.refine(|r| r.with_max_length(len))
+    }
+
+    /// Former name of [`Unknown::with_min_length`].
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_min_len(self, len: u64) -> Self {
+        self.with_min_length(len)
+    }
+
+    /// Former name of [`Unknown::with_max_length`].
+    #[doc(hidden)]
+    #[deprecated(note = "renamed to `with_max_length`")]
+    #[must_use]
     pub fn with_max_len(self, len: u64) -> Self {
-        self.refine(|r| r.length_upper(len))
+        self.with_max_length(len)
+    }
+}
+
+/// The conveniences of a value that may be null as well as unknown: the usual field type
+/// of an optional or computed attribute.
+///
+/// ```
+/// use tfvalue::Unknown;
+///
+/// let set: Unknown<Option<String>> = "web".to_owned().into();
+/// assert_eq!(set.value(), Some(&"web".to_owned()));
+/// assert_eq!(set.as_deref(), Some("web"));
+///
+/// let null = Unknown::<Option<String>>::null();
+/// assert!(null.is_null() && null.is_known() && null.value().is_none());
+///
+/// let unknown = Unknown::<Option<String>>::unknown().not_null();
+/// assert!(unknown.is_unknown() && !unknown.is_null());
+/// ```
+impl<T> Unknown<Option<T>> {
+    /// The known null.
+    pub const fn null() -> Self {
+        Unknown::Known(None)
+    }
+
+    /// Whether the value is the known null.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Unknown::Known(None))
+    }
+
+    /// The value, when it is known and not null.
+    pub fn value(&self) -> Option<&T> {
+        match self {
+            Unknown::Known(Some(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The value, by value, when it is known and not null.
+    pub fn into_value(self) -> Option<T> {
+        match self {
+            Unknown::Known(Some(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The value through `Deref` (`Option<&str>` for a `String`), when known and not null.
+    pub fn as_deref(&self) -> Option<&T::Target>
+    where
+        T: std::ops::Deref,
+    {
+        self.value().map(|v| &**v)
+    }
+}
+
+impl<T> From<T> for Unknown<Option<T>> {
+    /// The known, non-null value.
+    fn from(value: T) -> Self {
+        Unknown::Known(Some(value))
     }
 }
 

@@ -13,6 +13,7 @@ use tfvalue::{TfModel, TfValue};
 struct ServerV0 {
     name: String,
     size: String,
+    #[tfvalue(optional)]
     tags: Option<BTreeMap<String, String>>,
 }
 
@@ -22,7 +23,9 @@ struct ServerV0 {
 struct ServerV1 {
     name: String,
     cpus: u32,
+    #[tfvalue(optional)]
     ports: Option<Vec<u16>>,
+    #[tfvalue(optional)]
     tags: Option<BTreeMap<String, String>>,
 }
 
@@ -32,8 +35,11 @@ struct ServerV1 {
 struct Server {
     name: String,
     cpus: u32,
+    #[tfvalue(optional)]
     memory_gb: Option<u32>,
+    #[tfvalue(optional)]
     ports: Option<Vec<u16>>,
+    #[tfvalue(optional)]
     labels: Option<BTreeMap<String, String>>,
 }
 

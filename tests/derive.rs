@@ -23,6 +23,7 @@ fn derived_block_equals_the_hand_written_schema() {
     #[allow(dead_code)]
     struct Disk {
         size_gb: u32,
+        #[tfvalue(optional)]
         kind: Option<String>,
     }
 
@@ -30,6 +31,7 @@ fn derived_block_equals_the_hand_written_schema() {
     #[allow(dead_code)]
     struct Endpoint {
         host: String,
+        #[tfvalue(optional)]
         port: Option<u16>,
     }
 
@@ -40,22 +42,25 @@ fn derived_block_equals_the_hand_written_schema() {
     struct Server {
         /// The server name.
         name: String,
-        #[tfvalue(description = "Assigned by the API.")]
+        #[tfvalue(computed, description = "Assigned by the API.")]
         id: Unknown<Option<String>>,
+        #[tfvalue(optional, computed)]
         size: Unknown<Option<String>>,
-        arn: Unknown<String>,
+        #[tfvalue(computed)]
+        arn: Option<Unknown<String>>,
+        #[tfvalue(optional)]
         tags: Option<BTreeMap<String, String>>,
-        #[tfvalue(sensitive, write_only)]
+        #[tfvalue(optional, sensitive, write_only)]
         password: Option<String>,
-        #[tfvalue(deprecated, markdown, description = "Use `size`.")]
+        #[tfvalue(optional, deprecated, markdown, description = "Use `size`.")]
         flavor: Option<String>,
         #[tfvalue(computed)]
-        labels: Vec<String>,
+        labels: Unknown<Option<Vec<String>>>,
         #[tfvalue(optional, computed)]
-        ports: BTreeSet<u16>,
+        ports: Unknown<Option<BTreeSet<u16>>>,
         #[tfvalue(required)]
         user_data: Option<Dynamic>,
-        #[tfvalue(nested_type)]
+        #[tfvalue(nested_type, optional)]
         endpoints: Option<Vec<Endpoint>>,
         #[tfvalue(block, min_items = 1, max_items = 4)]
         disk: Vec<Disk>,
@@ -74,7 +79,7 @@ fn derived_block_equals_the_hand_written_schema() {
         )
         .attribute(
             "id",
-            Attribute::optional_computed(Type::String)
+            Attribute::computed(Type::String)
                 .description("Assigned by the API.", StringKind::Plain),
         )
         .attribute("size", Attribute::optional_computed(Type::String))
@@ -173,20 +178,34 @@ fn names_follow_serde() {
 }
 
 #[test]
-fn default_roles_follow_the_field_type() {
+fn roles_come_from_the_attributes_never_from_the_wrappers() {
     #[derive(TfValue)]
     #[allow(dead_code)]
     struct Roles {
         plain: String,
-        nullable: Option<String>,
         maybe_unknown: Unknown<String>,
-        both: Unknown<Option<String>>,
-        both_outside: Option<Unknown<String>>,
+        #[tfvalue(required)]
+        nullable_required: Unknown<Option<String>>,
+        #[tfvalue(optional)]
+        optional: Option<String>,
+        #[tfvalue(optional)]
+        optional_unknown: Unknown<Option<String>>,
+        #[tfvalue(optional)]
+        optional_outside: Option<Unknown<String>>,
+        #[tfvalue(optional)]
         boxed: Box<Option<String>>,
         #[tfvalue(computed)]
-        forced_computed: Option<String>,
+        computed: Unknown<Option<String>>,
+        #[tfvalue(optional, computed)]
+        both: Option<Unknown<String>>,
+        // A model only decoded from stored state needs no `Unknown`.
+        #[tfvalue(computed)]
+        stored: Option<String>,
+        any: Dynamic,
         #[tfvalue(required)]
-        forced_required: Option<String>,
+        any_required: Dynamic,
+        #[tfvalue(computed)]
+        any_computed: Dynamic,
     }
     let b = Roles::block();
     let role = |n: &str| {
@@ -194,13 +213,19 @@ fn default_roles_follow_the_field_type() {
         (a.required, a.optional, a.computed)
     };
     assert_eq!(role("plain"), (true, false, false));
-    assert_eq!(role("nullable"), (false, true, false));
-    assert_eq!(role("maybe_unknown"), (false, false, true));
-    assert_eq!(role("both"), (false, true, true));
-    assert_eq!(role("both_outside"), (false, true, true));
+    assert_eq!(role("maybe_unknown"), (true, false, false));
+    assert_eq!(role("nullable_required"), (true, false, false));
+    assert_eq!(role("optional"), (false, true, false));
+    assert_eq!(role("optional_unknown"), (false, true, false));
+    assert_eq!(role("optional_outside"), (false, true, false));
     assert_eq!(role("boxed"), (false, true, false));
-    assert_eq!(role("forced_computed"), (false, false, true));
-    assert_eq!(role("forced_required"), (true, false, false));
+    assert_eq!(role("computed"), (false, false, true));
+    assert_eq!(role("both"), (false, true, true));
+    assert_eq!(role("stored"), (false, false, true));
+    assert_eq!(role("any"), (false, true, false));
+    assert_eq!(role("any_required"), (true, false, false));
+    assert_eq!(role("any_computed"), (false, false, true));
+    assert!(b.check_schema().is_empty());
 }
 
 #[test]
@@ -225,9 +250,9 @@ fn block_and_nested_type_nesting() {
         single: Option<Item>,
         #[tfvalue(block = "group")]
         group: Item,
-        #[tfvalue(nested_type)]
+        #[tfvalue(nested_type, optional)]
         n_single: Option<Item>,
-        #[tfvalue(nested_type)]
+        #[tfvalue(nested_type, optional)]
         n_set: Option<BTreeSet<Item>>,
         #[tfvalue(nested_type = "map")]
         n_map: BTreeMap<String, Item>,
@@ -301,7 +326,7 @@ fn blocks_inside_a_nested_type_become_nested_attributes() {
     #[derive(TfValue)]
     #[allow(dead_code)]
     struct Outer {
-        #[tfvalue(nested_type)]
+        #[tfvalue(nested_type, optional)]
         inner: Option<Inner>,
     }
     let attr = &Outer::block().attributes["inner"];
@@ -403,6 +428,7 @@ fn a_derived_schema_validates_its_own_values() {
     #[derive(TfValue, Serialize, Deserialize, Debug, PartialEq)]
     struct Fw {
         name: String,
+        #[tfvalue(computed)]
         id: Unknown<Option<String>>,
         #[tfvalue(block, min_items = 1, max_items = 2)]
         rule: Vec<Rule>,
@@ -419,7 +445,7 @@ fn a_derived_schema_validates_its_own_values() {
     let d = Fw::block().validate(&v);
     assert_eq!(
         d.to_string(),
-        "at least 1 blocks are required, found 0 at rule"
+        "at least 1 block is required, found 0 at rule"
     );
 
     // A plan/apply check between two model values.
@@ -452,6 +478,7 @@ fn a_derived_schema_validates_its_own_values() {
 #[derive(TfValue, Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct PRule {
     port: u16,
+    #[tfvalue(optional)]
     protocol: Option<String>,
     cidrs: Vec<String>,
 }
@@ -459,12 +486,14 @@ struct PRule {
 #[derive(TfValue, Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct PNetwork {
     subnet: String,
+    #[tfvalue(computed)]
     public_ip: Unknown<Option<String>>,
 }
 
 #[derive(TfValue, Serialize, Deserialize, Debug, PartialEq, Clone)]
 struct PEndpoint {
     host: String,
+    #[tfvalue(optional)]
     weight: Option<i64>,
 }
 
@@ -474,8 +503,10 @@ struct PServer {
     name: String,
     #[serde(rename = "type")]
     kind: String,
+    #[tfvalue(optional, computed)]
     id: Unknown<Option<String>>,
     count: Unknown<i64>,
+    #[tfvalue(optional)]
     size: Option<i64>,
     ratio: f64,
     enabled: bool,
@@ -483,10 +514,9 @@ struct PServer {
     ports: BTreeSet<u16>,
     members: Unknown<Vec<String>>,
     pair: (String, i64),
-    // A `Dynamic` holds null as well; without `optional` it would be required.
-    #[tfvalue(optional)]
+    // A bare `Dynamic` holds null itself: optional by default.
     extra: Dynamic,
-    #[tfvalue(nested_type)]
+    #[tfvalue(nested_type, optional)]
     endpoints: Option<Vec<PEndpoint>>,
     #[tfvalue(block, max_items = 8)]
     rule: Vec<PRule>,
@@ -515,8 +545,8 @@ fn unknown_count() -> impl Strategy<Value = Unknown<i64>> {
         any::<i64>().prop_map(Unknown::Known),
         Just(Unknown::unknown()),
         (-1000i64..0, 1i64..1000).prop_map(|(lo, hi)| Unknown::unknown()
-            .with_lower(lo, true)
-            .with_upper(hi, false)),
+            .with_lower_bound(lo, true)
+            .with_upper_bound(hi, false)),
     ]
 }
 
@@ -526,8 +556,8 @@ fn unknown_list() -> impl Strategy<Value = Unknown<Vec<String>>> {
         Just(Unknown::unknown()),
         (0u64..3, 3u64..6).prop_map(|(lo, hi)| Unknown::unknown()
             .not_null()
-            .with_min_len(lo)
-            .with_max_len(hi)),
+            .with_min_length(lo)
+            .with_max_length(hi)),
     ]
 }
 
@@ -652,7 +682,7 @@ proptest! {
 
 #[test]
 fn refinements_in_a_model_travel_as_the_value_encodes_them() {
-    let r = Refinements::new().not_null().string_prefix("i-");
+    let r = Refinements::new().not_null().with_prefix("i-");
     let s = PNetwork {
         subnet: "sn".into(),
         public_ip: Unknown::refined(r.clone()),

@@ -538,7 +538,7 @@ fn list_block_counts_are_checked() {
         listed(&too_few),
         [(
             DiagnosticKind::TooFewBlocks,
-            "at least 1 blocks are required, found 0 at disk".to_owned()
+            "at least 1 block is required, found 0 at disk".to_owned()
         )]
     );
     let too_many = b.validate(&with(
@@ -571,7 +571,7 @@ fn block_counts_are_deferred_while_unknown() {
         .validate(&with(&server_value(), "disk", unknown()))
         .is_empty());
     // ...unless its length refinements rule the limits out.
-    let long = Value::Unknown(Refinements::new().length_lower(3));
+    let long = Value::Unknown(Refinements::new().with_min_length(3));
     let d = b.validate(&with(&server_value(), "disk", long));
     assert_eq!(
         listed(&d),
@@ -580,10 +580,10 @@ fn block_counts_are_deferred_while_unknown() {
             "at most 2 blocks are allowed, found at least 3 at disk".to_owned()
         )]
     );
-    let empty = Value::Unknown(Refinements::new().length_upper(0));
+    let empty = Value::Unknown(Refinements::new().with_max_length(0));
     let d = b.validate(&with(&server_value(), "disk", empty));
     assert_eq!(d[0].kind(), DiagnosticKind::TooFewBlocks);
-    let fits = Value::Unknown(Refinements::new().length_lower(1).length_upper(2));
+    let fits = Value::Unknown(Refinements::new().with_min_length(1).with_max_length(2));
     assert!(b.validate(&with(&server_value(), "disk", fits)).is_empty());
 
     // Sets: three rules over a maximum of 2.
@@ -707,7 +707,7 @@ fn dynamic_list_and_map_blocks_are_dynamic_values() {
         listed(&d),
         [(
             DiagnosticKind::TooManyBlocks,
-            "at most 1 blocks are allowed, found 2 at l".to_owned()
+            "at most 1 block is allowed, found 2 at l".to_owned()
         )]
     );
     // check_apply follows the concrete types inside, too.
@@ -762,8 +762,8 @@ fn contradictory_refinements_are_type_problems() {
     let b = Block::new().attribute("n", Attribute::optional(Type::Number));
     let bad = Value::Unknown(
         Refinements::new()
-            .number_lower(Number::from(5), true)
-            .number_upper(Number::from(1), true),
+            .with_lower_bound(Number::from(5), true)
+            .with_upper_bound(Number::from(1), true),
     );
     let d = b.validate(&obj(&[("n", bad)]));
     assert_eq!(d.len(), 1);
@@ -785,25 +785,25 @@ fn admits_each_refinement() {
     assert!(not_null.admits(&s("")));
     assert!(Refinements::new().admits(&Value::Null));
 
-    let prefix = Refinements::new().string_prefix("ab");
+    let prefix = Refinements::new().with_prefix("ab");
     assert!(prefix.admits(&s("abc")));
     assert!(prefix.admits(&s("ab")));
     assert!(!prefix.admits(&s("a")));
     assert!(prefix.admits(&Value::Null));
     // NFC on both sides: "é" precomposed and decomposed are one string.
-    let accent = Refinements::new().string_prefix("caf\u{e9}");
+    let accent = Refinements::new().with_prefix("caf\u{e9}");
     assert!(accent.admits(&s("cafe\u{301} noir")));
 
     let range = Refinements::new()
-        .number_lower(Number::from(1), false)
-        .number_upper(Number::from(10), true);
+        .with_lower_bound(Number::from(1), false)
+        .with_upper_bound(Number::from(10), true);
     assert!(!range.admits(&n(1)));
     assert!(range.admits(&n(2)));
     assert!(range.admits(&n(10)));
     assert!(!range.admits(&n(11)));
     assert!(range.admits(&Value::Number("1.5".parse().unwrap())));
 
-    let len = Refinements::new().length_lower(1).length_upper(2);
+    let len = Refinements::new().with_min_length(1).with_max_length(2);
     assert!(!len.admits(&Value::List(vec![])));
     assert!(len.admits(&Value::List(vec![n(1)])));
     assert!(!len.admits(&map(&[("a", n(1)), ("b", n(2)), ("c", n(3))])));
@@ -824,25 +824,25 @@ fn admits_each_refinement() {
 
 #[test]
 fn admits_unknowns_unless_their_refinements_cannot_overlap() {
-    let prefix = Refinements::new().string_prefix("arn:aws:");
+    let prefix = Refinements::new().with_prefix("arn:aws:");
     assert!(prefix.admits(&unknown()));
     assert!(prefix.admits(&Value::Unknown(
-        Refinements::new().string_prefix("arn:aws:s3:")
+        Refinements::new().with_prefix("arn:aws:s3:")
     )));
-    assert!(prefix.admits(&Value::Unknown(Refinements::new().string_prefix("arn:"))));
-    assert!(!prefix.admits(&Value::Unknown(Refinements::new().string_prefix("urn:"))));
+    assert!(prefix.admits(&Value::Unknown(Refinements::new().with_prefix("arn:"))));
+    assert!(!prefix.admits(&Value::Unknown(Refinements::new().with_prefix("urn:"))));
 
-    let low = Refinements::new().number_upper(Number::from(5), false);
+    let low = Refinements::new().with_upper_bound(Number::from(5), false);
     assert!(!low.admits(&Value::Unknown(
-        Refinements::new().number_lower(Number::from(5), true)
+        Refinements::new().with_lower_bound(Number::from(5), true)
     )));
     assert!(low.admits(&Value::Unknown(
-        Refinements::new().number_lower(Number::from(4), true)
+        Refinements::new().with_lower_bound(Number::from(4), true)
     )));
 
-    let short = Refinements::new().length_upper(2);
-    assert!(!short.admits(&Value::Unknown(Refinements::new().length_lower(3))));
-    assert!(short.admits(&Value::Unknown(Refinements::new().length_lower(2))));
+    let short = Refinements::new().with_max_length(2);
+    assert!(!short.admits(&Value::Unknown(Refinements::new().with_min_length(3))));
+    assert!(short.admits(&Value::Unknown(Refinements::new().with_min_length(2))));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -856,10 +856,13 @@ fn check_apply_accepts_a_consistent_result() {
     let planned = obj(&[
         (
             "id",
-            Value::Unknown(Refinements::new().not_null().string_prefix("srv-")),
+            Value::Unknown(Refinements::new().not_null().with_prefix("srv-")),
         ),
         ("n", n(3)),
-        ("tags", Value::Unknown(Refinements::new().length_upper(2))),
+        (
+            "tags",
+            Value::Unknown(Refinements::new().with_max_length(2)),
+        ),
         ("s", Value::Set(vec![s("a"), unknown()])),
         ("l", Value::List(vec![n(1), unknown()])),
     ]);
@@ -955,17 +958,17 @@ fn check_apply_reports_refinement_violations() {
             "port",
             Value::Unknown(
                 Refinements::new()
-                    .number_lower(Number::from(1), true)
-                    .number_upper(Number::from(1024), false),
+                    .with_lower_bound(Number::from(1), true)
+                    .with_upper_bound(Number::from(1024), false),
             ),
         ),
         (
             "ips",
-            Value::Unknown(Refinements::new().length_lower(1).length_upper(2)),
+            Value::Unknown(Refinements::new().with_min_length(1).with_max_length(2)),
         ),
         (
             "name",
-            Value::Unknown(Refinements::new().string_prefix("web-")),
+            Value::Unknown(Refinements::new().with_prefix("web-")),
         ),
     ]);
     let applied = obj(&[
@@ -1073,7 +1076,7 @@ fn check_apply_sets_correlate_and_never_grow() {
         ]
     );
     // An unknown element with a prefix correlates only with a fitting element.
-    let pre = Value::Set(vec![Value::Unknown(Refinements::new().string_prefix("x-"))]);
+    let pre = Value::Set(vec![Value::Unknown(Refinements::new().with_prefix("x-"))]);
     assert!(check_apply(&pre, &Value::Set(vec![s("x-1")]), &t).is_empty());
     // Once a planned element is unmatched, the final elements are not listed again.
     assert_eq!(

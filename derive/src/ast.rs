@@ -6,12 +6,14 @@ use syn::{Data, DeriveInput, Fields, GenericArgument, PathArguments, Type};
 
 use crate::attr::{self, At, ContainerAttrs, Errors, FieldAttrs, Nesting};
 
-/// The struct.
+/// The struct (or unit-variant enum).
 pub struct Container<'a> {
     pub original: &'a DeriveInput,
     pub attrs: ContainerAttrs,
     pub description: Option<String>,
     pub fields: Vec<Field<'a>>,
+    /// For an enum of unit variants: the strings serde writes for them.
+    pub variants: Option<Vec<String>>,
 }
 
 /// A field that serde writes.
@@ -23,6 +25,16 @@ pub struct Field<'a> {
     pub flags: Flags,
     pub description: Option<String>,
     pub markdown: bool,
+    pub validators: Validators,
+}
+
+/// `one_of`, `min_length`, `max_length`, `pattern`.
+#[derive(Default)]
+pub struct Validators {
+    pub one_of: Option<Vec<String>>,
+    pub min_length: Option<u64>,
+    pub max_length: Option<u64>,
+    pub pattern: Option<String>,
 }
 
 /// The schema facts of an attribute.
@@ -34,6 +46,7 @@ pub struct Flags {
     pub sensitive: bool,
     pub deprecated: bool,
     pub write_only: bool,
+    pub requires_replace: bool,
 }
 
 /// What a field becomes in the schema.
@@ -61,6 +74,10 @@ struct Shape<'a> {
     collection: Option<Nesting>,
     /// The collection's element type (a map's value type), or the value's type.
     elem: &'a Type,
+    /// The type inside the `Option`/`Unknown`/`Box` wrappers.
+    inner: &'a Type,
+    /// The value is a bare [`Dynamic`], which holds null and unknown itself.
+    dynamic: bool,
 }
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
@@ -93,6 +110,8 @@ fn shape(ty: &Type) -> Shape<'_> {
         unknown: false,
         collection: None,
         elem: ty,
+        inner: ty,
+        dynamic: false,
     };
     let mut cur = ty;
     while let Some(seg) = last_segment(cur) {
@@ -106,7 +125,9 @@ fn shape(ty: &Type) -> Shape<'_> {
         cur = inner;
     }
     s.elem = cur;
+    s.inner = cur;
     if let Some(seg) = last_segment(cur) {
+        s.dynamic = seg.ident == "Dynamic" && seg.arguments.is_none();
         let found = match seg.ident.to_string().as_str() {
             "Vec" | "VecDeque" | "LinkedList" => type_arg(seg, 0).map(|t| (Nesting::List, t)),
             "BTreeSet" | "HashSet" | "IndexSet" => type_arg(seg, 0).map(|t| (Nesting::Set, t)),
@@ -167,11 +188,30 @@ impl<'a> Container<'a> {
                 }
             },
             Data::Enum(e) => {
-                errors.push(
-                    e.enum_token.span,
-                    "#[derive(TfValue)] supports structs with named fields only: an enum has no Terraform schema",
-                );
-                return None;
+                let variants = string_enum(e, &serde, errors)?;
+                let description = attrs
+                    .description
+                    .as_ref()
+                    .map(|d| d.value.clone())
+                    .or_else(|| attr::doc_comment(&input.attrs));
+                for (slot, name) in [
+                    (attrs.version.as_ref().map(|v| v.span), "version"),
+                    (attrs.deprecated, "deprecated"),
+                ] {
+                    if let Some(span) = slot {
+                        errors.push(
+                            span,
+                            format_args!("`{name}` applies to model structs, not to a string enum"),
+                        );
+                    }
+                }
+                return Some(Container {
+                    original: input,
+                    attrs,
+                    description,
+                    fields: Vec::new(),
+                    variants: Some(variants),
+                });
             }
             Data::Union(u) => {
                 errors.push(
@@ -243,7 +283,7 @@ impl<'a> Container<'a> {
                 .map(|d| d.value.clone())
                 .or_else(|| attr::doc_comment(&field.attrs));
             let markdown = field_attrs.markdown.is_some();
-            let (role, flags) = field_role(field, &field_attrs, errors);
+            let (role, flags, validators) = field_role(field, &field_attrs, errors);
             out.push(Field {
                 original: field,
                 name,
@@ -251,6 +291,7 @@ impl<'a> Container<'a> {
                 flags,
                 description,
                 markdown,
+                validators,
             });
         }
         let description = attrs
@@ -263,19 +304,96 @@ impl<'a> Container<'a> {
             attrs,
             description,
             fields: out,
+            variants: None,
         })
     }
 }
 
+/// The strings serde writes for the unit variants of an enum, checked.
+fn string_enum(
+    e: &syn::DataEnum,
+    serde: &attr::SerdeContainer,
+    errors: &mut Errors,
+) -> Option<Vec<String>> {
+    if e.variants.is_empty() {
+        errors.push(
+            e.enum_token.span,
+            "#[derive(TfValue)] on an enum needs unit variants: an enum with none has no value",
+        );
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut ok = true;
+    for v in &e.variants {
+        if !matches!(v.fields, Fields::Unit) {
+            errors.push(
+                v.fields.span(),
+                "#[derive(TfValue)] on an enum needs unit variants, which serde writes as strings: this variant has fields",
+            );
+            ok = false;
+            continue;
+        }
+        let serde_attrs = attr::serde_field(&v.attrs, errors);
+        if serde_attrs.skip_serializing {
+            continue;
+        }
+        let name = match serde_attrs.rename {
+            Some(r) => r.value,
+            None => {
+                let raw = v.ident.unraw().to_string();
+                match &serde.rename_all {
+                    Some(rule) => attr::apply_rename_all_variant(rule, &raw),
+                    None => raw,
+                }
+            }
+        };
+        if names.contains(&name) {
+            errors.push(
+                v.ident.span(),
+                format_args!("two variants are written as `{name}`"),
+            );
+        }
+        names.push(name);
+    }
+    ok.then_some(names)
+}
+
+/// `Option<T>`, as written for a suggestion in a message.
+fn suggest(wrapper: &str, ty: &Type) -> String {
+    let text = quote::ToTokens::to_token_stream(ty).to_string();
+    let text = text
+        .replace(" :: ", "::")
+        .replace(":: ", "::")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",");
+    wrapper.replace('T', &text)
+}
+
 /// Works out what a field is, checking the combination of its attributes.
-fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) -> (Role<'a>, Flags) {
+///
+/// The role comes from the attributes alone; the `Option`/`Unknown` wrappers a field
+/// needs to hold null and unknown never change it, they are only checked against it.
+fn field_role<'a>(
+    field: &'a syn::Field,
+    a: &FieldAttrs,
+    errors: &mut Errors,
+) -> (Role<'a>, Flags, Validators) {
     let ty = &field.ty;
     let s = shape(ty);
     let mut flags = Flags {
         sensitive: a.sensitive.is_some(),
         deprecated: a.deprecated.is_some(),
         write_only: a.write_only.is_some(),
+        requires_replace: a.requires_replace.is_some(),
         ..Flags::default()
+    };
+    let validators = Validators {
+        one_of: a.one_of.as_ref().map(|v| v.value.clone()),
+        min_length: a.min_length.as_ref().map(|v| v.value),
+        max_length: a.max_length.as_ref().map(|v| v.value),
+        pattern: a.pattern.as_ref().map(|v| v.value.clone()),
     };
 
     if let (Some(_), Some(nested)) = (&a.block, &a.nested_type) {
@@ -292,6 +410,22 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
                     format_args!("`{name}` applies to blocks only: add `block`"),
                 );
             }
+        }
+    }
+    if let (Some(min), Some(max)) = (&a.min_length, &a.max_length) {
+        if max.value < min.value {
+            errors.push(
+                max.span,
+                format_args!(
+                    "`max_length = {}` is less than `min_length = {}`",
+                    max.value, min.value
+                ),
+            );
+        }
+    }
+    if let Some(p) = &a.pattern {
+        if let Err(e) = crate::pattern::check(&p.value) {
+            errors.push(p.span, format_args!("unsupported pattern: {e}"));
         }
     }
 
@@ -314,8 +448,31 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
                 "write_only",
                 "mark the attributes inside the block",
             ),
+            (
+                a.requires_replace,
+                "requires_replace",
+                "mark the attributes inside the block",
+            ),
         ] {
             if let Some(span) = slot {
+                errors.push(
+                    span,
+                    format_args!("`{name}` does not apply to a block: {hint}"),
+                );
+            }
+        }
+        for (span, name) in [
+            (a.one_of.as_ref().map(|v| v.span), "one_of"),
+            (a.min_length.as_ref().map(|v| v.span), "min_length"),
+            (a.max_length.as_ref().map(|v| v.span), "max_length"),
+            (a.pattern.as_ref().map(|v| v.span), "pattern"),
+        ] {
+            if let Some(span) = span {
+                let hint = if name.ends_with("length") {
+                    "use `min_items` and `max_items` for the number of blocks"
+                } else {
+                    "validate the attributes inside the block"
+                };
                 errors.push(
                     span,
                     format_args!("`{name}` does not apply to a block: {hint}"),
@@ -349,6 +506,15 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
                         "a single block has `max_items` equal to `min_items`: write `min_items = 1` for a required block",
                     ),
                     _ => max_items = min_items,
+                }
+                if min_items == 0 && !s.nullable {
+                    errors.push(
+                        ty.span(),
+                        format_args!(
+                            "a single block is null when configuration leaves it out: write `{}`, or `min_items = 1` for a required block",
+                            suggest("Option<T>", s.inner)
+                        ),
+                    );
                 }
             }
             Nesting::Group => {
@@ -388,10 +554,12 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
             min_items,
             max_items,
         };
-        return (role, flags);
+        return (role, flags, validators);
     }
 
     // An attribute: required, optional, computed.
+    let conflict = (a.required.is_some() && (a.optional.is_some() || a.computed.is_some()))
+        || (a.write_only.is_some() && a.computed.is_some());
     if let (Some(_), Some(opt)) = (a.required, a.optional) {
         errors.push(
             opt,
@@ -410,15 +578,98 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
             "`write_only` and `computed` conflict: Terraform never stores write-only values",
         );
     }
+    let dynamic = s.dynamic && a.nested_type.is_none();
     if a.required.is_some() || a.optional.is_some() || a.computed.is_some() {
         flags.required = a.required.is_some();
         flags.optional = a.optional.is_some();
         flags.computed = a.computed.is_some();
+    } else if dynamic {
+        // A bare `Dynamic` holds null itself: optional unless said otherwise.
+        flags.optional = true;
     } else {
-        // The defaults follow the field type as written.
-        flags.optional = s.nullable;
-        flags.computed = s.unknown;
-        flags.required = !s.nullable && !s.unknown;
+        flags.required = true;
+        if s.nullable {
+            errors.push(
+                ty.span(),
+                "write the role of a field that can be null, as `#[tfvalue(optional)]`, `#[tfvalue(computed)]`, `#[tfvalue(optional, computed)]` or `#[tfvalue(required)]`: `Option` and `Unknown` never decide it",
+            );
+        }
+    }
+    // What each role must be able to hold, in what Terraform sends (once the role is
+    // clear: a conflict is reported alone).
+    if !dynamic && !conflict {
+        if flags.computed && !s.nullable {
+            let what = if flags.optional {
+                "an optional and computed attribute is null in configuration when it is left out"
+            } else {
+                "a computed attribute is null in configuration"
+            };
+            errors.push(
+                ty.span(),
+                format_args!(
+                    "{what}: write `{}` (unknown in the plan until the provider sets it), or `{}` in a model only decoded from stored state",
+                    suggest("Unknown<Option<T>>", s.inner),
+                    suggest("Option<T>", s.inner)
+                ),
+            );
+        } else if flags.optional && !s.nullable {
+            errors.push(
+                ty.span(),
+                format_args!(
+                    "an optional attribute is null when configuration leaves it out: write `{}` (`{}` to hold a reference to another resource, unknown until apply)",
+                    suggest("Option<T>", s.inner),
+                    suggest("Unknown<Option<T>>", s.inner)
+                ),
+            );
+        } else if flags.write_only && !s.nullable {
+            errors.push(
+                ty.span(),
+                format_args!(
+                    "a write-only attribute is null in the plan and in state: write `{}`",
+                    suggest("Option<T>", s.inner)
+                ),
+            );
+        }
+    }
+    if validators.min_length.is_some() || validators.max_length.is_some() {
+        // Lengths of strings and collections only.
+        if let Some(name) = primitive_name(s.elem)
+            .filter(|n| n != "String" && n != "str" && n != "Cow" && n != "Dynamic")
+        {
+            if s.collection.is_none() {
+                let span = a
+                    .min_length
+                    .as_ref()
+                    .or(a.max_length.as_ref())
+                    .map_or(ty.span(), |v| v.span);
+                errors.push(
+                    span,
+                    format_args!("a length applies to strings and collections, not to `{name}`"),
+                );
+            }
+        }
+    }
+
+    for (span, name) in [
+        (a.one_of.as_ref().map(|v| v.span), "one_of"),
+        (a.pattern.as_ref().map(|v| v.span), "pattern"),
+    ] {
+        let Some(span) = span else { continue };
+        if a.nested_type.is_some() {
+            continue;
+        }
+        let not_a_string = s.collection.is_some()
+            || primitive_name(s.elem)
+                .is_some_and(|n| !matches!(n.as_str(), "String" | "str" | "Cow" | "Dynamic"));
+        if not_a_string {
+            errors.push(
+                span,
+                format_args!(
+                    "`{name}` applies to strings, and `{}` is not one",
+                    suggest("T", s.inner)
+                ),
+            );
+        }
     }
 
     let role = match &a.nested_type {
@@ -432,6 +683,17 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
                     ),
                 );
             }
+            for (span, name) in [
+                (a.one_of.as_ref().map(|v| v.span), "one_of"),
+                (a.pattern.as_ref().map(|v| v.span), "pattern"),
+            ] {
+                if let Some(span) = span {
+                    errors.push(
+                        span,
+                        format_args!("`{name}` applies to string attributes: validate the nested attributes instead"),
+                    );
+                }
+            }
             Role::Nested {
                 nesting,
                 elem: s.elem,
@@ -439,7 +701,7 @@ fn field_role<'a>(field: &'a syn::Field, a: &FieldAttrs, errors: &mut Errors) ->
         }
         None => Role::Attribute,
     };
-    (role, flags)
+    (role, flags, validators)
 }
 
 /// The nesting as written, or as the field type implies, checked against the field type.

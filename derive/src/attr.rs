@@ -75,6 +75,12 @@ pub struct FieldAttrs {
     pub nested_type: Option<At<Option<At<Nesting>>>>,
     pub min_items: Option<At<u64>>,
     pub max_items: Option<At<u64>>,
+    pub requires_replace: Option<Span>,
+    /// `one_of = ["a", "b"]`: the accepted strings, and where the key was written.
+    pub one_of: Option<At<Vec<String>>>,
+    pub min_length: Option<At<u64>>,
+    pub max_length: Option<At<u64>>,
+    pub pattern: Option<At<String>>,
 }
 
 /// `#[tfvalue(...)]` on the struct.
@@ -188,6 +194,59 @@ fn string_value(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Opti
             Ok(None)
         }
     }
+}
+
+/// `key = ["a", "b"]`: a non-empty array of string literals.
+fn string_list(
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+) -> syn::Result<Option<At<Vec<String>>>> {
+    let name = key_name(meta);
+    let key_span = meta.path.span();
+    if !meta.input.peek(Token![=]) {
+        errors.push(
+            key_span,
+            format_args!("`{name}` needs a value: `{name} = [\"a\", \"b\"]`"),
+        );
+        skip_value(meta)?;
+        return Ok(None);
+    }
+    let input = meta.value()?;
+    if !input.peek(syn::token::Bracket) {
+        let expr: Expr = input.parse()?;
+        errors.push(
+            expr.span(),
+            format_args!("`{name}` expects an array of string literals: `{name} = [\"a\", \"b\"]`"),
+        );
+        return Ok(None);
+    }
+    let content;
+    let brackets = syn::bracketed!(content in input);
+    let elems = syn::punctuated::Punctuated::<Expr, Token![,]>::parse_terminated(&content)?;
+    let mut out = Vec::new();
+    for elem in &elems {
+        match lit_str(elem) {
+            Some(s) => {
+                let v = s.value();
+                if out.contains(&v) {
+                    errors.push(s.span(), format_args!("`{v}` is listed twice in `{name}`"));
+                }
+                out.push(v);
+            }
+            None => errors.push(
+                elem.span(),
+                format_args!("`{name}` expects string literals"),
+            ),
+        }
+    }
+    let span = brackets.span.join();
+    if elems.is_empty() {
+        errors.push(
+            span,
+            format_args!("`{name}` with no values accepts nothing: list the accepted values"),
+        );
+    }
+    Ok(Some(At { value: out, span }))
 }
 
 fn int_value<N: std::str::FromStr>(
@@ -338,6 +397,32 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 "max_items" => {
                     let v = int_value(&meta, errors, "a non-negative integer")?;
                     set_once(&mut out.max_items, v, span, "max_items", errors);
+                    Ok(())
+                }
+                // requires_replace
+                "requires_replace" => flag(&meta, &mut out.requires_replace, errors),
+                // one_of = ["a", "b"]
+                "one_of" => {
+                    let v = string_list(&meta, errors)?;
+                    set_once(&mut out.one_of, v, span, "one_of", errors);
+                    Ok(())
+                }
+                // min_length = N
+                "min_length" => {
+                    let v = int_value(&meta, errors, "a non-negative integer")?;
+                    set_once(&mut out.min_length, v, span, "min_length", errors);
+                    Ok(())
+                }
+                // max_length = N
+                "max_length" => {
+                    let v = int_value(&meta, errors, "a non-negative integer")?;
+                    set_once(&mut out.max_length, v, span, "max_length", errors);
+                    Ok(())
+                }
+                // pattern = "^[a-z]+$"
+                "pattern" => {
+                    let v = string_value(&meta, errors)?;
+                    set_once(&mut out.pattern, v, span, "pattern", errors);
                     Ok(())
                 }
                 "rename" | "rename_all" => {
@@ -550,5 +635,36 @@ pub fn apply_rename_all(rule: &str, field: &str) -> String {
         "SCREAMING-KEBAB-CASE" => field.to_ascii_uppercase().replace('_', "-"),
         // "lowercase", "snake_case", and rules serde itself rejects.
         _ => field.to_owned(),
+    }
+}
+
+/// serde's `rename_all` applied to a variant name (which is PascalCase in Rust).
+pub fn apply_rename_all_variant(rule: &str, variant: &str) -> String {
+    let snake = || {
+        let mut out = String::new();
+        for (i, c) in variant.char_indices() {
+            if c.is_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    };
+    match rule {
+        "lowercase" => variant.to_ascii_lowercase(),
+        "UPPERCASE" => variant.to_ascii_uppercase(),
+        "camelCase" => {
+            let mut chars = variant.chars();
+            match chars.next() {
+                Some(c) => c.to_ascii_lowercase().to_string() + chars.as_str(),
+                None => String::new(),
+            }
+        }
+        "snake_case" => snake(),
+        "SCREAMING_SNAKE_CASE" => snake().to_ascii_uppercase(),
+        "kebab-case" => snake().replace('_', "-"),
+        "SCREAMING-KEBAB-CASE" => snake().to_ascii_uppercase().replace('_', "-"),
+        // "PascalCase", and rules serde itself rejects.
+        _ => variant.to_owned(),
     }
 }

@@ -111,6 +111,21 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
     let f = &field.flags;
     let (required, optional, computed) = (f.required, f.optional, f.computed);
     let (sensitive, deprecated, write_only) = (f.sensitive, f.deprecated, f.write_only);
+    let requires_replace = f.requires_replace;
+    let v = &field.validators;
+    let one_of = match &v.one_of {
+        Some(values) => quote!(#krate::__private::Some(&[#(#values),*])),
+        None => quote!(#krate::__private::None),
+    };
+    let opt_u64 = |n: Option<u64>| match n {
+        Some(n) => quote!(#krate::__private::Some(#n)),
+        None => quote!(#krate::__private::None),
+    };
+    let (min_length, max_length) = (opt_u64(v.min_length), opt_u64(v.max_length));
+    let pattern = match &v.pattern {
+        Some(p) => quote!(#krate::__private::Some(#p)),
+        None => quote!(#krate::__private::None),
+    };
     let description = opt_str(&field.description);
     let markdown = field.markdown;
     let facts = quote! {
@@ -121,8 +136,13 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
             sensitive: #sensitive,
             deprecated: #deprecated,
             write_only: #write_only,
+            requires_replace: #requires_replace,
             description: #description,
             markdown: #markdown,
+            one_of: #one_of,
+            min_length: #min_length,
+            max_length: #max_length,
+            pattern: #pattern,
         }
     };
     match &field.role {
@@ -176,7 +196,30 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
     }
 }
 
+/// A unit-variant enum: a `string` whose accepted values are the variants' names.
+fn expand_enum(c: &Container, variants: &[String], krate: &TokenStream) -> TokenStream {
+    let input = c.original;
+    let ident = &input.ident;
+    let generics = generics(input, krate);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    wrap(quote! {
+        #[automatically_derived]
+        impl #impl_generics #krate::__private::TfValue for #ident #ty_generics #where_clause {
+            fn tf_type() -> #krate::__private::Type {
+                #krate::__private::Type::String
+            }
+
+            fn accepted_values() -> #krate::__private::Option<&'static [&'static str]> {
+                #krate::__private::Some(&[#(#variants),*])
+            }
+        }
+    })
+}
+
 fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
+    if let Some(variants) = &c.variants {
+        return expand_enum(c, variants, krate);
+    }
     let input = c.original;
     let ident = &input.ident;
     let generics = generics(input, krate);

@@ -8,6 +8,7 @@
 mod ast;
 mod attr;
 mod expand;
+mod pattern;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

@@ -36,7 +36,7 @@ use crate::value::{sorted_refs, Value};
 ///
 /// let ty: Type = serde_json::from_str(r#"["object",{"arn":"string","name":"string"}]"#)?;
 /// let planned = Value::Object([
-///     ("arn".to_owned(), Value::Unknown(Refinements::new().not_null().string_prefix("arn:aws:s3:::"))),
+///     ("arn".to_owned(), Value::Unknown(Refinements::new().not_null().with_prefix("arn:aws:s3:::"))),
 ///     ("name".to_owned(), Value::from("logs")),
 /// ].into());
 /// let applied = Value::Object([

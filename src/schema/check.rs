@@ -147,6 +147,11 @@ fn check_attribute(
     if attr.write_only && attr.computed {
         problem(out, path, "a write-only attribute cannot be computed");
     }
+    for v in &attr.validators {
+        if let Some(message) = v.schema_problem() {
+            problem(out, path, message);
+        }
+    }
     if let Some(nested) = attr.nested_type() {
         if nested.nesting == ObjectNesting::Set {
             if attr.implied_type().has_dynamic() {

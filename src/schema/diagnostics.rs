@@ -33,26 +33,120 @@ pub enum DiagnosticKind {
     StillUnknown,
     /// The schema itself breaks Terraform's rules ([`Block::check_schema`](super::Block::check_schema)).
     Schema,
+    /// A value breaks one of its attribute's [`Validator`](super::Validator)s.
+    Validator,
+    /// A problem the provider reports in its own words ([`Diagnostic::error`],
+    /// [`Diagnostic::warning`]), or an [`Error`](crate::Error) turned into a diagnostic.
+    Other,
 }
 
-/// One problem, where it is, and what it is.
+impl DiagnosticKind {
+    /// The short summary Terraform shows on the `Error:` line for this kind.
+    pub fn summary(self) -> &'static str {
+        match self {
+            DiagnosticKind::Type => "Invalid value type",
+            DiagnosticKind::MissingRequired => "Missing required argument",
+            DiagnosticKind::TooFewBlocks => "Too few blocks",
+            DiagnosticKind::TooManyBlocks => "Too many blocks",
+            DiagnosticKind::NullBlock => "Invalid block value",
+            DiagnosticKind::Unconfigurable => "Invalid configuration for computed attribute",
+            DiagnosticKind::WriteOnly => "Write-only attribute has a value",
+            DiagnosticKind::Changed | DiagnosticKind::Refinement | DiagnosticKind::StillUnknown => {
+                "Provider produced inconsistent result after apply"
+            }
+            DiagnosticKind::Schema => "Invalid provider schema",
+            DiagnosticKind::Validator => "Invalid attribute value",
+            DiagnosticKind::Other => "Error",
+        }
+    }
+}
+
+/// How serious a [`Diagnostic`] is (tfplugin `Diagnostic.Severity`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Severity {
+    /// The operation fails.
+    #[default]
+    Error,
+    /// Terraform shows it and goes on.
+    Warning,
+}
+
+/// One problem as Terraform shows it: a [`Severity`], a summary, a detail, and the
+/// [`AttributePath`] of the attribute it is about (Terraform points at the configuration
+/// line that set it). These are the fields of tfplugin's `Diagnostic`.
 ///
-/// Display reads like [`Error`](crate::Error): the message, then ` at ` and the path.
+/// Display reads like [`Error`](crate::Error): the detail, then ` at ` and the path.
+///
+/// ```
+/// use tfvalue::schema::{Diagnostic, Severity};
+/// use tfvalue::{AttributePath, Type, Value};
+///
+/// let d = Diagnostic::warning("Deprecated attribute", "use `size_gb` instead")
+///     .with_path(AttributePath::new().attr("size"));
+/// assert_eq!(d.severity(), Severity::Warning);
+/// assert_eq!(d.summary(), "Deprecated attribute");
+/// assert_eq!(d.to_string(), "use `size_gb` instead at size");
+///
+/// // An error from decoding becomes an error diagnostic at its path.
+/// let err = Value::from_json(br#"{"size":"big"}"#, &Type::object([("size", Type::Number)])).unwrap_err();
+/// let d = Diagnostic::from(err);
+/// assert_eq!((d.severity(), d.path().to_string()), (Severity::Error, "size".to_owned()));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     kind: DiagnosticKind,
+    severity: Severity,
+    summary: std::borrow::Cow<'static, str>,
     path: AttributePath,
     message: String,
 }
 
 impl Diagnostic {
-    /// A diagnostic.
+    /// An error of this kind, with the kind's [summary](DiagnosticKind::summary) and
+    /// `message` as the detail.
     pub fn new(kind: DiagnosticKind, path: AttributePath, message: impl Into<String>) -> Self {
         Diagnostic {
             kind,
+            severity: Severity::Error,
+            summary: std::borrow::Cow::Borrowed(kind.summary()),
             path,
             message: message.into(),
         }
+    }
+
+    /// An error in the provider's own words, about the whole value until
+    /// [`with_path`](Diagnostic::with_path).
+    pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Self {
+        Diagnostic {
+            kind: DiagnosticKind::Other,
+            severity: Severity::Error,
+            summary: std::borrow::Cow::Owned(summary.into()),
+            path: AttributePath::new(),
+            message: detail.into(),
+        }
+    }
+
+    /// A warning in the provider's own words.
+    pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(summary, detail)
+        }
+    }
+
+    /// The same diagnostic about the attribute at `path`.
+    #[must_use]
+    pub fn with_path(mut self, path: AttributePath) -> Self {
+        self.path = path;
+        self
+    }
+
+    /// The same diagnostic with this severity.
+    #[must_use]
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
     }
 
     /// What kind of problem this is.
@@ -60,14 +154,42 @@ impl Diagnostic {
         self.kind
     }
 
+    /// Error or warning.
+    pub fn severity(&self) -> Severity {
+        self.severity
+    }
+
+    /// The short summary (Terraform's `Error: ...` line).
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    /// The detail: what is wrong, in a sentence.
+    pub fn detail(&self) -> &str {
+        &self.message
+    }
+
     /// Where in the value the problem is; empty for the value itself.
     pub fn path(&self) -> &AttributePath {
         &self.path
     }
 
-    /// The message without the path.
+    /// The detail (kept for callers of the first version; same as [`Diagnostic::detail`]).
     pub fn message(&self) -> &str {
         &self.message
+    }
+}
+
+impl From<crate::Error> for Diagnostic {
+    /// An error diagnostic at the error's path, with its message as the detail.
+    fn from(err: crate::Error) -> Self {
+        Diagnostic {
+            kind: DiagnosticKind::Other,
+            severity: Severity::Error,
+            summary: std::borrow::Cow::Borrowed("Invalid value"),
+            path: err.path().clone(),
+            message: err.message().to_owned(),
+        }
     }
 }
 
@@ -118,6 +240,11 @@ impl Diagnostics {
         }
     }
 
+    /// Whether any diagnostic is an error (warnings alone let the operation go on).
+    pub fn has_errors(&self) -> bool {
+        self.0.iter().any(|d| d.severity() == Severity::Error)
+    }
+
     /// Whether there is a problem at exactly this path.
     pub fn has_path(&self, path: &AttributePath) -> bool {
         self.0.iter().any(|d| d.path() == path)
@@ -162,6 +289,24 @@ impl<'a> IntoIterator for &'a Diagnostics {
 impl FromIterator<Diagnostic> for Diagnostics {
     fn from_iter<I: IntoIterator<Item = Diagnostic>>(iter: I) -> Self {
         Diagnostics(iter.into_iter().collect())
+    }
+}
+
+impl From<crate::Error> for Diagnostics {
+    fn from(err: crate::Error) -> Self {
+        Diagnostics(vec![Diagnostic::from(err)])
+    }
+}
+
+impl From<Diagnostic> for Diagnostics {
+    fn from(d: Diagnostic) -> Self {
+        Diagnostics(vec![d])
+    }
+}
+
+impl Extend<Diagnostic> for Diagnostics {
+    fn extend<I: IntoIterator<Item = Diagnostic>>(&mut self, iter: I) {
+        self.0.extend(iter);
     }
 }
 

@@ -346,6 +346,8 @@ impl<'de> Deserialize<'de> for Attribute {
             write_only: raw.write_only,
             description: raw.description.filter(|s| !s.is_empty()),
             description_kind: raw.description_kind,
+            requires_replace: false,
+            validators: Vec::new(),
         })
     }
 }

@@ -34,17 +34,23 @@ mod apply;
 mod check;
 mod diagnostics;
 mod json;
+mod pattern;
+mod plan;
 mod refine;
 mod render;
 mod validate;
+mod validator;
 
 use std::collections::BTreeMap;
 
 use crate::types::{ObjectType, Type};
 
 pub use apply::check_apply;
-pub use diagnostics::{Diagnostic, DiagnosticKind, Diagnostics};
+pub use diagnostics::{Diagnostic, DiagnosticKind, Diagnostics, Severity};
 pub use json::{ProviderSchema, ProviderSchemas};
+pub(crate) use plan::model_value;
+pub use plan::{plan_model, Plan, Planner};
+pub use validator::{Pattern, Validator};
 
 /// A resource, data source, ephemeral resource or provider schema: a version and its block.
 ///
@@ -123,6 +129,12 @@ pub struct Attribute {
     pub description: Option<String>,
     /// How [`description`](Attribute::description) is written.
     pub description_kind: StringKind,
+    /// A change of this attribute replaces the resource ([`Block::plan`] reports it).
+    /// Provider-side: not part of the wire schema.
+    pub requires_replace: bool,
+    /// Checks of the value beyond its type, run by [`Block::validate`] and its kin.
+    /// Provider-side: not part of the wire schema.
+    pub validators: Vec<Validator>,
 }
 
 /// The type of an attribute: a type constraint, or nested attributes.
@@ -413,6 +425,8 @@ impl Attribute {
             write_only: false,
             description: None,
             description_kind: StringKind::Plain,
+            requires_replace: false,
+            validators: Vec::new(),
         }
     }
 
@@ -487,6 +501,35 @@ impl Attribute {
     #[must_use]
     pub fn write_only(mut self) -> Self {
         self.write_only = true;
+        self
+    }
+
+    /// Marks the attribute as one whose change replaces the resource (see [`Block::plan`]).
+    #[must_use]
+    pub fn requires_replace(mut self) -> Self {
+        self.requires_replace = true;
+        self
+    }
+
+    /// Adds a validator.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block, Validator};
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let block = Block::new().attribute(
+    ///     "tier",
+    ///     Attribute::required(Type::String).validator(Validator::one_of(["standard", "premium"])),
+    /// );
+    /// let v = Value::Object([("tier".to_owned(), Value::from("gold"))].into());
+    /// assert_eq!(
+    ///     block.validate(&v).to_string(),
+    ///     r#"value must be one of "standard", "premium", found "gold" at tier"#
+    /// );
+    /// ```
+    #[must_use]
+    pub fn validator(mut self, validator: Validator) -> Self {
+        self.validators.push(validator);
         self
     }
 

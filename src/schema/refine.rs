@@ -26,16 +26,16 @@ impl Refinements {
     /// ```
     /// use tfvalue::{Number, Refinements, Value};
     ///
-    /// let arn = Refinements::new().not_null().string_prefix("arn:aws:");
+    /// let arn = Refinements::new().not_null().with_prefix("arn:aws:");
     /// assert!(arn.admits(&Value::from("arn:aws:s3:::logs")));
     /// assert!(!arn.admits(&Value::from("s3://logs")));
     /// assert!(!arn.admits(&Value::Null));
     ///
-    /// let port = Refinements::new().number_lower(Number::from(1), true).number_upper(Number::from(65535), true);
+    /// let port = Refinements::new().with_lower_bound(Number::from(1), true).with_upper_bound(Number::from(65535), true);
     /// assert!(port.admits(&Value::from(443)));
     /// assert!(!port.admits(&Value::from(0)));
     ///
-    /// let two_or_three = Refinements::new().length_lower(2).length_upper(3);
+    /// let two_or_three = Refinements::new().with_min_length(2).with_max_length(3);
     /// assert!(!two_or_three.admits(&Value::List(vec![Value::from(1)])));
     /// ```
     pub fn admits(&self, value: &Value) -> bool {
@@ -105,12 +105,12 @@ impl Refinements {
         } else {
             format!("length {least}..{most}")
         };
-        if let Some(lo) = self.length_lower_bound() {
+        if let Some(lo) = self.min_length() {
             if most < lo {
                 out.push(format!("{shown} is below the refined minimum length {lo}"));
             }
         }
-        if let Some(hi) = self.length_upper_bound() {
+        if let Some(hi) = self.max_length() {
             if least > hi {
                 out.push(format!("{shown} is above the refined maximum length {hi}"));
             }
@@ -138,10 +138,10 @@ impl Refinements {
                 "an unknown refined as ({other}) cannot be within ({self})"
             ));
         }
-        let disjoint_lengths = match (self.length_lower_bound(), other.length_upper_bound()) {
+        let disjoint_lengths = match (self.min_length(), other.max_length()) {
             (Some(lo), Some(hi)) => hi < lo,
             _ => false,
-        } || match (other.length_lower_bound(), self.length_upper_bound()) {
+        } || match (other.min_length(), self.max_length()) {
             (Some(lo), Some(hi)) => hi < lo,
             _ => false,
         };

@@ -40,6 +40,8 @@ impl Block {
     ///   of a list are counted even when unknown: each is one block.
     /// - **Null blocks** ([`DiagnosticKind::NullBlock`]): a `GROUP` block is never null,
     ///   and neither is a `LIST`, `SET` or `MAP` block (no blocks is an empty collection).
+    /// - **Validators** ([`DiagnosticKind::Validator`]): each of an attribute's
+    ///   [`Validator`](super::Validator)s accepts its value, when known and not null.
     ///
     /// A null or unknown root value has nothing to check.
     ///
@@ -61,7 +63,7 @@ impl Block {
     /// let found: Vec<String> = diags.iter().map(ToString::to_string).collect();
     /// assert_eq!(found, [
     ///     "required attribute is null at name",
-    ///     "at most 1 blocks are allowed, found 2 at rule",
+    ///     "at most 1 block is allowed, found 2 at rule",
     ///     "invalid type: string, expected number at rule[1].port",
     /// ]);
     /// assert_eq!(diags[0].kind(), DiagnosticKind::MissingRequired);
@@ -211,6 +213,11 @@ impl Walker {
                 "required attribute is null",
             );
         }
+        for validator in &attr.validators {
+            if let Some(message) = validator.problem(v) {
+                self.problem(DiagnosticKind::Validator, message);
+            }
+        }
         if !v.is_null() && self.mode == Mode::Config && attr.is_computed_only() {
             self.problem(
                 DiagnosticKind::Unconfigurable,
@@ -324,7 +331,7 @@ impl Walker {
                 if let Err(e) = r.validate() {
                     return self.error(&e);
                 }
-                (r.length_lower_bound().unwrap_or(0), r.length_upper_bound())
+                (r.min_length().unwrap_or(0), r.max_length())
             }
             (NestingMode::List, Value::List(vs)) => (vs.len() as u64, Some(vs.len() as u64)),
             (NestingMode::List, Value::Tuple(vs)) if dynamic => {
@@ -352,8 +359,13 @@ impl Walker {
                 self.problem(
                     DiagnosticKind::TooFewBlocks,
                     format!(
-                        "at least {} blocks are required, found {}",
+                        "at least {} {} required, found {}",
                         nb.min_items,
+                        if nb.min_items == 1 {
+                            "block is"
+                        } else {
+                            "blocks are"
+                        },
                         count(least, most)
                     ),
                 );
@@ -362,8 +374,13 @@ impl Walker {
                 self.problem(
                     DiagnosticKind::TooManyBlocks,
                     format!(
-                        "at most {} blocks are allowed, found {}",
+                        "at most {} {} allowed, found {}",
                         nb.max_items,
+                        if nb.max_items == 1 {
+                            "block is"
+                        } else {
+                            "blocks are"
+                        },
                         count(least, most)
                     ),
                 );

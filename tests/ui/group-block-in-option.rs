@@ -2,6 +2,7 @@ use tfvalue::TfValue;
 
 #[derive(TfValue)]
 struct Timeouts {
+    #[tfvalue(optional)]
     create: Option<String>,
 }
 

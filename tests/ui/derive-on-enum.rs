@@ -1,9 +1,0 @@
-use tfvalue::TfValue;
-
-#[derive(TfValue)]
-enum Size {
-    Small,
-    Large,
-}
-
-fn main() {}

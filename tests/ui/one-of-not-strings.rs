@@ -1,0 +1,9 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+struct Disk {
+    #[tfvalue(one_of = ["ssd", 2])]
+    kind: String,
+}
+
+fn main() {}

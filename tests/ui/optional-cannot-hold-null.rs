@@ -1,0 +1,9 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+struct Server {
+    #[tfvalue(optional)]
+    note: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tfvalue::TfValue;
+
+#[derive(TfValue)]
+struct Disk {
+    #[tfvalue(pattern = "^(ssd|hdd)$")]
+    kind: String,
+}
+
+fn main() {}
