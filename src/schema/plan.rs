@@ -322,7 +322,7 @@ impl Walk<'_> {
     }
 
     fn attribute(&mut self, attr: &Attribute, p: &Value, c: Option<&Value>) -> Value {
-        if attr.computed && p.is_null() && c.map_or(true, Value::is_null) {
+        if attr.computed && p.is_null() && c.is_none_or(Value::is_null) {
             return self.unknown_for(attr);
         }
         match &attr.ty {
