@@ -588,19 +588,19 @@ fn round_bounds(v: &Value) -> Value {
                 out = out.not_null();
             }
             if let Some(p) = r.prefix() {
-                out = out.string_prefix(p);
+                out = out.with_prefix(p);
             }
             if let Some(b) = r.lower_bound() {
-                out = out.number_lower(round(&b.value), b.inclusive);
+                out = out.with_lower_bound(round(&b.value), b.inclusive);
             }
             if let Some(b) = r.upper_bound() {
-                out = out.number_upper(round(&b.value), b.inclusive);
+                out = out.with_upper_bound(round(&b.value), b.inclusive);
             }
-            if let Some(n) = r.length_lower_bound() {
-                out = out.length_lower(n);
+            if let Some(n) = r.min_length() {
+                out = out.with_min_length(n);
             }
-            if let Some(n) = r.length_upper_bound() {
-                out = out.length_upper(n);
+            if let Some(n) = r.max_length() {
+                out = out.with_max_length(n);
             }
             Value::Unknown(out)
         }

@@ -64,10 +64,10 @@ fn refinements_to_tagged(r: &Refinements) -> Json {
     if let Some(b) = r.upper_bound() {
         o.insert("upper".into(), json!([b.value.to_string(), b.inclusive]));
     }
-    if let Some(n) = r.length_lower_bound() {
+    if let Some(n) = r.min_length() {
         o.insert("len_lower".into(), json!(n));
     }
-    if let Some(n) = r.length_upper_bound() {
+    if let Some(n) = r.max_length() {
         o.insert("len_upper".into(), json!(n));
     }
     Json::Object(o)
@@ -181,20 +181,20 @@ fn refinements_from_tagged(j: &Json) -> Result<Value> {
                 Some(false) => r.not_null(),
                 None => return Err(Error::data("nullness must be a bool")),
             },
-            "prefix" => r.string_prefix(
+            "prefix" => r.with_prefix(
                 v.as_str()
                     .ok_or_else(|| Error::data("prefix must be a string"))?,
             ),
             "lower" => {
                 let (n, inc) = bound(v)?;
-                r.number_lower(n, inc)
+                r.with_lower_bound(n, inc)
             }
             "upper" => {
                 let (n, inc) = bound(v)?;
-                r.number_upper(n, inc)
+                r.with_upper_bound(n, inc)
             }
-            "len_lower" => r.length_lower(len(v)?),
-            "len_upper" => r.length_upper(len(v)?),
+            "len_lower" => r.with_min_length(len(v)?),
+            "len_upper" => r.with_max_length(len(v)?),
             other => return Err(Error::data(format_args!("unknown refinement {other:?}"))),
         };
     }

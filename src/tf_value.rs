@@ -421,7 +421,11 @@ pub mod __private {
         markdown: bool,
         deprecated: bool,
     ) -> Block {
-        let block = block.deprecated(deprecated);
+        let block = if deprecated {
+            block.deprecated()
+        } else {
+            block
+        };
         match description {
             Some(d) => block.description(d, kind(markdown)),
             None => block,

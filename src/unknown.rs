@@ -185,9 +185,18 @@ impl fmt::Debug for Refinements {
 }
 
 impl fmt::Display for Refinements {
-    /// Terraform's wording: `not null, prefix "arn:", >= 1, <= 10, length 1..5`.
+    /// Terraform's wording: `not null, prefix "arn:", >= 1, <= 10, length 1..5`; with
+    /// nothing refined, `known after apply`, as the CLI marks an unknown.
+    ///
+    /// ```
+    /// use tfvalue::Refinements;
+    /// assert_eq!(Refinements::new().to_string(), "known after apply");
+    /// assert_eq!(Refinements::new().not_null().with_prefix("arn:").to_string(), r#"not null, prefix "arn:""#);
+    /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(i) = &self.0 else { return Ok(()) };
+        let Some(i) = &self.0 else {
+            return f.write_str("known after apply");
+        };
         let mut first = true;
         let mut sep = |f: &mut fmt::Formatter<'_>| {
             if first {
@@ -307,41 +316,6 @@ impl Refinements {
         self.edit(|i| i.len_upper = Some(len))
     }
 
-    /// Former name of [`Refinements::with_prefix`].
-    #[doc(hidden)]
-    #[must_use]
-    pub fn string_prefix(self, prefix: impl Into<String>) -> Self {
-        self.with_prefix(prefix)
-    }
-
-    /// Former name of [`Refinements::with_lower_bound`].
-    #[doc(hidden)]
-    #[must_use]
-    pub fn number_lower(self, value: Number, inclusive: bool) -> Self {
-        self.with_lower_bound(value, inclusive)
-    }
-
-    /// Former name of [`Refinements::with_upper_bound`].
-    #[doc(hidden)]
-    #[must_use]
-    pub fn number_upper(self, value: Number, inclusive: bool) -> Self {
-        self.with_upper_bound(value, inclusive)
-    }
-
-    /// Former name of [`Refinements::with_min_length`].
-    #[doc(hidden)]
-    #[must_use]
-    pub fn length_lower(self, len: u64) -> Self {
-        self.with_min_length(len)
-    }
-
-    /// Former name of [`Refinements::with_max_length`].
-    #[doc(hidden)]
-    #[must_use]
-    pub fn length_upper(self, len: u64) -> Self {
-        self.with_max_length(len)
-    }
-
     /// Whether the value is known not to be null.
     pub fn is_not_null(&self) -> bool {
         self.0.as_ref().is_some_and(|i| i.not_null)
@@ -370,18 +344,6 @@ impl Refinements {
     /// The collection length upper bound, if any.
     pub fn max_length(&self) -> Option<u64> {
         self.0.as_ref().and_then(|i| i.len_upper)
-    }
-
-    /// Former name of [`Refinements::min_length`].
-    #[doc(hidden)]
-    pub fn length_lower_bound(&self) -> Option<u64> {
-        self.min_length()
-    }
-
-    /// Former name of [`Refinements::max_length`].
-    #[doc(hidden)]
-    pub fn length_upper_bound(&self) -> Option<u64> {
-        self.max_length()
     }
 
     /// Keeps only the refinements that apply to values of `kind`.
@@ -1057,7 +1019,7 @@ impl<T: kind::Str> Unknown<T> {
     /// Refines an unknown string: it will start with `prefix`. A known value is returned unchanged.
     #[must_use]
     pub fn with_prefix(self, prefix: impl Into<String>) -> Self {
-        self.refine(|r| r.string_prefix(prefix))
+        self.refine(|r| r.with_prefix(prefix))
     }
 }
 
@@ -1073,20 +1035,6 @@ impl<T: kind::Num> Unknown<T> {
     pub fn with_upper_bound(self, bound: impl Into<Number>, inclusive: bool) -> Self {
         self.refine(|r| r.with_upper_bound(bound, inclusive))
     }
-
-    /// Former name of [`Unknown::with_lower_bound`].
-    #[doc(hidden)]
-    #[must_use]
-    pub fn with_lower(self, bound: impl Into<Number>, inclusive: bool) -> Self {
-        self.with_lower_bound(bound, inclusive)
-    }
-
-    /// Former name of [`Unknown::with_upper_bound`].
-    #[doc(hidden)]
-    #[must_use]
-    pub fn with_upper(self, bound: impl Into<Number>, inclusive: bool) -> Self {
-        self.with_upper_bound(bound, inclusive)
-    }
 }
 
 impl<T: kind::Collection> Unknown<T> {
@@ -1100,21 +1048,6 @@ impl<T: kind::Collection> Unknown<T> {
     #[must_use]
     pub fn with_max_length(self, len: u64) -> Self {
         self.refine(|r| r.with_max_length(len))
-    }
-
-    /// Former name of [`Unknown::with_min_length`].
-    #[doc(hidden)]
-    #[must_use]
-    pub fn with_min_len(self, len: u64) -> Self {
-        self.with_min_length(len)
-    }
-
-    /// Former name of [`Unknown::with_max_length`].
-    #[doc(hidden)]
-    #[deprecated(note = "renamed to `with_max_length`")]
-    #[must_use]
-    pub fn with_max_len(self, len: u64) -> Self {
-        self.with_max_length(len)
     }
 }
 
@@ -1233,6 +1166,16 @@ pub(crate) fn serialize_unknown<S: Serializer>(
     kind: RefineKind,
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
+    if !crate::private::is_ours::<S>() {
+        // serde_json would write the extension's bytes as an array of numbers.
+        return Err(serde::ser::Error::custom(if s.is_human_readable() {
+            "an unknown value cannot be written as JSON (JSON has no unknowns): write it \
+             with tfvalue::msgpack::to_vec, or check that the value is known first"
+        } else {
+            "an unknown value is a MessagePack extension only tfvalue writes: use \
+             tfvalue::msgpack::to_vec"
+        }));
+    }
     let mut out = Vec::new();
     encode_unknown(&mut out, r, kind).map_err(serde::ser::Error::custom)?;
     s.serialize_newtype_struct(UNKNOWN_TOKEN, &ExtBytes(out))
@@ -1301,12 +1244,12 @@ mod tests {
         );
         // vacuous refinements
         assert_eq!(
-            enc(&Refinements::new().string_prefix(""), RefineKind::String),
+            enc(&Refinements::new().with_prefix(""), RefineKind::String),
             "d40000"
         );
         assert_eq!(
             enc(
-                &Refinements::new().number_lower(Number::neg_infinity(), true),
+                &Refinements::new().with_lower_bound(Number::neg_infinity(), true),
                 RefineKind::Number
             ),
             "d40000"
@@ -1341,10 +1284,10 @@ mod tests {
     #[test]
     fn contradictions_are_rejected() {
         let r = Refinements::new()
-            .number_lower(Number::from(5), false)
-            .number_upper(Number::from(5), true);
+            .with_lower_bound(Number::from(5), false)
+            .with_upper_bound(Number::from(5), true);
         assert!(r.validate().is_err());
-        let r = Refinements::new().length_lower(5).length_upper(2);
+        let r = Refinements::new().with_min_length(5).with_max_length(2);
         assert!(r.validate().is_err());
     }
 }

@@ -477,8 +477,8 @@ fn a_float64_off_the_wire_is_written_to_json_as_its_shortest_text() {
     assert!(std::str::from_utf8(&text).unwrap().contains(":0.1"));
     let pinned = Value::Unknown(
         Refinements::new()
-            .number_lower(Number::from_f64(0.1).unwrap(), true)
-            .number_upper(Number::from_f64(0.1).unwrap(), true),
+            .with_lower_bound(Number::from_f64(0.1).unwrap(), true)
+            .with_upper_bound(Number::from_f64(0.1).unwrap(), true),
     );
     if let Ok(text) = pinned.to_json(&Type::Number) {
         assert_eq!(text, b"0.1");
@@ -537,7 +537,7 @@ fn non_string_keys_are_rejected_in_maps_objects_and_structs() {
 // 4. Long refinement prefixes, cut as go-cty's SafeKnownPrefix cuts them
 
 fn written_prefix(prefix: &str) -> String {
-    let v = Value::Unknown(Refinements::new().string_prefix(prefix));
+    let v = Value::Unknown(Refinements::new().with_prefix(prefix));
     let bytes = v.to_msgpack(&Type::String).unwrap();
     match Value::from_msgpack(&bytes, &Type::String).unwrap() {
         Value::Unknown(r) => r.prefix().unwrap_or("").to_owned(),

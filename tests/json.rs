@@ -483,8 +483,8 @@ fn unknown_in_json_names_the_path() {
     // A number pinned by its refinements to one value is that value, as in MessagePack.
     let pinned: Unknown<Number> = Unknown::unknown()
         .not_null()
-        .with_lower(7, true)
-        .with_upper(7, true);
+        .with_lower_bound(7, true)
+        .with_upper_bound(7, true);
     assert_eq!(json::to_vec(&pinned).unwrap(), b"7");
 }
 

@@ -228,10 +228,7 @@ fn refinement_payloads_are_bounded() {
         &Type::list(Type::String),
     )
     .unwrap();
-    assert_eq!(
-        v.as_unknown().unwrap().length_lower_bound(),
-        Some(1_000_000_000)
-    );
+    assert_eq!(v.as_unknown().unwrap().min_length(), Some(1_000_000_000));
 }
 
 #[test]
@@ -251,9 +248,9 @@ fn a_length_upper_bound_of_the_largest_int_is_unbounded() {
         &ty,
     )
     .unwrap();
-    assert_eq!(v.as_unknown().unwrap().length_upper_bound(), None);
+    assert_eq!(v.as_unknown().unwrap().max_length(), None);
     assert_eq!(v.to_msgpack(&ty).unwrap(), b"\xd4\x00\x00");
-    let r = tfvalue::Refinements::new().length_upper(i64::MAX as u64);
+    let r = tfvalue::Refinements::new().with_max_length(i64::MAX as u64);
     assert_eq!(Value::Unknown(r).to_msgpack(&ty).unwrap(), b"\xd4\x00\x00");
 }
 

@@ -311,13 +311,13 @@ fn unknowns_and_refinements() {
     );
     row(
         Unknown::<u16>::unknown()
-            .with_lower(1, true)
-            .with_upper(65535, true),
+            .with_lower_bound(1, true)
+            .with_upper_bound(65535, true),
         "c70b0c82039201c30492cdffffc3",
         &Type::Number,
     );
     row(
-        Unknown::<Vec<String>>::unknown().with_min_len(1),
+        Unknown::<Vec<String>>::unknown().with_min_length(1),
         "c7030c810501",
         &Type::list(Type::String),
     );
@@ -332,8 +332,8 @@ fn unknowns_and_refinements() {
     assert!(err.to_string().contains("use tfvalue::Unknown<T>"), "{err}");
     // contradictory refinements cannot be encoded
     let bad = Unknown::<u8>::unknown()
-        .with_lower(5, true)
-        .with_upper(1, true);
+        .with_lower_bound(5, true)
+        .with_upper_bound(1, true);
     assert_eq!(
         tfvalue::msgpack::to_vec(&bad).unwrap_err().category(),
         Category::Data

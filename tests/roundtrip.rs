@@ -74,7 +74,7 @@ fn arb_refinements(ty: &Type) -> BoxedStrategy<Refinements> {
                     Refinements::new()
                 };
                 if let Some(p) = p {
-                    r = r.string_prefix(p);
+                    r = r.with_prefix(p);
                 }
                 r
             })
@@ -91,12 +91,12 @@ fn arb_refinements(ty: &Type) -> BoxedStrategy<Refinements> {
                     Refinements::new()
                 };
                 if let Some((lo, inc)) = lo {
-                    r = r.number_lower(Number::from(lo), inc);
+                    r = r.with_lower_bound(Number::from(lo), inc);
                     if let Some((w, inc2)) = width {
-                        r = r.number_upper(Number::from(lo as i64 + w), inc2);
+                        r = r.with_upper_bound(Number::from(lo as i64 + w), inc2);
                     }
                 } else if let Some((w, inc2)) = width {
-                    r = r.number_upper(Number::from(w), inc2);
+                    r = r.with_upper_bound(Number::from(w), inc2);
                 }
                 r
             })
@@ -109,9 +109,9 @@ fn arb_refinements(ty: &Type) -> BoxedStrategy<Refinements> {
                     } else {
                         Refinements::new()
                     };
-                    r = r.length_lower(lo);
+                    r = r.with_min_length(lo);
                     if let Some(e) = extra {
-                        r = r.length_upper(lo + e);
+                        r = r.with_max_length(lo + e);
                     }
                     r
                 })

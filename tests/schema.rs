@@ -479,9 +479,9 @@ fn type_problems_are_all_reported_with_paths() {
             (DiagnosticKind::Type, "a string in a position of type dynamic must carry its own type (Value::Dynamic) at data".to_owned()),
             (DiagnosticKind::Type, "missing attribute at endpoint[0].port".to_owned()),
             (DiagnosticKind::Type, "missing attribute at id".to_owned()),
-            (DiagnosticKind::Type, "invalid type: number, expected string at name".to_owned()),
-            (DiagnosticKind::Type, "invalid type: number, expected string at tags[\"a\"]".to_owned()),
-            (DiagnosticKind::Type, "invalid type: bool, expected string at tags[\"c\"]".to_owned()),
+            (DiagnosticKind::Type, "invalid type: number, expected a string at name".to_owned()),
+            (DiagnosticKind::Type, "invalid type: number, expected a string at tags[\"a\"]".to_owned()),
+            (DiagnosticKind::Type, "invalid type: bool, expected a string at tags[\"c\"]".to_owned()),
             (DiagnosticKind::Type, "unsupported attribute: the schema does not declare it at bogus".to_owned()),
         ]
     );
@@ -673,7 +673,7 @@ fn nested_blocks_are_validated_inside() {
         [
             (
                 DiagnosticKind::Type,
-                "invalid type: string, expected number at rule[0].port".to_owned()
+                "invalid type: string, expected a number at rule[0].port".to_owned()
             ),
             (
                 DiagnosticKind::MissingRequired,

@@ -134,6 +134,15 @@ fn serde_json_itself_never_writes_garbage() {
     let u = Value::from_iter([("id", Value::Unknown(Refinements::new()))]);
     let err = serde_json::to_string(&u).unwrap_err().to_string();
     assert!(err.contains("tfvalue::msgpack::to_vec"), "{err}");
+    let err = serde_json::to_string(&Unknown::<String>::unknown())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tfvalue::msgpack::to_vec"), "{err}");
+    assert_eq!(
+        serde_json::to_string(&Unknown::Known("x".to_string())).unwrap(),
+        r#""x""#
+    );
+    assert_eq!(Refinements::new().to_string(), "known after apply");
     // ...and the tool's way to JSON values:
     let ty: Type = "object({ d = any, n = number })".parse().unwrap();
     let j = v.to_json_value(&ty).unwrap();

@@ -109,8 +109,8 @@ fn same_refinements(before: &Refinements, after: &Refinements, ty: &Type) -> boo
         && before.is_not_null() == after.is_not_null()
         && same_bound(before.lower_bound(), after.lower_bound())
         && same_bound(before.upper_bound(), after.upper_bound())
-        && before.length_lower_bound() == after.length_lower_bound()
-        && before.length_upper_bound() == after.length_upper_bound()
+        && before.min_length() == after.min_length()
+        && before.max_length() == after.max_length()
 }
 
 fn element_type(ty: &Type) -> &Type {

@@ -256,10 +256,12 @@ impl Block {
         self
     }
 
-    /// Marks the block deprecated.
+    /// Marks the block deprecated (as [`Attribute::deprecated`] marks an attribute: flags
+    /// are adjectives, roles are `set_*` since `required`, `optional` and `computed` name
+    /// the constructors).
     #[must_use]
-    pub fn deprecated(mut self, deprecated: bool) -> Self {
-        self.deprecated = deprecated;
+    pub fn deprecated(mut self) -> Self {
+        self.deprecated = true;
         self
     }
 

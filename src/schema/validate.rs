@@ -64,7 +64,7 @@ impl Block {
     /// assert_eq!(found, [
     ///     "required attribute is null at name",
     ///     "at most 1 block is allowed, found 2 at rule",
-    ///     "invalid type: string, expected number at rule[1].port",
+    ///     "invalid type: string, expected a number at rule[1].port",
     /// ]);
     /// assert_eq!(diags[0].kind(), DiagnosticKind::MissingRequired);
     /// ```
@@ -499,8 +499,19 @@ impl Walker {
                     }
                 }
             }
-            _ => self.mismatch(v, &ty.to_string()),
+            _ => self.mismatch(v, &expected_of(ty)),
         }
+    }
+}
+
+/// What a value of `ty` is called in a message, as the decoders say it: `a string`, `a
+/// number`, `a bool`, else `a value of type list(string)`.
+fn expected_of(ty: &Type) -> String {
+    match ty {
+        Type::String => "a string".into(),
+        Type::Number => "a number".into(),
+        Type::Bool => "a bool".into(),
+        t => format!("a value of type {t}"),
     }
 }
 

@@ -33,16 +33,6 @@ impl Serialize for TypedValue<'_> {
         match self.value {
             Value::Null => s.serialize_unit(),
             Value::Unknown(r) => {
-                if !crate::private::is_ours::<S>() {
-                    return Err(S::Error::custom(if s.is_human_readable() {
-                        "an unknown value cannot be written as JSON (JSON has no unknowns): \
-                         write it with tfvalue::msgpack::to_vec, or check \
-                         Value::is_wholly_known first"
-                    } else {
-                        "an unknown value is a MessagePack extension only tfvalue writes: \
-                         use tfvalue::msgpack::to_vec"
-                    }));
-                }
                 let kind = ty.map_or(RefineKind::Any, RefineKind::of);
                 serialize_unknown(r, kind, s)
             }

@@ -319,7 +319,7 @@ macro_rules! common_conversions {
             if !b.description.is_empty() {
                 out = out.description(b.description, from_string_kind(b.description_kind));
             }
-            Ok(out.deprecated(b.deprecated))
+            Ok(if b.deprecated { out.deprecated() } else { out })
         }
 
         fn facts(
