@@ -141,7 +141,27 @@ impl<'a> Raw<'a> {
 }
 
 impl Serialize for Raw<'_> {
+    /// Under tfvalue's serializers, the bytes as they are. Under `serde_json`, JSON text
+    /// as raw JSON; anything else would be written wrong (MessagePack bytes as an array
+    /// of numbers), so it is an error naming what to use.
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        if !crate::private::is_ours::<S>() {
+            use serde::ser::Error as _;
+            if self.format == RawFormat::Json
+                && std::any::type_name::<S>().contains("serde_json::")
+            {
+                let text = std::str::from_utf8(&self.bytes)
+                    .map_err(|_| S::Error::custom("raw JSON is not valid UTF-8"))?;
+                return serde_json::value::RawValue::from_string(text.to_owned())
+                    .map_err(S::Error::custom)?
+                    .serialize(s);
+            }
+            return Err(S::Error::custom(
+                "a tfvalue::Raw is written by tfvalue::msgpack or tfvalue::json (MessagePack \
+                 bytes only by tfvalue::msgpack): decode it with Raw::decode_value first \
+                 for another format",
+            ));
+        }
         s.serialize_newtype_struct(RAW_TOKEN, &RawBytes(self))
     }
 }

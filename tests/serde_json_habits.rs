@@ -143,6 +143,17 @@ fn serde_json_itself_never_writes_garbage() {
         r#""x""#
     );
     assert_eq!(Refinements::new().to_string(), "known after apply");
+    // Raw bytes: JSON text is raw JSON under serde_json, MessagePack an error.
+    #[derive(Deserialize, Serialize)]
+    struct Later<'a> {
+        #[serde(borrow)]
+        attrs: tfvalue::Raw<'a>,
+    }
+    let later: Later = tfvalue::json::from_str(r#"{"attrs":{"a":[1,0.1]}}"#).unwrap();
+    assert_eq!(serde_json::to_string(&later).unwrap(), r#"{"attrs":{"a":[1,0.1]}}"#);
+    let later: Later = tfvalue::msgpack::from_slice(b"\x81\xa5attrs\x91\x01").unwrap();
+    let err = serde_json::to_string(&later).unwrap_err().to_string();
+    assert!(err.contains("Raw::decode_value"), "{err}");
     // ...and the tool's way to JSON values:
     let ty: Type = "object({ d = any, n = number })".parse().unwrap();
     let j = v.to_json_value(&ty).unwrap();
