@@ -147,8 +147,7 @@ impl Serialize for Raw<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         if !crate::private::is_ours::<S>() {
             use serde::ser::Error as _;
-            if self.format == RawFormat::Json
-                && std::any::type_name::<S>().contains("serde_json::")
+            if self.format == RawFormat::Json && std::any::type_name::<S>().contains("serde_json::")
             {
                 let text = std::str::from_utf8(&self.bytes)
                     .map_err(|_| S::Error::custom("raw JSON is not valid UTF-8"))?;

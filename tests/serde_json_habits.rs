@@ -150,7 +150,10 @@ fn serde_json_itself_never_writes_garbage() {
         attrs: tfvalue::Raw<'a>,
     }
     let later: Later = tfvalue::json::from_str(r#"{"attrs":{"a":[1,0.1]}}"#).unwrap();
-    assert_eq!(serde_json::to_string(&later).unwrap(), r#"{"attrs":{"a":[1,0.1]}}"#);
+    assert_eq!(
+        serde_json::to_string(&later).unwrap(),
+        r#"{"attrs":{"a":[1,0.1]}}"#
+    );
     let later: Later = tfvalue::msgpack::from_slice(b"\x81\xa5attrs\x91\x01").unwrap();
     let err = serde_json::to_string(&later).unwrap_err().to_string();
     assert!(err.contains("Raw::decode_value"), "{err}");
