@@ -116,6 +116,32 @@ impl RawState {
     }
 }
 
+impl RawState {
+    /// The state re-encoded as the [`DynamicValue`] `UpgradeResourceState` answers with,
+    /// for state already at the current schema version: JSON (or flatmap) in, MessagePack
+    /// out, checked against `ty` on the way, with attributes `ty` does not declare dropped
+    /// when `ignore_undeclared` is set (as Terraform's own providers do).
+    ///
+    /// ```
+    /// use tfvalue::codec::RawState;
+    /// use tfvalue::Type;
+    ///
+    /// let ty: Type = r#"["object",{"name":"string","size":"number"}]"#.parse()?;
+    /// let raw = RawState::from_json(br#"{"size":2,"name":"web","gone":true}"#.to_vec());
+    /// let dv = raw.transcode(&ty, true)?;
+    /// assert_eq!(dv.msgpack, b"\x82\xa4name\xa3web\xa4size\x02");
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// What [`RawState::decode_value`] rejects.
+    pub fn transcode(&self, ty: &Type, ignore_undeclared: bool) -> Result<DynamicValue> {
+        let value = self.decode_value(ty, ignore_undeclared)?;
+        DynamicValue::encode_value(&value, ty)
+    }
+}
+
 type DecodeFn = Box<dyn Fn(&RawState, bool) -> Result<Box<dyn Any>> + Send + Sync>;
 type ConvertFn = Box<dyn Fn(Box<dyn Any>) -> Result<Box<dyn Any>> + Send + Sync>;
 type DefaultFn<M> = Box<dyn Fn(&mut M) + Send + Sync>;
