@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::path::PathStep;
 use crate::private::DYNAMIC_TOKEN;
 use crate::types::{ObjectType, Type};
-use crate::unknown::{decode_ext, serialize_unknown, RefineKind};
+use crate::unknown::{serialize_unknown, RefineKind};
 use crate::value::unify::unify;
 use crate::value::{canonicalize_set, TypedSeed, TypedValue, Value};
 
@@ -378,9 +378,9 @@ impl<'de> Visitor<'de> for DynamicVisitor {
         Ok(Dynamic::null())
     }
 
-    /// An unknown of the dynamic type itself: its refinements say nothing.
-    fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> std::result::Result<Dynamic, E> {
-        decode_ext(ext, RefineKind::Dynamic).map_err(E::custom)?;
+    /// An unknown of the dynamic type itself (its refinements say nothing, so tfvalue's
+    /// deserializers hand it over as empty bytes).
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> std::result::Result<Dynamic, E> {
         Ok(Dynamic::new(
             Type::Dynamic,
             Value::Unknown(Default::default()),

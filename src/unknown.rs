@@ -23,7 +23,6 @@ use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::{Error, Result};
-use crate::msgpack::read::SliceReader;
 use crate::number::Number;
 use crate::private::UNKNOWN_TOKEN;
 
@@ -422,7 +421,7 @@ impl Refinements {
 
     /// For a number that is not null and whose bounds are one included point, that number:
     /// go-cty writes such an unknown as the known number.
-    fn collapsed_number(&self, kind: RefineKind) -> Option<&Number> {
+    pub(crate) fn collapsed_number(&self, kind: RefineKind) -> Option<&Number> {
         let i = self.0.as_ref()?;
         if !kind.allows_bounds() || !i.not_null {
             return None;
@@ -478,110 +477,96 @@ impl RefineKind {
 }
 
 // ---------------------------------------------------------------------------------------
-// The extension codec. Kept in one place so the rules live together.
+// Refinements through serde. The model says what an unknown's refinements are; the formats
+// own the bytes (`tfvalue::msgpack` writes and reads the extension, JSON has no unknowns).
+// Between the two they travel as a map of named entries, under the private unknown token:
+//
+// | entry | value |
+// | --- | --- |
+// | `null` | bool: `false` says "not null", `true` "definitely null" |
+// | `prefix` | string |
+// | `lower`, `upper` | `(number, inclusive)` |
+// | `min_length`, `max_length` | integer |
+//
+// An empty map is the unknown with no refinements.
 
-/// What an unknown extension decoded to.
+/// The names of the refinement entries, in the order they are written.
+pub(crate) const NULL: &str = "null";
+pub(crate) const PREFIX: &str = "prefix";
+pub(crate) const LOWER: &str = "lower";
+pub(crate) const UPPER: &str = "upper";
+pub(crate) const MIN_LENGTH: &str = "min_length";
+pub(crate) const MAX_LENGTH: &str = "max_length";
+
+/// What the refinements a format handed over amount to.
 pub(crate) enum Decoded {
     Unknown(Refinements),
-    /// A code-12 unknown refined as "definitely null" is the known null.
+    /// An unknown refined as "definitely null" is the known null.
     Null,
 }
 
-/// Decodes a whole extension value (header included) as an unknown of `kind`.
-pub(crate) fn decode_ext(ext: &[u8], kind: RefineKind) -> Result<Decoded> {
-    let mut r = SliceReader::new(ext);
-    let (code, payload) = r.read_ext()?;
-    if code != 12 || payload.len() <= 1 {
-        // Any other code is an unknown and its payload is ignored; so is a payload of one
-        // byte (go-cty reads every extension that short as the plain unknown, `d4 00 00`).
-        return Ok(Decoded::Unknown(Refinements::new()));
-    }
-    decode_payload(payload, kind)
-}
-
-fn decode_payload(payload: &[u8], kind: RefineKind) -> Result<Decoded> {
-    if payload.len() > MAX_REFINEMENT_PAYLOAD {
-        return Err(Error::limit(format_args!(
-            "refinement payload of {} bytes is over the limit of {MAX_REFINEMENT_PAYLOAD}",
-            payload.len()
-        )));
-    }
-    let mut r = SliceReader::new(payload);
-    let Some(n) = r.try_read_map_len()? else {
-        return Err(Error::data("refinement payload must be a map"));
-    };
+/// Reads the refinements of an unknown of `kind`, as a format hands them over: a map of
+/// named entries (see above). Refinements that `kind` does not allow are an error; those
+/// of an unknown of type `dynamic` itself carry no information and are not read.
+pub(crate) fn read_refinements<'de, A: de::MapAccess<'de>>(
+    mut map: A,
+    kind: RefineKind,
+) -> std::result::Result<Decoded, A::Error> {
+    use de::Error as _;
     if kind == RefineKind::Dynamic {
-        // Refinements of an unknown of type `dynamic` itself carry no information.
         return Ok(Decoded::Unknown(Refinements::new()));
     }
-    let mut seen: Vec<i64> = Vec::new();
     let mut inner = Inner::default();
     let mut null = false;
-    for _ in 0..n {
-        let key = r.read_refinement_key()?;
-        if seen.contains(&key) {
-            return Err(Error::data(format_args!("duplicate refinement key {key}")));
-        }
-        seen.push(key);
-        match key {
-            1 => {
-                // nil reads as false, as go-cty does.
-                match r.read_bool_or_nil()? {
-                    Some(true) => null = true,
-                    _ => inner.not_null = true,
+    while let Some(key) = map.next_key::<std::borrow::Cow<'_, str>>()? {
+        match &*key {
+            NULL => {
+                if map.next_value::<bool>()? {
+                    null = true;
+                } else {
+                    inner.not_null = true;
                 }
             }
-            2 => {
+            PREFIX => {
                 if !kind.allows_prefix() {
-                    return Err(Error::data(
+                    return Err(A::Error::custom(
                         "a string prefix refinement on a value that is not a string",
                     ));
                 }
-                let s = r.read_str_or_bin()?;
+                let s: String = map.next_value()?;
                 if !s.is_empty() {
-                    inner.prefix = Some(s.to_owned());
+                    inner.prefix = Some(s);
                 }
             }
-            3 | 4 => {
+            LOWER | UPPER => {
                 if !kind.allows_bounds() {
-                    return Err(Error::data(
+                    return Err(A::Error::custom(
                         "a number bound refinement on a value that is not a number",
                     ));
                 }
-                let len = r.read_array_len()?;
-                if len != 2 {
-                    return Err(Error::data(format_args!(
-                        "a number bound refinement must be [number, inclusive], found an array of {len}"
-                    )));
-                }
-                let value = r.read_number()?;
-                let Some(inclusive) = r.read_bool_or_nil()? else {
-                    return Err(Error::data(
-                        "a number bound's inclusive flag must be a bool, found nil",
-                    ));
-                };
+                let (value, inclusive): (Number, bool) = map.next_value()?;
                 // Kept as given, infinite ones too: go-cty writes them back.
                 let bound = Some(NumberBound { value, inclusive });
-                if key == 3 {
+                if key == LOWER {
                     inner.lower = bound;
                 } else {
                     inner.upper = bound;
                 }
             }
-            5 | 6 => {
+            MIN_LENGTH | MAX_LENGTH => {
                 if !kind.allows_length() {
-                    return Err(Error::data(
+                    return Err(A::Error::custom(
                         "a length refinement on a value that is not a collection",
                     ));
                 }
-                let n = r.read_int()?;
-                if key == 5 {
+                let n: i128 = map.next_value()?;
+                if key == MIN_LENGTH {
                     // A negative minimum says nothing.
                     if n > 0 {
-                        inner.len_lower = Some(n as u64);
+                        inner.len_lower = Some(u64::try_from(n).unwrap_or(u64::MAX));
                     }
                 } else if n < 0 {
-                    return Err(Error::data(format_args!(
+                    return Err(A::Error::custom(format_args!(
                         "collection length upper bound {n} is negative"
                     )));
                 } else if n < i64::MAX as i128 {
@@ -591,81 +576,76 @@ fn decode_payload(payload: &[u8], kind: RefineKind) -> Result<Decoded> {
                     inner.len_upper = None;
                 }
             }
-            _ => r.skip_value(crate::msgpack::DEFAULT_MAX_DEPTH)?,
+            _ => {
+                map.next_value::<de::IgnoredAny>()?;
+            }
         }
     }
-    // Anything after the map inside the payload is padding and ignored, as go-cty does.
     let refinements = if inner == Inner::default() {
         Refinements(None)
     } else {
         Refinements(Some(Box::new(inner)))
     };
-    refinements.validate()?;
+    refinements.validate().map_err(A::Error::custom)?;
     if null {
         if refinements.is_not_null() {
-            return Err(Error::data("contradictory refinements: null and not null"));
+            return Err(A::Error::custom(
+                "contradictory refinements: null and not null",
+            ));
         }
         return Ok(Decoded::Null);
     }
     Ok(Decoded::Unknown(refinements))
 }
 
-/// The bytes an unknown of `kind` is written as: `d4 00 00`, an ext 12, or, for a number
-/// pinned to one value, that number.
-pub(crate) fn encode_unknown(out: &mut Vec<u8>, r: &Refinements, kind: RefineKind) -> Result<()> {
-    r.validate()?;
-    if let Some(n) = r.collapsed_number(kind) {
-        crate::msgpack::write::write_number(out, n);
-        return Ok(());
-    }
-    let r = r.restricted_to(kind);
-    let Some(i) = &r.0 else {
-        out.extend_from_slice(&[0xd4, 0x00, 0x00]);
-        return Ok(());
-    };
-    let mut payload = Vec::with_capacity(16);
-    let mut n = 0u32;
-    let mut body = Vec::with_capacity(16);
-    if i.not_null {
-        n += 1;
-        body.extend_from_slice(&[0x01, 0xc2]);
-    }
-    if let Some(prefix) = &i.prefix {
-        let prefix = safe_prefix(prefix);
-        if !prefix.is_empty() {
-            n += 1;
-            body.push(0x02);
-            crate::msgpack::write::write_str_raw(&mut body, &prefix);
+/// The refinements of an unknown as they are handed to a format to write: restricted to
+/// what its kind allows, the prefix made safe, "no upper bound" left out.
+struct Entries(Refinements);
+
+impl Serialize for Entries {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let Some(i) = &self.0 .0 else {
+            return s.serialize_map(Some(0))?.end();
+        };
+        let prefix = i
+            .prefix
+            .as_deref()
+            .map(safe_prefix)
+            .filter(|p| !p.is_empty());
+        // The largest int means unbounded to go-cty, so it is not written.
+        let max_length = i.len_upper.filter(|&hi| hi < i64::MAX as u64);
+        let n = [
+            i.not_null,
+            prefix.is_some(),
+            i.lower.is_some(),
+            i.upper.is_some(),
+            i.len_lower.is_some(),
+            max_length.is_some(),
+        ]
+        .iter()
+        .filter(|&&b| b)
+        .count();
+        let mut m = s.serialize_map(Some(n))?;
+        if i.not_null {
+            m.serialize_entry(NULL, &false)?;
         }
-    }
-    for (key, bound) in [(0x03u8, &i.lower), (0x04, &i.upper)] {
-        if let Some(b) = bound {
-            n += 1;
-            body.extend_from_slice(&[key, 0x92]);
-            crate::msgpack::write::write_number(&mut body, &b.value);
-            body.push(if b.inclusive { 0xc3 } else { 0xc2 });
+        if let Some(p) = &prefix {
+            m.serialize_entry(PREFIX, &**p)?;
         }
+        for (key, bound) in [(LOWER, &i.lower), (UPPER, &i.upper)] {
+            if let Some(b) = bound {
+                m.serialize_entry(key, &(&b.value, b.inclusive))?;
+            }
+        }
+        if let Some(lo) = i.len_lower {
+            m.serialize_entry(MIN_LENGTH, &lo)?;
+        }
+        if let Some(hi) = max_length {
+            m.serialize_entry(MAX_LENGTH, &hi)?;
+        }
+        m.end()
     }
-    if let Some(lo) = i.len_lower {
-        n += 1;
-        body.push(0x05);
-        crate::msgpack::write::write_u64(&mut body, lo);
-    }
-    // The largest int means unbounded to go-cty, so it is not written.
-    if let Some(hi) = i.len_upper.filter(|&hi| hi < i64::MAX as u64) {
-        n += 1;
-        body.push(0x06);
-        crate::msgpack::write::write_u64(&mut body, hi);
-    }
-    if n == 0 {
-        out.extend_from_slice(&[0xd4, 0x00, 0x00]);
-        return Ok(());
-    }
-    crate::msgpack::write::write_map_len(&mut payload, n);
-    payload.extend_from_slice(&body);
-    crate::msgpack::write::write_ext_header(out, payload.len(), 12);
-    out.extend_from_slice(&payload);
-    Ok(())
 }
 
 /// The prefix as it is written: NFC, and if longer than 256 bytes, its first 255 bytes
@@ -1151,23 +1131,16 @@ pub mod kind {
     impl<T: Collection> Collection for Option<T> {}
 }
 
-/// The bytes of an unknown's extension, serialized under the private token.
-pub(crate) struct ExtBytes(pub(crate) Vec<u8>);
-
-impl Serialize for ExtBytes {
-    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.0)
-    }
-}
-
-/// Serializes an unknown of `kind` through any serializer.
+/// Serializes an unknown of `kind` through any serializer: a number that its refinements
+/// pin to one value as that number (go-cty writes it as known), any other unknown as its
+/// refinements under the private token.
 pub(crate) fn serialize_unknown<S: Serializer>(
     r: &Refinements,
     kind: RefineKind,
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
     if !crate::private::is_ours::<S>() {
-        // serde_json would write the extension's bytes as an array of numbers.
+        // serde_json would write the refinements as a JSON object.
         return Err(serde::ser::Error::custom(if s.is_human_readable() {
             "an unknown value cannot be written as JSON (JSON has no unknowns): write it \
              with tfvalue::msgpack::to_vec, or check that the value is known first"
@@ -1176,9 +1149,11 @@ pub(crate) fn serialize_unknown<S: Serializer>(
              tfvalue::msgpack::to_vec"
         }));
     }
-    let mut out = Vec::new();
-    encode_unknown(&mut out, r, kind).map_err(serde::ser::Error::custom)?;
-    s.serialize_newtype_struct(UNKNOWN_TOKEN, &ExtBytes(out))
+    r.validate().map_err(serde::ser::Error::custom)?;
+    if let Some(n) = r.collapsed_number(kind) {
+        return n.serialize(s);
+    }
+    s.serialize_newtype_struct(UNKNOWN_TOKEN, &Entries(r.restricted_to(kind)))
 }
 
 impl<T: Serialize> Serialize for Unknown<T> {
@@ -1212,13 +1187,14 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for UnknownVisitor<T> {
         T::deserialize(d).map(Unknown::Known)
     }
 
-    // tfvalue's deserializers hand over an unknown as the bytes of its extension.
-    fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> std::result::Result<Self::Value, E> {
-        match decode_ext(ext, RefineKind::Any).map_err(E::custom)? {
+    // tfvalue's deserializers hand over an unknown as a map of its refinements.
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> std::result::Result<Self::Value, A::Error> {
+        match read_refinements(map, RefineKind::Any)? {
             Decoded::Unknown(r) => Ok(Unknown::Unknown(r)),
             Decoded::Null => {
                 // A "definitely null" unknown is the known null.
-                T::deserialize(de::value::UnitDeserializer::<E>::new()).map(Unknown::Known)
+                T::deserialize(de::value::UnitDeserializer::<A::Error>::new())
+                    .map(Unknown::Known)
             }
         }
     }
@@ -1227,34 +1203,6 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for UnknownVisitor<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn enc(r: &Refinements, kind: RefineKind) -> String {
-        let mut out = Vec::new();
-        encode_unknown(&mut out, r, kind).unwrap();
-        out.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    #[test]
-    fn plain_unknown_is_ext0() {
-        assert_eq!(enc(&Refinements::new(), RefineKind::String), "d40000");
-        // not-null on dynamic is never written
-        assert_eq!(
-            enc(&Refinements::new().not_null(), RefineKind::Dynamic),
-            "d40000"
-        );
-        // vacuous refinements
-        assert_eq!(
-            enc(&Refinements::new().with_prefix(""), RefineKind::String),
-            "d40000"
-        );
-        assert_eq!(
-            enc(
-                &Refinements::new().with_lower_bound(Number::neg_infinity(), true),
-                RefineKind::Number
-            ),
-            "d40000"
-        );
-    }
 
     #[test]
     fn nfc_borrows_what_is_normal() {

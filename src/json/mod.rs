@@ -72,7 +72,7 @@ pub use ser::{Compound, Serializer};
 use crate::error::{Error, Result};
 use crate::path::{AttributePath, PathStep};
 use crate::types::Type;
-use crate::unknown::{encode_unknown, RefineKind};
+use crate::unknown::RefineKind;
 use crate::value::{TypedValue, Untracked, Value};
 
 /// Serializes `value` as JSON into a new byte vector.
@@ -344,9 +344,8 @@ fn check_known(v: &Value, ty: &Type, path: &mut AttributePath, depth: usize) -> 
     };
     match v {
         Value::Unknown(r) => {
-            let mut bytes = Vec::new();
-            let collapsed = encode_unknown(&mut bytes, r, RefineKind::of(ty)).is_ok()
-                && !matches!(bytes.first(), Some(0xc7..=0xc9 | 0xd4..=0xd8));
+            let collapsed =
+                r.validate().is_ok() && r.collapsed_number(RefineKind::of(ty)).is_some();
             if collapsed {
                 Ok(())
             } else {

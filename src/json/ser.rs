@@ -8,7 +8,6 @@ use serde_json::ser::{CompactFormatter, Formatter};
 
 use crate::dyn_check::{At, Capture, DynCheck};
 use crate::error::{Error, Result};
-use crate::number::Number;
 use crate::path::PathStep;
 use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN, VALUE_TOKEN};
 use crate::unknown::nfc;
@@ -19,7 +18,7 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// Serializes any `serde::Serialize` value as Terraform's JSON value format.
 ///
 /// This is what go-cty's `ctyjson.Marshal` writes, up to whitespace and the order of
-/// keys: strings in NFC, numbers exactly (a [`Number`] of any size or precision is written
+/// keys: strings in NFC, numbers exactly (a [`Number`](crate::Number) of any size or precision is written
 /// in full, without exponent), `dynamic` values as `{"type": T, "value": V}`. Object keys
 /// come in the order the value yields them (`Value` objects and maps, and `BTreeMap`s,
 /// are sorted; struct fields come in declaration order).
@@ -303,7 +302,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         value: &T,
     ) -> Result<()> {
         match name {
-            UNKNOWN_TOKEN => value.serialize(UnknownOut { out: &mut self.out }),
+            UNKNOWN_TOKEN => Err(Error::data(UNKNOWN_IN_JSON)),
             NUMBER_TOKEN => value.serialize(NumberOut { out: &mut self.out }),
             RAW_TOKEN => value.serialize(TfRawOut { out: &mut self.out }),
             DYNAMIC_TOKEN => {
@@ -652,7 +651,7 @@ fn write_shortest(out: &mut Vec<u8>, v: f64) -> Result<()> {
     io(write!(out, "{v}"))
 }
 
-/// The inner value of a [`Number`]: an integer, a float64 or the plain decimal text.
+/// The inner value of a [`Number`](crate::Number): an integer, a float64 or the plain decimal text.
 struct NumberOut<'a> {
     out: &'a mut Vec<u8>,
 }
@@ -751,122 +750,9 @@ impl ser::Serializer for TfRawOut<'_> {
     reject_rest!(RAW_NOT_JSON);
 }
 
-/// The inner value of an unknown: the MessagePack bytes of its extension, or, for a
-/// number that its refinements pin to one value, that number (go-cty writes it as known).
-struct UnknownOut<'a> {
-    out: &'a mut Vec<u8>,
-}
-
+/// An unknown that reached the serializer: JSON has no unknowns (a number pinned to one
+/// value by its refinements comes as that number and never gets here).
 const UNKNOWN_IN_JSON: &str = "unknown values cannot be encoded as JSON";
-
-impl ser::Serializer for UnknownOut<'_> {
-    impossible_types!();
-
-    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        let is_ext = matches!(v.first(), Some(0xc7..=0xc9 | 0xd4..=0xd8));
-        if is_ext {
-            return Err(Error::data(UNKNOWN_IN_JSON));
-        }
-        match crate::msgpack::from_slice::<Number>(v) {
-            Ok(n) => n.serialize(NumberSink { out: self.out }),
-            Err(_) => Err(Error::data(UNKNOWN_IN_JSON)),
-        }
-    }
-
-    fn serialize_u64(self, _: u64) -> Result<()> {
-        Err(Error::data(UNKNOWN_IN_JSON))
-    }
-    fn serialize_i64(self, _: i64) -> Result<()> {
-        Err(Error::data(UNKNOWN_IN_JSON))
-    }
-    fn serialize_f64(self, _: f64) -> Result<()> {
-        Err(Error::data(UNKNOWN_IN_JSON))
-    }
-    fn serialize_str(self, _: &str) -> Result<()> {
-        Err(Error::data(UNKNOWN_IN_JSON))
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(Error::data(UNKNOWN_IN_JSON))
-    }
-
-    reject_rest!(UNKNOWN_IN_JSON);
-}
-
-/// Takes a [`Number`]'s newtype wrapper off and writes its inner value.
-struct NumberSink<'a> {
-    out: &'a mut Vec<u8>,
-}
-
-impl ser::Serializer for NumberSink<'_> {
-    impossible_types!();
-
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        value.serialize(NumberOut { out: self.out })
-    }
-
-    fn serialize_u64(self, _: u64) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-    fn serialize_i64(self, _: i64) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-    fn serialize_f64(self, _: f64) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-    fn serialize_str(self, _: &str) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-    fn serialize_i128(self, _: i128) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-    fn serialize_u128(self, _: u128) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-
-    reject! { NOT_A_NUMBER;
-        serialize_bool(bool) -> ();
-        serialize_i8(i8) -> ();
-        serialize_i16(i16) -> ();
-        serialize_i32(i32) -> ();
-        serialize_u8(u8) -> ();
-        serialize_u16(u16) -> ();
-        serialize_u32(u32) -> ();
-        serialize_f32(f32) -> ();
-        serialize_char(char) -> ();
-        serialize_none() -> ();
-        serialize_unit() -> ();
-        serialize_unit_struct(&'static str) -> ();
-        serialize_unit_variant(&'static str, u32, &'static str) -> ();
-        serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
-        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<()> {
-        Err(Error::data(NOT_A_NUMBER))
-    }
-}
 
 /// The text of serde_json's `RawValue`, written as it is.
 struct RawOut<'a> {

@@ -444,22 +444,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 let Token::Ext(raw) = self.r.next()? else {
                     return Err(self.r.err(Error::syntax("malformed extension")));
                 };
-                // Checked here rather than in the visitor, so the error keeps its category.
-                let mut ext = SliceReader::new(raw);
-                if let Ok((12, payload)) = ext.read_ext() {
-                    if payload.len() > crate::unknown::MAX_REFINEMENT_PAYLOAD {
-                        return Err(Error::limit(format_args!(
-                            "refinement payload of {} bytes is over the limit of {}",
-                            payload.len(),
-                            crate::unknown::MAX_REFINEMENT_PAYLOAD
-                        ))
-                        .at_offset(Origin::Msgpack, at as u64));
-                    }
-                }
                 // A refined unknown's payload is one more level of nesting.
                 self.enter()?;
-                let v = visitor
-                    .visit_borrowed_bytes(raw)
+                let v = super::unknown::Refinements::from_ext(raw)
+                    .and_then(|refinements| visitor.visit_map(refinements))
                     .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))?;
                 self.leave();
                 return Ok(v);
@@ -471,7 +459,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             let t = self.r.next()?;
             return match t {
                 Token::Nil => visitor.visit_unit(),
-                Token::Ext(raw) => visitor.visit_borrowed_bytes(raw),
+                Token::Ext(raw) => {
+                    // Refinements say nothing about a value of type dynamic itself: the
+                    // extension is checked, and the unknown handed over as empty bytes.
+                    super::unknown::Refinements::from_ext(raw)?;
+                    visitor.visit_borrowed_bytes(&[])
+                }
                 Token::Array(2) => {
                     self.enter()?;
                     self.dyn_check.skip += 1;

@@ -36,6 +36,7 @@
 mod de;
 pub(crate) mod read;
 mod ser;
+mod unknown;
 pub(crate) mod write;
 
 use std::io;

@@ -35,7 +35,7 @@ pub struct Serializer {
     out: Vec<u8>,
     depth_left: usize,
     max_depth: usize,
-    /// Set while the private unknown token's bytes are being written verbatim.
+    /// Set while a `Raw`'s bytes are being written verbatim.
     raw_next: bool,
     /// Where the serializer is, for the check that the elements of a collection agree on
     /// the types of the `dynamic` values in them.
@@ -81,6 +81,12 @@ impl Serializer {
     /// Takes the buffer.
     pub fn into_inner(self) -> Vec<u8> {
         self.out
+    }
+
+    /// Replaces what was written from `start` on by one byte.
+    pub(crate) fn replace_tail(&mut self, start: usize, byte: u8) {
+        self.out.truncate(start);
+        self.out.push(byte);
     }
 
     fn enter(&mut self) -> Result<()> {
@@ -297,7 +303,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
 
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         if self.raw_next {
-            // The bytes of an unknown's extension, already encoded.
+            // The bytes of a tfvalue::Raw, already encoded.
             self.raw_next = false;
             self.out.extend_from_slice(v);
         } else {
@@ -343,7 +349,10 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         value: &T,
     ) -> Result<()> {
         match token(name) {
-            Some(Tok::Unknown | Tok::Raw) => {
+            Some(Tok::Unknown) => value.serialize(super::unknown::UnknownOut {
+                out: &mut self.out,
+            }),
+            Some(Tok::Raw) => {
                 self.raw_next = true;
                 let r = value.serialize(&mut *self);
                 self.raw_next = false;

@@ -10,7 +10,7 @@ use crate::dynamic::DynamicVisitor;
 use crate::number::Number;
 use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
 use crate::types::{ObjectType, Type};
-use crate::unknown::{decode_ext, Decoded, RefineKind};
+use crate::unknown::{read_refinements, Decoded, RefineKind};
 
 /// Decodes a [`Value`] of a given [`Type`] from any deserializer that speaks tfvalue's
 /// private tokens (`tfvalue::msgpack`, `tfvalue::json`).
@@ -99,7 +99,7 @@ impl<'de> Visitor<'de> for Root<'_> {
     }
 }
 
-/// Either an unknown (handed over as the bytes of its extension) or a known value.
+/// Either an unknown (handed over as a map of its refinements) or a known value.
 struct KnownOrUnknown<'t> {
     ty: &'t Type,
     opts: SeedOptions,
@@ -112,8 +112,8 @@ impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
         write!(f, "a value of type {}", self.ty)
     }
 
-    fn visit_bytes<E: de::Error>(self, ext: &[u8]) -> Result<Value, E> {
-        match decode_ext(ext, RefineKind::of(self.ty)).map_err(E::custom)? {
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        match read_refinements(map, RefineKind::of(self.ty))? {
             Decoded::Unknown(r) => Ok(Value::Unknown(r)),
             Decoded::Null => Ok(Value::Null),
         }
