@@ -100,7 +100,7 @@ impl RawState {
     /// Both fields empty, or what [`Value::from_json`] and [`Value::from_flatmap`] reject.
     pub fn decode_value(&self, ty: &Type, ignore_undeclared: bool) -> Result<Value> {
         if !self.json.is_empty() {
-            let _budget = crate::value::fill::Guard::enter(self.json.len());
+            let _budget = crate::limits::fill::Guard::enter(self.json.len());
             let mut de = crate::json::Deserializer::from_slice(&self.json)
                 .ignore_undeclared_attributes(ignore_undeclared);
             let value = de.decode_value(ty)?;
@@ -191,7 +191,7 @@ fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
         // JSON straight into the model: the hot path (Terraform asks for every instance on
         // every plan), and its errors point into the state the caller has.
         let typed = {
-            let _budget = crate::value::fill::Guard::enter(raw.json.len());
+            let _budget = crate::limits::fill::Guard::enter(raw.json.len());
             let mut de = crate::json::Deserializer::from_slice(&raw.json)
                 .ignore_undeclared_attributes(ignore);
             T::deserialize(&mut de).and_then(|m| de.end().map(|()| m))

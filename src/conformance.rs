@@ -128,7 +128,7 @@ fn case_type(case: &Json) -> Result<Type, String> {
 /// levels) test that decoding stops at the value nesting limit (128); below this depth
 /// the decoder never looks, so the rest of the type is replaced by `dynamic` rather than
 /// built (which would take as many levels of recursion).
-const TYPE_DEPTH: usize = 2 * crate::msgpack::DEFAULT_MAX_DEPTH;
+const TYPE_DEPTH: usize = 2 * crate::limits::DEFAULT_MAX_DEPTH;
 
 /// The type JSON `text` with every array nested deeper than `depth` replaced by
 /// `"dynamic"`.

@@ -402,7 +402,7 @@ impl<'de> Visitor<'de> for DynamicVisitor {
         } else {
             ty
         };
-        let scope = crate::value::fill::DynamicScope::enter();
+        let scope = crate::limits::fill::DynamicScope::enter();
         let value = seq.next_element_seed(TypedSeed::new(&ty))?;
         drop(scope);
         let Some(value) = value else {

@@ -118,7 +118,7 @@ impl<'a> Reader<'a> {
     }
 
     fn value(&self, key: &str, ty: &Type, depth: usize) -> Result<Value> {
-        if depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+        if depth > crate::limits::DEFAULT_MAX_DEPTH {
             return Err(Error::limit("nesting is deeper than the limit of 128"));
         }
         match ty {

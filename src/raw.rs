@@ -71,7 +71,7 @@ impl<'a> Raw<'a> {
     pub fn from_msgpack(bytes: impl Into<Cow<'a, [u8]>>) -> Result<Self> {
         let bytes = bytes.into();
         let mut r = SliceReader::new(&bytes);
-        r.skip_value(crate::msgpack::DEFAULT_MAX_DEPTH)?;
+        r.skip_value(crate::limits::DEFAULT_MAX_DEPTH)?;
         if r.remaining() != 0 {
             return Err(r.err(Error::syntax("trailing data after the value")));
         }

@@ -38,8 +38,8 @@ use crate::value::{TypedSeed, Value};
 
 use super::ser::is_json_number;
 
-/// The default nesting limit.
-pub const DEFAULT_MAX_DEPTH: usize = 128;
+/// The default nesting limit (the model's, [`limits::DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH)).
+pub use crate::limits::DEFAULT_MAX_DEPTH;
 
 /// The newtype name of `serde_json::value::RawValue`, passed through untouched so that
 /// `Box<RawValue>` and `&RawValue` fields keep working.

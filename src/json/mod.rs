@@ -214,7 +214,7 @@ pub fn to_writer<W: io::Write, T: ?Sized + serde::Serialize>(
 /// attribute path and byte offset), a duplicate key, an attribute `T` does not declare, or
 /// nesting deeper than 128. Use a [`Deserializer`] to change the last two.
 pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
-    let _budget = crate::value::fill::Guard::enter(bytes.len());
+    let _budget = crate::limits::fill::Guard::enter(bytes.len());
     let mut de = Deserializer::from_slice(bytes);
     let value = T::deserialize(&mut de)?;
     de.end()?;
@@ -263,7 +263,7 @@ impl Value {
     /// undeclared attribute, a duplicate key, a tuple of the wrong length), a malformed
     /// `dynamic` value, or nesting deeper than 128. The error names the path and offset.
     pub fn from_json(bytes: &[u8], ty: &Type) -> Result<Value> {
-        let _budget = crate::value::fill::Guard::enter(bytes.len());
+        let _budget = crate::limits::fill::Guard::enter(bytes.len());
         let mut de = Deserializer::from_slice(bytes);
         let v = de.decode_value(ty)?;
         de.end()?;

@@ -14,8 +14,8 @@ use crate::path::PathStep;
 use crate::private::{bytes_cmp, token, Token as Tok};
 use std::cmp::Ordering;
 
-/// The default nesting limit.
-pub const DEFAULT_MAX_DEPTH: usize = 128;
+/// The default nesting limit (the model's, [`limits::DEFAULT_MAX_DEPTH`](crate::limits::DEFAULT_MAX_DEPTH)).
+pub use crate::limits::DEFAULT_MAX_DEPTH;
 
 /// Deserializes Terraform's MessagePack wire format into any `serde::Deserialize` type.
 ///

@@ -102,7 +102,7 @@ impl Checker {
     fn enter(&mut self, step: PathStep) -> bool {
         self.path.push(step);
         self.depth += 1;
-        if self.depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+        if self.depth > crate::limits::DEFAULT_MAX_DEPTH {
             self.problem(
                 DiagnosticKind::Type,
                 "nesting is deeper than the limit of 128",

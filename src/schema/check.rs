@@ -55,7 +55,7 @@ fn valid_name(name: &str) -> bool {
 }
 
 fn check_block(block: &Block, path: &mut AttributePath, out: &mut Diagnostics, depth: usize) {
-    if depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+    if depth > crate::limits::DEFAULT_MAX_DEPTH {
         return problem(out, path, "schema nesting is deeper than the limit of 128");
     }
     for (name, attr) in &block.attributes {
@@ -128,7 +128,7 @@ fn check_attribute(
     out: &mut Diagnostics,
     depth: usize,
 ) {
-    if depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+    if depth > crate::limits::DEFAULT_MAX_DEPTH {
         return problem(out, path, "schema nesting is deeper than the limit of 128");
     }
     if !attr.required && !attr.optional && !attr.computed {

@@ -295,7 +295,7 @@ impl Walk<'_> {
         let Value::Object(pm) = p else {
             return p.clone();
         };
-        if self.path.steps().len() > crate::msgpack::DEFAULT_MAX_DEPTH {
+        if self.path.steps().len() > crate::limits::DEFAULT_MAX_DEPTH {
             return p.clone();
         }
         let mut out = pm.clone();
@@ -419,7 +419,7 @@ fn replaced_block(
     out: &mut Vec<AttributePath>,
     depth: usize,
 ) {
-    if depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+    if depth > crate::limits::DEFAULT_MAX_DEPTH {
         return;
     }
     for (name, attr) in &block.attributes {

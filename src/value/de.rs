@@ -360,7 +360,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
             }
         }
         if out.len() != self.ty.len() {
-            fill::charge(self.ty.len() - out.len()).map_err(de::Error::custom)?;
+            crate::limits::fill::charge(self.ty.len() - out.len()).map_err(de::Error::custom)?;
             for name in self.ty.attributes().keys() {
                 if !out.contains_key(name) {
                     if self.opts.missing_null || self.ty.is_optional(name) {
@@ -424,90 +424,3 @@ impl<'de> Visitor<'de> for TupleVisitor<'_> {
     }
 }
 
-/// A budget for the nulls that decoding fills in for attributes an object leaves out, when
-/// the object's type came from the input.
-///
-/// A type read from the input (inside a `dynamic` value) can declare many optional
-/// attributes, and every empty object of it would make that many nulls: without a budget,
-/// a few kilobytes of input could build hundreds of megabytes. (With a type the caller
-/// gives, the nulls per byte are bounded by that type.) The outermost decode sets a budget
-/// proportional to its input; nested decodes share it.
-pub(crate) mod fill {
-    use std::cell::Cell;
-
-    thread_local! {
-        static LEFT: Cell<Option<usize>> = const { Cell::new(None) };
-        /// How many `dynamic` values (whose types come from the input) enclose the
-        /// decoding; a type the caller gave is trusted to be as large as it is.
-        static INSIDE_DYNAMIC: Cell<u32> = const { Cell::new(0) };
-    }
-
-    /// Marks the decoding of a `dynamic` value's body, whose type came from the input.
-    pub(crate) struct DynamicScope;
-
-    impl DynamicScope {
-        pub(crate) fn enter() -> DynamicScope {
-            INSIDE_DYNAMIC.with(|d| d.set(d.get().saturating_add(1)));
-            DynamicScope
-        }
-    }
-
-    impl Drop for DynamicScope {
-        fn drop(&mut self) {
-            INSIDE_DYNAMIC.with(|d| d.set(d.get().saturating_sub(1)));
-        }
-    }
-
-    /// Nulls that any input may have filled in, whatever its size.
-    const BASE: usize = 1 << 16;
-    /// And per byte of input.
-    const PER_BYTE: usize = 4;
-
-    /// Holds the budget for one outermost decode.
-    pub(crate) struct Guard {
-        outermost: bool,
-    }
-
-    impl Guard {
-        pub(crate) fn enter(input_len: usize) -> Guard {
-            LEFT.with(|left| {
-                if left.get().is_some() {
-                    Guard { outermost: false }
-                } else {
-                    left.set(Some(
-                        BASE.saturating_add(input_len.saturating_mul(PER_BYTE)),
-                    ));
-                    Guard { outermost: true }
-                }
-            })
-        }
-    }
-
-    impl Drop for Guard {
-        fn drop(&mut self) {
-            if self.outermost {
-                LEFT.with(|left| left.set(None));
-            }
-        }
-    }
-
-    /// Spends `n` filled-in nulls, if the object's type came from the input.
-    pub(crate) fn charge(n: usize) -> Result<(), crate::Error> {
-        if INSIDE_DYNAMIC.with(Cell::get) == 0 {
-            return Ok(());
-        }
-        LEFT.with(|left| match left.get() {
-            None => Ok(()),
-            Some(l) if n <= l => {
-                left.set(Some(l - n));
-                Ok(())
-            }
-            // The mark keeps the category through the visitor's `de::Error::custom`.
-            Some(_) => Err(crate::Error::limit(format_args!(
-                "{}objects leave out more attributes than the input could justify: \
-                 too many nulls would be filled in",
-                crate::error::LIMIT_MARK
-            ))),
-        })
-    }
-}

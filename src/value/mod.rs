@@ -12,11 +12,12 @@ use std::fmt;
 
 pub use index::Index;
 
-pub(crate) use de::{fill, TypedSeed};
+pub(crate) use de::TypedSeed;
 pub(crate) use ser::{TypedValue, Untracked};
 pub(crate) use unify::{common_type, has_dynamic_collection, settle, Step};
 
 use crate::error::{Error, Result};
+use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::number::Number;
 use crate::path::PathStep;
 use crate::types::Type;
@@ -83,35 +84,6 @@ pub enum Value {
 }
 
 impl Value {
-    /// Decodes MessagePack bytes against a type.
-    ///
-    /// # Errors
-    ///
-    /// Malformed or truncated input, trailing bytes, a value that does not fit `ty`
-    /// (missing or undeclared attributes, wrong kinds, duplicate keys), malformed or
-    /// contradictory refinements, or nesting deeper than 128. The error names the path.
-    pub fn from_msgpack(bytes: &[u8], ty: &Type) -> Result<Value> {
-        let _budget = fill::Guard::enter(bytes.len());
-        let mut de = crate::msgpack::Deserializer::from_slice(bytes);
-        let v = serde::de::DeserializeSeed::deserialize(TypedSeed::new(ty), &mut de)?;
-        de.end()?;
-        Ok(v)
-    }
-
-    /// Encodes the value as MessagePack against a type, byte-identical to go-cty.
-    ///
-    /// # Errors
-    ///
-    /// A value that does not conform to `ty` (see [`Value::conforms_to`]), a number or
-    /// refinement that cannot be encoded, or nesting deeper than 128.
-    pub fn to_msgpack(&self, ty: &Type) -> Result<Vec<u8>> {
-        self.conforms_to(ty)?;
-        match self.settled(ty)? {
-            Some(v) => crate::msgpack::to_vec(&Untracked(TypedValue::new(&v, Some(ty)))),
-            None => crate::msgpack::to_vec(&Untracked(TypedValue::new(self, Some(ty)))),
-        }
-    }
-
     /// Where `ty` has a collection with `dynamic` in its element type, a copy whose nulls
     /// and unknowns in `dynamic` positions carry the type their siblings share, as go-cty
     /// writes them; `None` where nothing needs it.
@@ -339,7 +311,7 @@ impl Value {
 // Conformance
 
 fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
-    if depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+    if depth > DEFAULT_MAX_DEPTH {
         return Err(Error::limit("nesting is deeper than the limit of 128"));
     }
     let mismatch = || {

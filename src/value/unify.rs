@@ -51,7 +51,7 @@ impl Step<'_> {
 /// object leaves out is a null of its type). `Err` only where the value's own collections
 /// cannot agree, or nesting runs over the limit.
 fn concrete(v: &Value, ty: &Type, depth: usize) -> Result<Type> {
-    if depth > crate::msgpack::DEFAULT_MAX_DEPTH {
+    if depth > crate::limits::DEFAULT_MAX_DEPTH {
         return Err(Error::limit("nesting is deeper than the limit of 128"));
     }
     if !ty.has_dynamic() {
