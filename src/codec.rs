@@ -60,7 +60,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::{DynamicValue, TfModel, Type, Value};
+use crate::{dynamic_value::DynamicValue, tf_value::TfModel, types::Type, value::Value};
 
 /// Stored state as `UpgradeResourceState` receives it (tfplugin `RawState`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -185,7 +185,7 @@ fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
     Box::new(|raw: &RawState, ignore: bool| {
         if raw.json.is_empty() {
             let value = raw.decode_value(&T::tf_type(), ignore)?;
-            let model: T = crate::from_value(&value)?;
+            let model: T = crate::convert::from_value(&value)?;
             return Ok(Box::new(model) as Box<dyn Any>);
         }
         // JSON straight into the model: the hot path (Terraform asks for every instance on
@@ -204,7 +204,7 @@ fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
             Err(first) if first.message().starts_with("missing attribute") => {
                 match raw
                     .decode_value(&T::tf_type(), ignore)
-                    .and_then(crate::from_value::<T>)
+                    .and_then(crate::convert::from_value::<T>)
                 {
                     Ok(model) => Ok(Box::new(model) as Box<dyn Any>),
                     Err(_) => Err(first),

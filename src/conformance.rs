@@ -20,7 +20,7 @@
 use serde_json::Value as Json;
 
 use crate::tagged::from_tagged;
-use crate::{Type, Value};
+use crate::{types::Type, value::Value};
 
 /// What a vector file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -425,7 +425,7 @@ pub enum SemanticJson {
     /// `true` or `false`.
     Bool(bool),
     /// A number, exactly.
-    Number(crate::Number),
+    Number(crate::number::Number),
     /// A string.
     String(String),
     /// An array.
@@ -573,7 +573,7 @@ pub fn json_encode_case_from_msgpack(case: &Json) -> Option<Json> {
 /// shortest text (the notation has no `exact` for bounds), so bounds are compared as the
 /// float64 nearest to them when the exact comparison fails.
 fn round_bounds(v: &Value) -> Value {
-    use crate::{Number, Refinements};
+    use crate::{number::Number, unknown::Refinements};
     let round = |n: &Number| match n.to_exact_f64() {
         Some(_) => n.clone(),
         None => n
@@ -618,7 +618,7 @@ fn round_bounds(v: &Value) -> Value {
                 .collect(),
         ),
         Value::Dynamic(d) => {
-            crate::Dynamic::new(d.ty().clone(), round_bounds(d.value())).into_value()
+            crate::dynamic::Dynamic::new(d.ty().clone(), round_bounds(d.value())).into_value()
         }
         v => v.clone(),
     }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::tf_value::TfValue;
 use crate::value::TypedValue;
-use crate::{Type, Value};
+use crate::{types::Type, value::Value};
 
 /// Converts a model (any [`TfValue`]: a `#[derive(TfValue)]` struct, a `String`, a
 /// `Vec<Option<u32>>`, ...) into a [`Value`] of the type the model already knows.

@@ -1363,12 +1363,12 @@ impl Number {
 macro_rules! try_from_number {
     ($($t:ty => $m:ident),*) => {$(
         impl TryFrom<&Number> for $t {
-            type Error = crate::Error;
+            type Error = crate::error::Error;
 
             /// The number as this type, when it is a whole number in its range.
-            fn try_from(n: &Number) -> Result<$t, crate::Error> {
+            fn try_from(n: &Number) -> Result<$t, crate::error::Error> {
                 n.$m().ok_or_else(|| {
-                    crate::Error::data(format_args!(
+                    crate::error::Error::data(format_args!(
                         "the number {n} is not a {}",
                         stringify!($t)
                     ))
@@ -1377,10 +1377,10 @@ macro_rules! try_from_number {
         }
 
         impl TryFrom<Number> for $t {
-            type Error = crate::Error;
+            type Error = crate::error::Error;
 
             /// As `TryFrom<&Number>`.
-            fn try_from(n: Number) -> Result<$t, crate::Error> {
+            fn try_from(n: Number) -> Result<$t, crate::error::Error> {
                 <$t>::try_from(&n)
             }
         }
@@ -1393,7 +1393,7 @@ try_from_number!(
 );
 
 impl TryFrom<&Number> for f64 {
-    type Error = crate::Error;
+    type Error = crate::error::Error;
 
     /// The number as an `f64` when an `f64` holds it exactly (`0.5`, the infinities, a
     /// float64 off the wire); the decimal `0.1` is not one. [`Number::to_f64`] gives the
@@ -1405,9 +1405,9 @@ impl TryFrom<&Number> for f64 {
     /// assert_eq!(f64::try_from(&half).unwrap(), 0.5);
     /// assert!(f64::try_from(&"0.1".parse::<Number>().unwrap()).is_err());
     /// ```
-    fn try_from(n: &Number) -> Result<f64, crate::Error> {
+    fn try_from(n: &Number) -> Result<f64, crate::error::Error> {
         n.to_exact_f64().ok_or_else(|| {
-            crate::Error::data(format_args!(
+            crate::error::Error::data(format_args!(
                 "the number {n} is not exactly an f64 (Number::to_f64 gives the nearest)"
             ))
         })
@@ -1415,22 +1415,22 @@ impl TryFrom<&Number> for f64 {
 }
 
 impl TryFrom<Number> for f64 {
-    type Error = crate::Error;
+    type Error = crate::error::Error;
 
     /// As `TryFrom<&Number>`.
-    fn try_from(n: Number) -> Result<f64, crate::Error> {
+    fn try_from(n: Number) -> Result<f64, crate::error::Error> {
         f64::try_from(&n)
     }
 }
 
 impl TryFrom<&Number> for f32 {
-    type Error = crate::Error;
+    type Error = crate::error::Error;
 
     /// The number as an `f32` when an `f32` holds it exactly.
-    fn try_from(n: &Number) -> Result<f32, crate::Error> {
+    fn try_from(n: &Number) -> Result<f32, crate::error::Error> {
         match n.to_exact_f64() {
             Some(f) if f64::from(f as f32) == f || f.is_infinite() => Ok(f as f32),
-            _ => Err(crate::Error::data(format_args!(
+            _ => Err(crate::error::Error::data(format_args!(
                 "the number {n} is not exactly an f32 (Number::to_f32 gives the nearest)"
             ))),
         }
@@ -1438,10 +1438,10 @@ impl TryFrom<&Number> for f32 {
 }
 
 impl TryFrom<Number> for f32 {
-    type Error = crate::Error;
+    type Error = crate::error::Error;
 
     /// As `TryFrom<&Number>`.
-    fn try_from(n: Number) -> Result<f32, crate::Error> {
+    fn try_from(n: Number) -> Result<f32, crate::error::Error> {
         f32::try_from(&n)
     }
 }

@@ -9,7 +9,7 @@ use serde::ser::{Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::msgpack::read::SliceReader;
 use crate::private::RAW_TOKEN;
-use crate::{Type, Value};
+use crate::{types::Type, value::Value};
 
 /// The wire format of the bytes in a [`Raw`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -25,7 +25,7 @@ use crate::number::Number;
 use crate::path::PathStep;
 use crate::unknown::Refinements;
 use crate::value::{Map, Value};
-use crate::{Dynamic, Type};
+use crate::{dynamic::Dynamic, types::Type};
 
 /// The tagged notation of a value.
 pub fn to_tagged(v: &Value) -> Json {

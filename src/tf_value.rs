@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::schema::{Block, Diagnostics, Planner, Schema};
 use crate::types::Type;
-use crate::{Dynamic, Number, Unknown};
+use crate::{dynamic::Dynamic, number::Number, unknown::Unknown};
 
 /// A Rust type whose values are Terraform values of a known [`Type`].
 ///
@@ -312,7 +312,7 @@ pub mod __private {
         Schema, StringKind, Validator,
     };
     pub use crate::types::Type;
-    pub use crate::{TfModel, TfValue};
+    pub use crate::{tf_value::TfModel, tf_value::TfValue};
     pub use core::option::Option::{self, None, Some};
 
     /// The schema facts of a field, as the derive found them.

@@ -464,8 +464,8 @@ impl RefineKind {
     fn allows_length(self) -> bool {
         matches!(self, RefineKind::Any | RefineKind::Collection)
     }
-    pub(crate) fn of(ty: &crate::Type) -> RefineKind {
-        use crate::Type;
+    pub(crate) fn of(ty: &crate::types::Type) -> RefineKind {
+        use crate::types::Type;
         match ty {
             Type::String => RefineKind::String,
             Type::Number => RefineKind::Number,
@@ -1112,7 +1112,7 @@ pub mod kind {
         )*};
     }
     mark!(Str: String, Box<str>, std::borrow::Cow<'_, str>, &str);
-    mark!(Num: i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, crate::Number);
+    mark!(Num: i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, crate::number::Number);
 
     impl<T> sealed::Sealed for Vec<T> {}
     impl<T> Collection for Vec<T> {}
@@ -1188,13 +1188,15 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for UnknownVisitor<T> {
     }
 
     // tfvalue's deserializers hand over an unknown as a map of its refinements.
-    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> std::result::Result<Self::Value, A::Error> {
+    fn visit_map<A: de::MapAccess<'de>>(
+        self,
+        map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
         match read_refinements(map, RefineKind::Any)? {
             Decoded::Unknown(r) => Ok(Unknown::Unknown(r)),
             Decoded::Null => {
                 // A "definitely null" unknown is the known null.
-                T::deserialize(de::value::UnitDeserializer::<A::Error>::new())
-                    .map(Unknown::Known)
+                T::deserialize(de::value::UnitDeserializer::<A::Error>::new()).map(Unknown::Known)
             }
         }
     }

@@ -823,7 +823,7 @@ impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
 }
 
 /// A number in a message, shortened when its text is long (`1000…000 (401 digits)`).
-struct Short<'a>(&'a crate::Number);
+struct Short<'a>(&'a crate::number::Number);
 
 impl std::fmt::Display for Short<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -349,9 +349,9 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         value: &T,
     ) -> Result<()> {
         match token(name) {
-            Some(Tok::Unknown) => value.serialize(super::unknown::UnknownOut {
-                out: &mut self.out,
-            }),
+            Some(Tok::Unknown) => {
+                value.serialize(super::unknown::UnknownOut { out: &mut self.out })
+            }
             Some(Tok::Raw) => {
                 self.raw_next = true;
                 let r = value.serialize(&mut *self);

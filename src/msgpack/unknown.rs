@@ -101,7 +101,9 @@ impl<'de> MapAccess<'de> for Refinements<'de> {
             match entry_name(key) {
                 Some(name) => {
                     self.pending = Some(key);
-                    return seed.deserialize(BorrowedStrDeserializer::new(name)).map(Some);
+                    return seed
+                        .deserialize(BorrowedStrDeserializer::new(name))
+                        .map(Some);
                 }
                 None => self.r.skip_value(DEFAULT_MAX_DEPTH)?,
             }
@@ -135,7 +137,9 @@ impl<'de> MapAccess<'de> for Refinements<'de> {
                 seed.deserialize(&mut super::Deserializer::from_slice(bytes))
             }
             Some(_) => seed.deserialize(I128Deserializer::new(self.r.read_int()?)),
-            None => Err(Error::data("a refinement value was asked for before its key")),
+            None => Err(Error::data(
+                "a refinement value was asked for before its key",
+            )),
         }
     }
 }
@@ -216,11 +220,7 @@ impl<'a> ser::Serializer for UnknownOut<'a> {
         Err(Error::data(NOT_REFINEMENTS))
     }
 
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: &T,
-    ) -> Result<()> {
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, _: &T) -> Result<()> {
         Err(Error::data(NOT_REFINEMENTS))
     }
 
@@ -234,7 +234,6 @@ impl<'a> ser::Serializer for UnknownOut<'a> {
         Err(Error::data(NOT_REFINEMENTS))
     }
 }
-
 
 impl ser::SerializeMap for Entries<'_> {
     type Ok = ();

@@ -180,9 +180,9 @@ impl Diagnostic {
     }
 }
 
-impl From<crate::Error> for Diagnostic {
+impl From<crate::error::Error> for Diagnostic {
     /// An error diagnostic at the error's path, with its message as the detail.
-    fn from(err: crate::Error) -> Self {
+    fn from(err: crate::error::Error) -> Self {
         Diagnostic {
             kind: DiagnosticKind::Other,
             severity: Severity::Error,
@@ -292,8 +292,8 @@ impl FromIterator<Diagnostic> for Diagnostics {
     }
 }
 
-impl From<crate::Error> for Diagnostics {
-    fn from(err: crate::Error) -> Self {
+impl From<crate::error::Error> for Diagnostics {
+    fn from(err: crate::error::Error) -> Self {
         Diagnostics(vec![Diagnostic::from(err)])
     }
 }

@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::{Attribute, AttributeType, Block, NestedBlock, NestingMode, ObjectNesting};
 use crate::error::Result;
 use crate::path::{AttributePath, PathStep};
+use crate::tf_value::TfModel;
 use crate::unknown::Refinements;
 use crate::value::Value;
-use crate::TfModel;
 
 /// What [`Planner::plan`] (or [`Block::plan`]) answers: the planned state, and the paths
 /// of the attributes whose planned change replaces the resource (PlanResourceChange's
@@ -216,7 +216,7 @@ impl Planner {
         let planned = if plan.planned.is_null() {
             None
         } else {
-            Some(crate::from_value(&plan.planned)?)
+            Some(crate::convert::from_value(&plan.planned)?)
         };
         Ok(Plan {
             planned,
@@ -227,7 +227,10 @@ impl Planner {
 
 /// A model's value as a [`Value`] of `ty` (what `to_value` does; written out here so that
 /// this module does not depend on that function's signature).
-pub(crate) fn model_value<T: Serialize + ?Sized>(model: &T, ty: &crate::Type) -> Result<Value> {
+pub(crate) fn model_value<T: Serialize + ?Sized>(
+    model: &T,
+    ty: &crate::types::Type,
+) -> Result<Value> {
     Value::from_msgpack(&crate::msgpack::to_vec(model)?, ty)
 }
 
@@ -401,7 +404,10 @@ fn rebuild(p: &Value, f: impl FnOnce(&Value) -> Value) -> Value {
     match p {
         Value::Dynamic(d) => {
             let inner = f(d.value());
-            Value::Dynamic(Box::new(crate::Dynamic::new(d.ty().clone(), inner)))
+            Value::Dynamic(Box::new(crate::dynamic::Dynamic::new(
+                d.ty().clone(),
+                inner,
+            )))
         }
         other => f(other),
     }

@@ -423,4 +423,3 @@ impl<'de> Visitor<'de> for TupleVisitor<'_> {
         Ok(Value::Tuple(out))
     }
 }
-

@@ -16,13 +16,13 @@ pub(crate) use de::TypedSeed;
 pub(crate) use ser::{TypedValue, Untracked};
 pub(crate) use unify::{common_type, has_dynamic_collection, settle, Step};
 
+use crate::dynamic::Dynamic;
 use crate::error::{Error, Result};
 use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::number::Number;
 use crate::path::PathStep;
 use crate::types::Type;
 use crate::unknown::{nfc, Refinements};
-use crate::Dynamic;
 
 /// The attributes of an object or the elements of a map, sorted by key.
 pub type Map = BTreeMap<String, Value>;
@@ -219,7 +219,7 @@ impl Value {
     }
 
     /// Follows a path of steps; `None` where a step does not apply.
-    pub fn get_path(&self, path: &crate::AttributePath) -> Option<&Value> {
+    pub fn get_path(&self, path: &crate::path::AttributePath) -> Option<&Value> {
         let mut v = self;
         for step in path.steps() {
             v = match step {
@@ -243,15 +243,15 @@ impl Value {
     /// assert_eq!(unknown, ["a", "b[1]"]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn walk(&self, f: &mut impl FnMut(&crate::AttributePath, &Value)) {
-        let mut path = crate::AttributePath::new();
+    pub fn walk(&self, f: &mut impl FnMut(&crate::path::AttributePath, &Value)) {
+        let mut path = crate::path::AttributePath::new();
         self.walk_at(&mut path, f);
     }
 
     fn walk_at(
         &self,
-        path: &mut crate::AttributePath,
-        f: &mut impl FnMut(&crate::AttributePath, &Value),
+        path: &mut crate::path::AttributePath,
+        f: &mut impl FnMut(&crate::path::AttributePath, &Value),
     ) {
         f(path, self);
         match self {

@@ -6,8 +6,8 @@ use std::fmt;
 
 use super::index::Index;
 use super::{Map, Value};
+use crate::dynamic::Dynamic;
 use crate::number::Number;
-use crate::Dynamic;
 
 impl Value {
     /// The number as an `i64`, if this is a number that is a whole `i64` (as
@@ -191,8 +191,12 @@ impl Value {
     /// # Errors
     ///
     /// As [`Value::from_json`].
-    pub fn from_json_value(json: &serde_json::Value, ty: &crate::Type) -> crate::Result<Value> {
-        let text = serde_json::to_vec(json).map_err(|e| crate::Error::data(format_args!("{e}")))?;
+    pub fn from_json_value(
+        json: &serde_json::Value,
+        ty: &crate::types::Type,
+    ) -> crate::error::Result<Value> {
+        let text =
+            serde_json::to_vec(json).map_err(|e| crate::error::Error::data(format_args!("{e}")))?;
         Value::from_json(&text, ty)
     }
 }
