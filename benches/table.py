@@ -135,7 +135,7 @@ def parse_callgrind(path):
 
 def op_key(name):
     """`msgpack::op_decode_tfvalue` (generic arguments and hashes dropped) -> the op name."""
-    name = name.split("<")[0].split("::h")[0]
+    name = re.sub(r"::h[0-9a-f]{16}$", "", name.split("<")[0])
     m = re.search(r"::(op_[A-Za-z0-9_]+)$", name)
     return m.group(1) if m else None
 
