@@ -1,322 +1,280 @@
-//! tfvalue::json against plain serde_json on the same structs and the same bytes.
+#![allow(missing_docs)] // criterion_group! and criterion_main! generate public items
+//! tfvalue's JSON against serde_json on the three workloads of `benches/common/mod.rs`
+//! (`small`, `wide`, `deep_tags`), on the same structs and the same bytes:
 //!
-//! Run: `cargo bench --bench json -- --warm-up-time 1 --measurement-time 3`
+//! - `json_decode`: typed decode, `tfvalue::json::from_slice` and `serde_json::from_slice`;
+//! - `json_encode`: typed encode, `tfvalue::json::to_vec` and `serde_json::to_vec`;
+//! - `value_to_json`: `Value::to_json(&ty)` and `serde_json::to_vec` of the
+//!   `serde_json::Value` of the same document;
+//! - `upgrade`: the same-version upgrade of stored state,
+//!   `RawState::from_json(json).transcode(&ty, true)` (JSON state in, MessagePack
+//!   `DynamicValue` out), against `serde_json::from_slice::<serde_json::Value>` of the
+//!   same bytes, and the path through a `Value` (`RawState::decode_value` and
+//!   `DynamicValue::encode_value`) as `tfvalue_via_value`.
+//!
+//! The state JSON of a workload is what Terraform stores: what `tfvalue::json::to_vec`
+//! writes for the typed data (checked to be what `Value::to_json` writes). Run with
+//! `cargo bench -p tfvalue --bench json`, or everything with `benches/run.sh`;
+//! `benches/README.md` has the figures.
 
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod common;
 
 use std::collections::BTreeMap;
+use std::hint::black_box;
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 use serde::{Deserialize, Serialize};
+use tfvalue::codec::RawState;
+use tfvalue::{DynamicValue, Type, Value};
 
-/// A resource much like an `aws_instance` in Terraform state: about 30 attributes, two
-/// tag maps, string lists and two nested block lists.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-struct Instance {
-    ami: String,
-    arn: String,
-    associate_public_ip_address: bool,
-    availability_zone: String,
-    cpu_core_count: u32,
-    cpu_threads_per_core: u32,
-    disable_api_termination: bool,
-    ebs_optimized: bool,
-    get_password_data: bool,
-    hibernation: bool,
-    host_id: Option<String>,
-    iam_instance_profile: String,
-    id: String,
-    instance_initiated_shutdown_behavior: String,
-    instance_state: String,
-    instance_type: String,
-    ipv6_address_count: u32,
-    key_name: String,
-    monitoring: bool,
-    outpost_arn: Option<String>,
-    password_data: String,
-    placement_group: String,
-    primary_network_interface_id: String,
-    private_dns: String,
-    private_ip: String,
-    public_dns: String,
-    public_ip: String,
-    root_volume_gib: f64,
-    secondary_private_ips: Vec<String>,
-    security_groups: Vec<String>,
-    source_dest_check: bool,
-    subnet_id: String,
-    tenancy: String,
-    user_data: Option<String>,
-    vpc_security_group_ids: Vec<String>,
-    tags: BTreeMap<String, String>,
-    tags_all: BTreeMap<String, String>,
-    ebs_block_device: Vec<EbsBlockDevice>,
-    network_interface: Vec<NetworkInterface>,
+use common::{configure, Instance};
+
+/// One workload: the typed data, its state JSON, its `Value`s and its type.
+struct Workload<'a, T> {
+    name: &'static str,
+    data: &'a T,
+    /// The state JSON (`tfvalue::json::to_vec` of `data`).
+    json: Vec<u8>,
+    value: Value,
+    json_value: serde_json::Value,
+    ty: Type,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-struct EbsBlockDevice {
-    delete_on_termination: bool,
-    device_name: String,
-    encrypted: bool,
-    iops: u32,
-    kms_key_id: String,
-    snapshot_id: String,
-    throughput: u32,
-    volume_id: String,
-    volume_size: u32,
-    volume_type: String,
-}
-
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-struct NetworkInterface {
-    delete_on_termination: bool,
-    device_index: u32,
-    network_card_index: u32,
-    network_interface_id: String,
-}
-
-fn instance(i: u32) -> Instance {
-    let tags: BTreeMap<String, String> = [
-        ("Environment", "production"),
-        ("Name", "web-server"),
-        ("Owner", "platform-team"),
-        ("CostCenter", "cc-1234"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), format!("{v}-{i}")))
-    .collect();
-    Instance {
-        ami: "ami-0c55b159cbfafe1f0".into(),
-        arn: format!("arn:aws:ec2:us-east-1:123456789012:instance/i-0abcd1234efgh{i:05}"),
-        associate_public_ip_address: true,
-        availability_zone: "us-east-1a".into(),
-        cpu_core_count: 2,
-        cpu_threads_per_core: 2,
-        disable_api_termination: false,
-        ebs_optimized: true,
-        get_password_data: false,
-        hibernation: false,
-        host_id: None,
-        iam_instance_profile: "web-server-profile".into(),
-        id: format!("i-0abcd1234efgh{i:05}"),
-        instance_initiated_shutdown_behavior: "stop".into(),
-        instance_state: "running".into(),
-        instance_type: "t3.large".into(),
-        ipv6_address_count: 0,
-        key_name: "deployer-key".into(),
-        monitoring: true,
-        outpost_arn: None,
-        password_data: String::new(),
-        placement_group: String::new(),
-        primary_network_interface_id: format!("eni-0123456789abc{i:04}"),
-        private_dns: format!("ip-10-0-{}-{}.ec2.internal", i % 256, (i / 256) % 256),
-        private_ip: format!("10.0.{}.{}", i % 256, (i / 256) % 256),
-        public_dns: format!(
-            "ec2-54-210-{}-{}.compute-1.amazonaws.com",
-            i % 256,
-            (i / 256) % 256
-        ),
-        public_ip: format!("54.210.{}.{}", i % 256, (i / 256) % 256),
-        root_volume_gib: 37.5 + f64::from(i) * 0.25,
-        secondary_private_ips: vec!["10.0.1.20".into(), "10.0.1.21".into()],
-        security_groups: vec!["default".into(), "web".into()],
-        source_dest_check: true,
-        subnet_id: "subnet-0bb1c79de3EXAMPLE".into(),
-        tenancy: "default".into(),
-        user_data: Some("IyEvYmluL2Jhc2gKZWNobyBoZWxsbyB3b3JsZAo=".into()),
-        vpc_security_group_ids: vec!["sg-0123456789abcdef0".into(), "sg-0fedcba9876543210".into()],
-        tags: tags.clone(),
-        tags_all: tags,
-        ebs_block_device: (0..2)
-            .map(|d| EbsBlockDevice {
-                delete_on_termination: true,
-                device_name: format!("/dev/sd{}", char::from(b'b' + d as u8)),
-                encrypted: true,
-                iops: 3000,
-                kms_key_id:
-                    "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab"
-                        .into(),
-                snapshot_id: String::new(),
-                throughput: 125,
-                volume_id: format!("vol-0{i:05}abcdef{d}"),
-                volume_size: 100 + d,
-                volume_type: "gp3".into(),
-            })
-            .collect(),
-        network_interface: vec![NetworkInterface {
-            delete_on_termination: false,
-            device_index: 0,
-            network_card_index: 0,
-            network_interface_id: format!("eni-0123456789abc{i:04}"),
-        }],
-    }
-}
-
-fn bench_decode(c: &mut Criterion) {
-    let one = instance(7);
-    let many: Vec<Instance> = (0..1000).map(instance).collect();
-    let one_bytes = serde_json::to_vec(&one).unwrap();
-    let many_bytes = serde_json::to_vec(&many).unwrap();
-    // Same bytes, same result through both.
-    assert_eq!(
-        tfvalue::json::from_slice::<Instance>(&one_bytes).unwrap(),
-        one
+/// Builds a workload and checks, before anything is measured, that tfvalue and serde_json
+/// agree on it (panics if not).
+fn workload<'a, T>(name: &'static str, data: &'a T, ty: Type) -> Workload<'a, T>
+where
+    T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+{
+    let json = tfvalue::json::to_vec(data).unwrap();
+    // Typed encode: the same bytes.
+    assert!(
+        json == serde_json::to_vec(data).unwrap(),
+        "{name}: tfvalue::json::to_vec and serde_json::to_vec write different bytes"
     );
-    assert_eq!(
-        tfvalue::json::from_slice::<Vec<Instance>>(&many_bytes).unwrap(),
-        many
+    // Typed decode: the same data back. Exactly from tfvalue; serde_json (without its
+    // `float_roundtrip` feature, which the baseline does not get) may read a float one unit
+    // in the last place off, so its result is compared with that tolerance.
+    let exact = serde_json::to_value(data).unwrap();
+    assert!(
+        tfvalue::json::from_slice::<T>(&json).unwrap() == *data,
+        "{name}: tfvalue::json::from_slice does not read the data back"
+    );
+    let decoded = serde_json::to_value(serde_json::from_slice::<T>(&json).unwrap()).unwrap();
+    assert!(
+        same_document(&decoded, &exact),
+        "{name}: serde_json::from_slice does not read the data back"
     );
 
-    let mut g = c.benchmark_group("json_decode");
-    g.throughput(Throughput::Bytes(one_bytes.len() as u64));
-    g.bench_with_input(
-        BenchmarkId::new("serde_json", "resource"),
-        &one_bytes,
-        |b, bytes| b.iter(|| serde_json::from_slice::<Instance>(black_box(bytes)).unwrap()),
+    // `Value::to_json` writes the state JSON. serde_json's `Value` of the state JSON is the
+    // same document (floats within a unit in the last place, as above), which its encode
+    // writes: the same bytes but for the last digit of such a float.
+    let value = Value::from_json(&json, &ty).unwrap();
+    assert!(
+        value.to_json(&ty).unwrap() == json,
+        "{name}: Value::to_json and tfvalue::json::to_vec write different bytes"
     );
-    g.bench_with_input(
-        BenchmarkId::new("tfvalue", "resource"),
-        &one_bytes,
-        |b, bytes| b.iter(|| tfvalue::json::from_slice::<Instance>(black_box(bytes)).unwrap()),
+    let json_value: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert!(
+        same_document(&json_value, &exact),
+        "{name}: serde_json's Value is not the state's document"
     );
-    g.throughput(Throughput::Bytes(many_bytes.len() as u64));
-    g.bench_with_input(
-        BenchmarkId::new("serde_json", "list-1000"),
-        &many_bytes,
-        |b, bytes| b.iter(|| serde_json::from_slice::<Vec<Instance>>(black_box(bytes)).unwrap()),
+    let rewritten = serde_json::to_vec(&json_value).unwrap();
+    let identical = rewritten == json;
+    let rewritten: serde_json::Value = serde_json::from_slice(&rewritten).unwrap();
+    assert!(
+        same_document(&rewritten, &exact),
+        "{name}: serde_json's Value does not write the state's document"
     );
-    g.bench_with_input(
-        BenchmarkId::new("tfvalue", "list-1000"),
-        &many_bytes,
-        |b, bytes| b.iter(|| tfvalue::json::from_slice::<Vec<Instance>>(black_box(bytes)).unwrap()),
-    );
-    g.finish();
-}
 
-fn bench_encode(c: &mut Criterion) {
-    let one = instance(7);
-    let many: Vec<Instance> = (0..1000).map(instance).collect();
-    let one_len = serde_json::to_vec(&one).unwrap().len() as u64;
-    let many_len = serde_json::to_vec(&many).unwrap().len() as u64;
-
-    let mut g = c.benchmark_group("json_encode");
-    g.throughput(Throughput::Bytes(one_len));
-    g.bench_with_input(BenchmarkId::new("serde_json", "resource"), &one, |b, v| {
-        b.iter(|| serde_json::to_vec(black_box(v)).unwrap())
-    });
-    g.bench_with_input(BenchmarkId::new("tfvalue", "resource"), &one, |b, v| {
-        b.iter(|| tfvalue::json::to_vec(black_box(v)).unwrap())
-    });
-    g.throughput(Throughput::Bytes(many_len));
-    g.bench_with_input(
-        BenchmarkId::new("serde_json", "list-1000"),
-        &many,
-        |b, v| b.iter(|| serde_json::to_vec(black_box(v)).unwrap()),
+    // The upgrade answers with the value's MessagePack, the same bytes by both paths. (Not
+    // the bytes of `msgpack::to_vec` of the typed data: a non-integral `f64` such as
+    // `price` is a float64 there, while the state JSON holds its shortest decimal, say
+    // 0.023399999999999997, which no float64 is exactly, and a `Value` keeps that decimal
+    // and writes it as a string, as go-cty does.)
+    let raw = RawState::from_json(json.clone());
+    let upgraded = raw.transcode(&ty, true).unwrap().msgpack;
+    let via_value = DynamicValue::encode_value(&raw.decode_value(&ty, true).unwrap(), &ty);
+    assert!(
+        upgraded == via_value.unwrap().msgpack,
+        "{name}: RawState::transcode and the path through a Value write different bytes"
     );
-    g.bench_with_input(BenchmarkId::new("tfvalue", "list-1000"), &many, |b, v| {
-        b.iter(|| tfvalue::json::to_vec(black_box(v)).unwrap())
-    });
-    g.finish();
-}
+    assert!(
+        Value::from_msgpack(&upgraded, &ty).unwrap() == value,
+        "{name}: RawState::transcode does not write the state's value"
+    );
 
-/// The ratio tfvalue / serde_json measured in alternating short batches (the median of
-/// the per-round ratios), which holds up on a busy machine where two separate criterion
-/// measurements may run under different load.
-fn paired_ratio(
-    rounds: usize,
-    iters: usize,
-    mut serde_json: impl FnMut(),
-    mut tfvalue: impl FnMut(),
-) -> f64 {
-    use std::time::Instant;
-    let mut ratios = Vec::with_capacity(rounds);
-    for round in 0..rounds {
-        let time = |f: &mut dyn FnMut()| {
-            let start = Instant::now();
-            for _ in 0..iters {
-                f();
-            }
-            start.elapsed().as_secs_f64()
-        };
-        // Alternate which side goes first, so that drift in load cancels out.
-        let (a, b) = if round % 2 == 0 {
-            let a = time(&mut serde_json);
-            (a, time(&mut tfvalue))
+    eprintln!(
+        "workload {name}: {} bytes of state JSON ({} through serde_json's Value), {} of \
+         MessagePack out of the upgrade",
+        json.len(),
+        if identical {
+            "the same bytes"
         } else {
-            let b = time(&mut tfvalue);
-            (time(&mut serde_json), b)
-        };
-        ratios.push(b / a);
-    }
-    ratios.sort_by(f64::total_cmp);
-    ratios[ratios.len() / 2]
-}
-
-fn bench_paired(_: &mut Criterion) {
-    let one = instance(7);
-    let many: Vec<Instance> = (0..1000).map(instance).collect();
-    let one_bytes = serde_json::to_vec(&one).unwrap();
-    let many_bytes = serde_json::to_vec(&many).unwrap();
-    let rows = [
-        (
-            "decode resource",
-            paired_ratio(
-                400,
-                200,
-                || {
-                    drop(black_box(
-                        serde_json::from_slice::<Instance>(black_box(&one_bytes)).unwrap(),
-                    ))
-                },
-                || {
-                    drop(black_box(
-                        tfvalue::json::from_slice::<Instance>(black_box(&one_bytes)).unwrap(),
-                    ))
-                },
-            ),
-        ),
-        (
-            "decode list-1000",
-            paired_ratio(
-                40,
-                2,
-                || {
-                    drop(black_box(
-                        serde_json::from_slice::<Vec<Instance>>(black_box(&many_bytes)).unwrap(),
-                    ))
-                },
-                || {
-                    drop(black_box(
-                        tfvalue::json::from_slice::<Vec<Instance>>(black_box(&many_bytes)).unwrap(),
-                    ))
-                },
-            ),
-        ),
-        (
-            "encode resource",
-            paired_ratio(
-                400,
-                200,
-                || drop(black_box(serde_json::to_vec(black_box(&one)).unwrap())),
-                || drop(black_box(tfvalue::json::to_vec(black_box(&one)).unwrap())),
-            ),
-        ),
-        (
-            "encode list-1000",
-            paired_ratio(
-                40,
-                2,
-                || drop(black_box(serde_json::to_vec(black_box(&many)).unwrap())),
-                || drop(black_box(tfvalue::json::to_vec(black_box(&many)).unwrap())),
-            ),
-        ),
-    ];
-    println!("paired ratio tfvalue / serde_json (median of alternating batches):");
-    for (name, ratio) in rows {
-        println!("  {name:<18} {ratio:.2}x");
+            "floats differ"
+        },
+        upgraded.len()
+    );
+    Workload {
+        name,
+        data,
+        json,
+        value,
+        json_value,
+        ty,
     }
 }
 
-criterion_group!(benches, bench_paired, bench_decode, bench_encode);
-criterion_main!(benches);
+/// Whether two JSON documents are the same, floats within a relative 1e-15 (serde_json's
+/// default float parsing is not always correctly rounded).
+fn same_document(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as J;
+    match (a, b) {
+        (J::Number(x), J::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+            x == y || (x - y).abs() <= 1e-15 * x.abs().max(y.abs())
+        }
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_document(x, y))
+        }
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, x), (ky, y))| kx == ky && same_document(x, y))
+        }
+        _ => a == b,
+    }
+}
+
+// Each measured call sits in a function of its own (`inline(never)`), so that a profiler
+// (valgrind's callgrind with `--toggle-collect=json::op_*`) can count instructions per call.
+// Every benchmark of a workload calls a function of a different name, so one callgrind run
+// per workload counts all of them.
+
+#[inline(never)]
+fn op_json_decode_tfvalue<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> T {
+    tfvalue::json::from_slice(bytes).unwrap()
+}
+
+#[inline(never)]
+fn op_json_decode_serde_json<T: for<'de> Deserialize<'de>>(bytes: &[u8]) -> T {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+#[inline(never)]
+fn op_json_encode_tfvalue<T: Serialize>(data: &T) -> Vec<u8> {
+    tfvalue::json::to_vec(data).unwrap()
+}
+
+#[inline(never)]
+fn op_json_encode_serde_json<T: Serialize>(data: &T) -> Vec<u8> {
+    serde_json::to_vec(data).unwrap()
+}
+
+#[inline(never)]
+fn op_value_to_json_tfvalue(value: &Value, ty: &Type) -> Vec<u8> {
+    value.to_json(ty).unwrap()
+}
+
+#[inline(never)]
+fn op_value_to_json_serde_json(value: &serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(value).unwrap()
+}
+
+#[inline(never)]
+fn op_upgrade_tfvalue(raw: &RawState, ty: &Type) -> DynamicValue {
+    raw.transcode(ty, true).unwrap()
+}
+
+#[inline(never)]
+fn op_upgrade_tfvalue_via_value(raw: &RawState, ty: &Type) -> DynamicValue {
+    let value = raw.decode_value(ty, true).unwrap();
+    DynamicValue::encode_value(&value, ty).unwrap()
+}
+
+#[inline(never)]
+fn op_upgrade_serde_json(bytes: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+fn bench_workload<T>(c: &mut Criterion, w: &Workload<'_, T>)
+where
+    T: Serialize + for<'de> Deserialize<'de>,
+{
+    let json = &w.json[..];
+
+    let mut g = c.benchmark_group(format!("{}/json_decode", w.name));
+    configure(&mut g, json.len());
+    g.bench_function("tfvalue", |b| {
+        b.iter(|| op_json_decode_tfvalue::<T>(black_box(json)))
+    });
+    g.bench_function("serde_json", |b| {
+        b.iter(|| op_json_decode_serde_json::<T>(black_box(json)))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group(format!("{}/json_encode", w.name));
+    configure(&mut g, json.len());
+    g.bench_function("tfvalue", |b| {
+        b.iter(|| op_json_encode_tfvalue(black_box(w.data)))
+    });
+    g.bench_function("serde_json", |b| {
+        b.iter(|| op_json_encode_serde_json(black_box(w.data)))
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group(format!("{}/value_to_json", w.name));
+    configure(&mut g, json.len());
+    g.bench_function("tfvalue", |b| {
+        b.iter(|| op_value_to_json_tfvalue(black_box(&w.value), &w.ty))
+    });
+    g.bench_function("serde_json", |b| {
+        b.iter(|| op_value_to_json_serde_json(black_box(&w.json_value)))
+    });
+    g.finish();
+
+    // The state as `UpgradeResourceState` receives it; `from_json` takes the bytes, so it
+    // is built once, outside the measurement.
+    let raw = RawState::from_json(w.json.clone());
+    let mut g = c.benchmark_group(format!("{}/upgrade", w.name));
+    configure(&mut g, json.len());
+    g.bench_function("tfvalue", |b| {
+        b.iter(|| op_upgrade_tfvalue(black_box(&raw), &w.ty))
+    });
+    g.bench_function("serde_json", |b| {
+        b.iter(|| op_upgrade_serde_json(black_box(json)))
+    });
+    g.bench_function("tfvalue_via_value", |b| {
+        b.iter(|| op_upgrade_tfvalue_via_value(black_box(&raw), &w.ty))
+    });
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let data = common::data();
+
+    if common::selected("small") {
+        let small = workload("small", &data.small, data.small_ty.clone());
+        bench_workload::<Instance>(c, &small);
+    }
+
+    if common::selected("wide") {
+        let wide = workload("wide", &data.wide, data.wide_ty.clone());
+        bench_workload::<Vec<Instance>>(c, &wide);
+    }
+
+    if common::selected("deep_tags") {
+        let deep = workload("deep_tags", &data.deep_tags, data.deep_tags_ty.clone());
+        bench_workload::<BTreeMap<String, String>>(c, &deep);
+    }
+}
+
+criterion_group! {
+    name = json;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3));
+    targets = benches
+}
+criterion_main!(json);
