@@ -69,7 +69,7 @@ pub fn to_value_as<T: ?Sized + Serialize>(value: &T, ty: &Type) -> Result<Value>
 /// use std::collections::BTreeMap;
 /// use tfvalue::Value;
 ///
-/// let v = Value::Map(BTreeMap::from([("env".to_string(), Value::from("prod"))]));
+/// let v = Value::Map([("env".to_string(), Value::from("prod"))].into());
 /// let tags: BTreeMap<String, String> = tfvalue::from_value(&v)?;
 /// assert_eq!(tags["env"], "prod");
 /// let tags: BTreeMap<String, String> = tfvalue::from_value(v)?;

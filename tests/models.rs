@@ -688,7 +688,7 @@ fn server_value() -> BoxedStrategy<Value> {
             "tags",
             or_null(
                 prop::collection::btree_map("[a-z]{1,3}", or_unknown(string()), 0..3)
-                    .prop_map(Value::Map),
+                    .prop_map(|m| Value::Map(m.into())),
             ),
         ),
         ("ports", or_null(ports)),

@@ -141,7 +141,7 @@ fn arb_known_in(ty: &Type, in_collection: bool) -> BoxedStrategy<Value> {
         Type::List(t) => vec(elem(t), 0..4).prop_map(Value::List).boxed(),
         Type::Set(t) => vec(elem(t), 0..4).prop_map(Value::Set).boxed(),
         Type::Map(t) => btree_map("[a-z]{0,4}", elem(t), 0..4)
-            .prop_map(Value::Map)
+            .prop_map(|m| Value::Map(m.into()))
             .boxed(),
         Type::Object(o) => {
             let attrs: Vec<(String, BoxedStrategy<Value>)> = o

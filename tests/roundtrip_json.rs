@@ -94,7 +94,7 @@ fn arb_value(ty: &Type) -> BoxedStrategy<Value> {
         ),
         Type::Map(t) => nullable(
             prop::collection::btree_map("[a-z]{1,3}", arb_value(t), 0..4)
-                .prop_map(Value::Map)
+                .prop_map(|m| Value::Map(m.into()))
                 .boxed(),
         ),
         Type::Object(o) => {

@@ -385,7 +385,7 @@ impl R<'_> {
         let keys: Vec<&String> = keys
             .into_iter()
             .filter(|k| {
-                !(is_null(bm.get(*k).unwrap_or(&null)) && is_null(am.get(*k).unwrap_or(&null)))
+                !(is_null(bm.get(k).unwrap_or(&null)) && is_null(am.get(k).unwrap_or(&null)))
             })
             .collect();
         let nesting = |k: &str| {
@@ -413,9 +413,9 @@ impl R<'_> {
                 indent,
                 l,
                 width,
-                bm.get(*k).unwrap_or(&null),
+                bm.get(k).unwrap_or(&null),
                 kb,
-                am.get(*k).unwrap_or(&null),
+                am.get(k).unwrap_or(&null),
                 ka,
                 show_all || identifying,
             );

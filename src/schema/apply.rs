@@ -244,7 +244,7 @@ impl Checker {
                         self.leave();
                     }
                 }
-                for k in am.keys().filter(|k| !pm.contains_key(*k)) {
+                for k in am.keys().filter(|k| !pm.contains_key(k)) {
                     if self.enter(PathStep::Key(k.clone())) {
                         self.problem(DiagnosticKind::Changed, "new element has appeared");
                         self.leave();
@@ -510,7 +510,7 @@ impl Checker {
                                 self.leave();
                             }
                         }
-                        for k in am.keys().filter(|k| !pm.contains_key(*k)) {
+                        for k in am.keys().filter(|k| !pm.contains_key(k)) {
                             if self.enter(PathStep::Key(k.clone())) {
                                 self.problem(DiagnosticKind::Changed, "new block key has appeared");
                                 self.leave();

@@ -1,5 +1,6 @@
 //! Decoding a `Value` by walking a `Type`: one `DeserializeSeed` for every format.
 
+use std::cmp::Ordering;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -319,8 +320,8 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
                 type_placeholders(v, self.elem, &common);
             }
         }
-        // Sorted input builds the tree in one pass.
-        Ok(Value::Map(entries.into_iter().collect()))
+        // Sorted and unique: the map is the vector.
+        Ok(Value::Map(Map::from_sorted(entries)))
     }
 }
 
@@ -339,41 +340,87 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
     null_visits!();
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
+        let attrs = self.ty.attributes();
+        // Input usually comes in the type's (sorted) order: each key is then checked against
+        // the next declared name, and the attributes are collected in order, so the map is
+        // built in one pass. Anything else (out of order, duplicates) is sorted out after.
+        let mut cursor = attrs.iter().peekable();
+        let mut in_order = true;
+        let mut out: Vec<(String, Value)> = Vec::with_capacity(attrs.len());
         while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let Some((name, aty)) = self.ty.attributes().get_key_value(k.as_ref()) else {
-                if self.opts.ignore_undeclared {
-                    map.next_value::<de::IgnoredAny>()?;
-                    continue;
+            let mut found = None;
+            if in_order {
+                while let Some((name, aty)) = cursor.peek() {
+                    match name.as_bytes().cmp(k.as_bytes()) {
+                        Ordering::Less => {
+                            cursor.next();
+                        }
+                        Ordering::Equal => {
+                            found = Some((*name, *aty));
+                            cursor.next();
+                            break;
+                        }
+                        Ordering::Greater => break,
+                    }
                 }
-                return Err(de::Error::custom(format_args!(
-                    "unsupported attribute `{k}`"
-                )));
+            }
+            let (name, aty) = match found {
+                Some(hit) => hit,
+                None => match attrs.get_key_value(k.as_ref()) {
+                    Some(hit) => {
+                        // Declared, but not where the order puts it: a duplicate or an
+                        // attribute that comes back.
+                        in_order = false;
+                        hit
+                    }
+                    None if self.opts.ignore_undeclared => {
+                        map.next_value::<de::IgnoredAny>()?;
+                        continue;
+                    }
+                    None => {
+                        return Err(de::Error::custom(format_args!(
+                            "unsupported attribute `{k}`"
+                        )))
+                    }
+                },
             };
             let v = map.next_value_seed(TypedSeed {
                 ty: aty,
                 opts: self.opts,
                 root: false,
             })?;
-            if out.insert(name.clone(), v).is_some() {
-                return Err(de::Error::custom(format_args!("duplicate attribute `{k}`")));
+            out.push((name.clone(), v));
+        }
+        if !in_order {
+            out.sort_by(|a, b| a.0.cmp(&b.0));
+            if let Some(w) = out.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(de::Error::custom(format_args!(
+                    "duplicate attribute `{}`",
+                    w[0].0
+                )));
             }
         }
-        if out.len() != self.ty.len() {
-            crate::limits::fill::charge(self.ty.len() - out.len()).map_err(de::Error::custom)?;
-            for name in self.ty.attributes().keys() {
-                if !out.contains_key(name) {
-                    if self.opts.missing_null || self.ty.is_optional(name) {
-                        out.insert(name.clone(), Value::Null);
-                    } else {
+        if out.len() != attrs.len() {
+            crate::limits::fill::charge(attrs.len() - out.len()).map_err(de::Error::custom)?;
+            let mut full = Vec::with_capacity(attrs.len());
+            let mut present = out.into_iter().peekable();
+            for name in attrs.keys() {
+                match present.next_if(|(k, _)| k == name) {
+                    Some(entry) => full.push(entry),
+                    None if self.opts.missing_null || self.ty.is_optional(name) => {
+                        full.push((name.clone(), Value::Null));
+                    }
+                    None => {
                         return Err(de::Error::custom(format_args!(
                             "missing attribute `{name}`"
-                        )));
+                        )))
                     }
                 }
             }
+            out = full;
         }
-        Ok(Value::Object(out))
+        // Sorted and unique: the map is the vector.
+        Ok(Value::Object(Map::from_sorted(out)))
     }
 }
 

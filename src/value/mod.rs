@@ -2,15 +2,16 @@
 
 mod de;
 mod index;
+mod map;
 mod more;
 mod ser;
 pub(crate) mod unify;
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 use std::fmt;
 
 pub use index::Index;
+pub use map::{Entry, Iter, IterMut, Map, OccupiedEntry, VacantEntry};
 
 pub(crate) use de::TypedSeed;
 pub(crate) use ser::{TypedValue, Untracked};
@@ -23,9 +24,6 @@ use crate::number::Number;
 use crate::path::PathStep;
 use crate::types::Type;
 use crate::unknown::{nfc, Refinements};
-
-/// The attributes of an object or the elements of a map, sorted by key.
-pub type Map = BTreeMap<String, Value>;
 
 /// A Terraform value, as go-cty holds it.
 ///
