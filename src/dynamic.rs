@@ -256,7 +256,7 @@ fn absorb(ty: &Type, value: Value, in_collection: bool) -> Result<(Type, Value)>
             (Type::Set(Box::new(et)), Value::Set(vs))
         }
         (Type::Map(t), Value::Map(m)) => {
-            let (keys, vs): (Vec<String>, Vec<Value>) = m.into_iter().unzip();
+            let (keys, vs): (Vec<crate::value::Key>, Vec<Value>) = m.into_iter().unzip();
             let (et, vs) = absorb_elems(t, vs, Some(&keys))?;
             (
                 Type::Map(Box::new(et)),
@@ -270,7 +270,11 @@ fn absorb(ty: &Type, value: Value, in_collection: bool) -> Result<(Type, Value)>
 
 /// The elements of a collection share one concrete type; undetermined positions (nulls,
 /// unknowns, empty collections of `dynamic`) take it (see `value::unify`).
-fn absorb_elems(t: &Type, vs: Vec<Value>, keys: Option<&[String]>) -> Result<(Type, Vec<Value>)> {
+fn absorb_elems(
+    t: &Type,
+    vs: Vec<Value>,
+    keys: Option<&[crate::value::Key]>,
+) -> Result<(Type, Vec<Value>)> {
     let mut elem_ty = Type::Dynamic;
     let mut out = Vec::with_capacity(vs.len());
     for (i, v) in vs.into_iter().enumerate() {
@@ -282,9 +286,9 @@ fn absorb_elems(t: &Type, vs: Vec<Value>, keys: Option<&[String]>) -> Result<(Ty
 }
 
 /// The path step of the `i`th element of a collection (a map's, with its key).
-fn step(keys: Option<&[String]>, i: usize) -> PathStep {
+fn step(keys: Option<&[crate::value::Key]>, i: usize) -> PathStep {
     match keys.and_then(|k| k.get(i)) {
-        Some(k) => PathStep::Key(k.clone()),
+        Some(k) => PathStep::Key(k.to_string()),
         None => PathStep::Index(i as u64),
     }
 }
@@ -509,7 +513,7 @@ fn concretize_inner(ty: &Type, value: Value) -> Result<(Type, Value)> {
             (Type::Set(Box::new(et)), Value::Set(vs))
         }
         (Type::Map(t), Value::Map(m)) => {
-            let (keys, vs): (Vec<String>, Vec<Value>) = m.into_iter().unzip();
+            let (keys, vs): (Vec<crate::value::Key>, Vec<Value>) = m.into_iter().unzip();
             let (et, vs) = concretize_elems(t, vs, Some(&keys))?;
             (
                 Type::Map(Box::new(et)),
@@ -546,7 +550,7 @@ fn concretize_inner(ty: &Type, value: Value) -> Result<(Type, Value)> {
 fn concretize_elems(
     t: &Type,
     vs: Vec<Value>,
-    keys: Option<&[String]>,
+    keys: Option<&[crate::value::Key]>,
 ) -> Result<(Type, Vec<Value>)> {
     let mut elem_ty = Type::Dynamic;
     let mut out = Vec::with_capacity(vs.len());

@@ -64,7 +64,7 @@ impl Value {
         for (name, aty) in o.attributes() {
             let v = r
                 .value(name, aty, 0)
-                .map_err(|e| e.prepend(PathStep::Attr(name.clone())))?;
+                .map_err(|e| e.prepend(PathStep::Attr(name.to_string())))?;
             out.insert(name.clone(), v);
         }
         Ok(Value::Object(out))
@@ -128,7 +128,7 @@ impl<'a> Reader<'a> {
                 for (name, aty) in o.attributes() {
                     let v = self
                         .value(&format!("{key}.{name}"), aty, depth + 1)
-                        .map_err(|e| e.prepend(PathStep::Attr(name.clone())))?;
+                        .map_err(|e| e.prepend(PathStep::Attr(name.to_string())))?;
                     out.insert(name.clone(), v);
                 }
                 Ok(Value::Object(out))

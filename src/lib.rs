@@ -41,7 +41,7 @@ pub use path::{AttributePath, PathStep};
 pub use raw::{Raw, RawFormat};
 pub use types::{ObjectType, Type};
 pub use unknown::{NumberBound, Refinements, Unknown};
-pub use value::{Map, Value};
+pub use value::{Key, Map, Value};
 
 #[doc(hidden)]
 pub use tf_value::__private;

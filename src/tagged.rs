@@ -47,7 +47,9 @@ pub fn to_tagged(v: &Value) -> Json {
 }
 
 fn map_to_tagged(m: &Map) -> JsonMap<String, Json> {
-    m.iter().map(|(k, v)| (k.clone(), to_tagged(v))).collect()
+    m.iter()
+        .map(|(k, v)| (k.to_string(), to_tagged(v)))
+        .collect()
 }
 
 fn refinements_to_tagged(r: &Refinements) -> Json {
@@ -111,9 +113,9 @@ fn from_tagged_at(j: &Json, depth: usize) -> Result<Value> {
                     .map(|v| (k.clone(), v))
                     .map_err(|e| {
                         e.prepend(if attrs {
-                            PathStep::Attr(k.clone())
+                            PathStep::Attr(k.to_string())
                         } else {
-                            PathStep::Key(k.clone())
+                            PathStep::Key(k.to_string())
                         })
                     })
             })

@@ -8,6 +8,7 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use crate::value::Key;
 
 /// The default nesting limit for type JSON read from input (the same as for values).
 pub const DEFAULT_TYPE_DEPTH: usize = 128;
@@ -59,10 +60,22 @@ pub enum Type {
 /// them: encoding writes names in NFC, so a type whose name differed from its NFC form
 /// could not read back what was written for it. Decoding compares names exactly, so an
 /// input key that is not in NFC does not match (go-cty rejects it too).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjectType {
     attributes: BTreeMap<String, Type>,
     optional: BTreeSet<String>,
+    /// The names again, in the same order, as the keys that values of this type share
+    /// (decoding an object clones a name's key, never copies the text).
+    keys: Vec<Key>,
+}
+
+impl fmt::Debug for ObjectType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ObjectType")
+            .field("attributes", &self.attributes)
+            .field("optional", &self.optional)
+            .finish()
+    }
 }
 
 impl ObjectType {
@@ -74,7 +87,23 @@ impl ObjectType {
                 .map(|(k, v)| (nfc_name(k.into()), v))
                 .collect(),
             optional: BTreeSet::new(),
+            keys: Vec::new(),
         }
+        .with_keys()
+    }
+
+    fn with_keys(mut self) -> Self {
+        self.keys = self
+            .attributes
+            .keys()
+            .map(|k| Key::from(k.as_str()))
+            .collect();
+        self
+    }
+
+    /// The attributes' names as the keys values share, in name order.
+    pub(crate) fn keys(&self) -> &[Key] {
+        &self.keys
     }
 
     /// Marks attributes as optional. Names that are not attributes are ignored.
@@ -127,7 +156,10 @@ impl ObjectType {
         } else {
             self.optional.remove(&name);
         }
-        self.attributes.insert(name, ty);
+        if self.attributes.insert(name.clone(), ty).is_none() {
+            let at = self.keys.partition_point(|k| k.as_str() < name.as_str());
+            self.keys.insert(at, Key::from(name));
+        }
     }
 }
 
@@ -734,7 +766,9 @@ impl<'de> Visitor<'de> for TypeSeed {
                 let mut o = ObjectType {
                     attributes,
                     optional: BTreeSet::new(),
-                };
+                    keys: Vec::new(),
+                }
+                .with_keys();
                 if let Some(optional) = seq.next_element::<Vec<String>>()? {
                     for name in optional.into_iter().map(nfc_name) {
                         if !o.attributes.contains_key(&name) {

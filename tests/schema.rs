@@ -460,18 +460,15 @@ fn a_valid_value_has_no_problems() {
 fn type_problems_are_all_reported_with_paths() {
     let b = server_block();
     let mut m = server_value().as_object().unwrap().clone();
-    m.insert("name".into(), n(5));
+    m.insert("name", n(5));
     m.insert(
-        "tags".into(),
+        "tags",
         map(&[("a", n(1)), ("b", s("ok")), ("c", Value::Bool(true))]),
     );
-    m.insert("data".into(), s("not wrapped"));
+    m.insert("data", s("not wrapped"));
     m.remove("id");
-    m.insert("bogus".into(), s("x"));
-    m.insert(
-        "endpoint".into(),
-        Value::List(vec![obj(&[("host", s("a"))])]),
-    );
+    m.insert("bogus", s("x"));
+    m.insert("endpoint", Value::List(vec![obj(&[("host", s("a"))])]));
     let d = b.validate(&Value::Object(m));
     assert_eq!(
         listed(&d),

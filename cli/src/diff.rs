@@ -255,7 +255,7 @@ impl R<'_> {
             }
             Value::Map(m) | Value::Object(m) => {
                 let is_map = matches!(inner(v), Value::Map(_));
-                let shown: Vec<(&String, &Value)> =
+                let shown: Vec<(&tfvalue::Key, &Value)> =
                     m.iter().filter(|(_, x)| is_map || !is_null(x)).collect();
                 if shown.is_empty() {
                     self.buf.push_str("{}");
@@ -379,10 +379,10 @@ impl R<'_> {
         show_all: bool,
     ) {
         let null = Value::Null;
-        let mut keys: Vec<&String> = bm.keys().chain(am.keys()).collect();
+        let mut keys: Vec<&tfvalue::Key> = bm.keys().chain(am.keys()).collect();
         keys.sort();
         keys.dedup();
-        let keys: Vec<&String> = keys
+        let keys: Vec<&tfvalue::Key> = keys
             .into_iter()
             .filter(|k| {
                 !(is_null(bm.get(k).unwrap_or(&null)) && is_null(am.get(k).unwrap_or(&null)))
@@ -395,7 +395,7 @@ impl R<'_> {
                 as_.block(k).or_else(|| bs.block(k))
             }
         };
-        let (blocks, keys): (Vec<&String>, Vec<&String>) =
+        let (blocks, keys): (Vec<&tfvalue::Key>, Vec<&tfvalue::Key>) =
             keys.into_iter().partition(|k| nesting(k).is_some());
         let labels: Vec<String> = keys.iter().map(|k| label(k, is_map)).collect();
         let width = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
@@ -486,7 +486,7 @@ impl R<'_> {
                 let empty = Map::new();
                 let bm = entries(b).map_or(&empty, |(m, _)| m);
                 let am = entries(a).map_or(&empty, |(m, _)| m);
-                let mut keys: Vec<&String> = bm.keys().chain(am.keys()).collect();
+                let mut keys: Vec<&tfvalue::Key> = bm.keys().chain(am.keys()).collect();
                 keys.sort();
                 keys.dedup();
                 for k in keys {

@@ -160,7 +160,7 @@ fn node(out: &mut Out<'_>, value: &Value, ty: Option<&Type>, mask: Option<&Mask>
                     if is_map || !is_ident(k) {
                         quoted(k)
                     } else {
-                        k.clone()
+                        k.to_string()
                     }
                 })
                 .collect();

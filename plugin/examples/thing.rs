@@ -208,7 +208,8 @@ impl Thing {
         let mut v = tfvalue::to_value(m)?;
         if let Value::Object(map) = &mut v {
             map.retain(|k, _| {
-                wire.block.attributes.contains_key(k) || wire.block.block_types.contains_key(k)
+                wire.block.attributes.contains_key(k.as_str())
+                    || wire.block.block_types.contains_key(k.as_str())
             });
         }
         Ok(DynamicValue::encode_value(&v, &wire.implied_type())?)

@@ -372,7 +372,7 @@ fn check_known(v: &Value, ty: &Type, path: &mut AttributePath, depth: usize) -> 
         Value::Map(m) => {
             let t = elem(ty);
             for (k, e) in m {
-                step(path, PathStep::Key(k.clone()), e, t)?;
+                step(path, PathStep::Key(k.to_string()), e, t)?;
             }
             Ok(())
         }
@@ -382,7 +382,7 @@ fn check_known(v: &Value, ty: &Type, path: &mut AttributePath, depth: usize) -> 
                     Type::Object(o) => o.get(k).unwrap_or(&ANY),
                     _ => &ANY,
                 };
-                step(path, PathStep::Attr(k.clone()), e, t)?;
+                step(path, PathStep::Attr(k.to_string()), e, t)?;
             }
             Ok(())
         }

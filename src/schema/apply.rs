@@ -151,7 +151,7 @@ impl Checker {
             }
             Value::Map(m) => {
                 for (k, e) in m {
-                    if !e.is_wholly_known() && self.enter(PathStep::Key(k.clone())) {
+                    if !e.is_wholly_known() && self.enter(PathStep::Key(k.to_string())) {
                         self.still_unknown(e);
                         self.leave();
                     }
@@ -159,7 +159,7 @@ impl Checker {
             }
             Value::Object(m) => {
                 for (k, e) in m {
-                    if !e.is_wholly_known() && self.enter(PathStep::Attr(k.clone())) {
+                    if !e.is_wholly_known() && self.enter(PathStep::Attr(k.to_string())) {
                         self.still_unknown(e);
                         self.leave();
                     }
@@ -236,7 +236,7 @@ impl Checker {
             }
             (Value::Map(pm), Value::Map(am), Type::Map(t)) => {
                 for (k, pv) in pm {
-                    if self.enter(PathStep::Key(k.clone())) {
+                    if self.enter(PathStep::Key(k.to_string())) {
                         match am.get(k) {
                             Some(av) => self.value(pv, av, t),
                             None => self.problem(DiagnosticKind::Changed, "element has vanished"),
@@ -245,7 +245,7 @@ impl Checker {
                     }
                 }
                 for k in am.keys().filter(|k| !pm.contains_key(k)) {
-                    if self.enter(PathStep::Key(k.clone())) {
+                    if self.enter(PathStep::Key(k.to_string())) {
                         self.problem(DiagnosticKind::Changed, "new element has appeared");
                         self.leave();
                     }
@@ -253,7 +253,7 @@ impl Checker {
             }
             (Value::Object(pm), Value::Object(am), Type::Object(o)) => {
                 for (name, t) in o.attributes() {
-                    if self.enter(PathStep::Attr(name.clone())) {
+                    if self.enter(PathStep::Attr(name.to_string())) {
                         match (pm.get(name), am.get(name)) {
                             (Some(pv), Some(av)) => self.value(pv, av, t),
                             (None, None) => {}
@@ -406,7 +406,7 @@ impl Checker {
             }
         }
         for (name, attr) in &block.attributes {
-            if !self.enter(PathStep::Attr(name.clone())) {
+            if !self.enter(PathStep::Attr(name.to_string())) {
                 continue;
             }
             match (p.get(name.as_str()), a.get(name.as_str())) {
@@ -435,7 +435,8 @@ impl Checker {
             self.leave();
         }
         for (name, nb) in &block.block_types {
-            if block.attributes.contains_key(name) || !self.enter(PathStep::Attr(name.clone())) {
+            if block.attributes.contains_key(name) || !self.enter(PathStep::Attr(name.to_string()))
+            {
                 continue;
             }
             match (p.get(name.as_str()), a.get(name.as_str())) {
@@ -497,7 +498,7 @@ impl Checker {
                         if nb.nesting == NestingMode::Map =>
                     {
                         for (k, pe) in pm {
-                            if self.enter(PathStep::Key(k.clone())) {
+                            if self.enter(PathStep::Key(k.to_string())) {
                                 let c = match concrete {
                                     Some(Type::Object(o)) => o.get(k),
                                     other => other.and_then(Type::element_type),
@@ -511,7 +512,7 @@ impl Checker {
                             }
                         }
                         for k in am.keys().filter(|k| !pm.contains_key(k)) {
-                            if self.enter(PathStep::Key(k.clone())) {
+                            if self.enter(PathStep::Key(k.to_string())) {
                                 self.problem(DiagnosticKind::Changed, "new block key has appeared");
                                 self.leave();
                             }

@@ -59,12 +59,12 @@ fn check_block(block: &Block, path: &mut AttributePath, out: &mut Diagnostics, d
         return problem(out, path, "schema nesting is deeper than the limit of 128");
     }
     for (name, attr) in &block.attributes {
-        path.push(PathStep::Attr(name.clone()));
+        path.push(PathStep::Attr(name.to_string()));
         check_attribute(attr, path, out, depth + 1);
         path.pop();
     }
     for (name, nb) in &block.block_types {
-        path.push(PathStep::Attr(name.clone()));
+        path.push(PathStep::Attr(name.to_string()));
         if block.attributes.contains_key(name) {
             problem(out, path, "name is both an attribute and a block type");
         } else if !valid_name(name) {
@@ -170,7 +170,7 @@ fn check_attribute(
             }
         }
         for (name, inner) in &nested.attributes {
-            path.push(PathStep::Attr(name.clone()));
+            path.push(PathStep::Attr(name.to_string()));
             check_attribute(inner, path, out, depth + 1);
             path.pop();
         }

@@ -384,7 +384,7 @@ impl Walk<'_> {
                 let mut out = m.clone();
                 for (k, e) in m {
                     let ce = c.and_then(|c| c.unwrap_dynamic().get(k.as_str()));
-                    self.path.push(PathStep::Key(k.clone()));
+                    self.path.push(PathStep::Key(k.to_string()));
                     let planned = f(self, e, ce);
                     self.path.pop();
                     out.insert(k.clone(), planned);
@@ -430,7 +430,7 @@ fn replaced_block(
     }
     for (name, attr) in &block.attributes {
         let (pv, nv) = (prior.get(name.as_str()), planned.get(name.as_str()));
-        path.push(PathStep::Attr(name.clone()));
+        path.push(PathStep::Attr(name.to_string()));
         if attr.requires_replace {
             if changed(pv, nv) {
                 out.push(path.clone());
@@ -457,7 +457,7 @@ fn replaced_block(
             continue;
         }
         let (pv, nv) = (prior.get(name.as_str()), planned.get(name.as_str()));
-        path.push(PathStep::Attr(name.clone()));
+        path.push(PathStep::Attr(name.to_string()));
         replaced_elements(&nb.block, nb.nesting, pv, nv, path, out, depth);
         path.pop();
     }
@@ -506,10 +506,10 @@ fn replaced_elements(
         },
         NestingMode::Map => match (p, n) {
             (Value::Map(pm) | Value::Object(pm), Value::Map(nm) | Value::Object(nm)) => {
-                let keys: std::collections::BTreeSet<&String> =
+                let keys: std::collections::BTreeSet<&crate::value::Key> =
                     pm.keys().chain(nm.keys()).collect();
                 for k in keys {
-                    path.push(PathStep::Key(k.clone()));
+                    path.push(PathStep::Key(k.to_string()));
                     replaced_block(
                         block,
                         pm.get(k).unwrap_or(&null),

@@ -166,7 +166,7 @@ impl Walker {
             return self.mismatch(v, "object (a block)");
         };
         for (name, attr) in &block.attributes {
-            if !self.enter(PathStep::Attr(name.clone())) {
+            if !self.enter(PathStep::Attr(name.to_string())) {
                 continue;
             }
             match m.get(name) {
@@ -176,7 +176,8 @@ impl Walker {
             self.leave();
         }
         for (name, nb) in &block.block_types {
-            if block.attributes.contains_key(name) || !self.enter(PathStep::Attr(name.clone())) {
+            if block.attributes.contains_key(name) || !self.enter(PathStep::Attr(name.to_string()))
+            {
                 continue;
             }
             match m.get(name) {
@@ -192,7 +193,7 @@ impl Walker {
 
     fn undeclared(&mut self, m: &Map, declared: impl Fn(&str) -> bool) {
         for k in m.keys().filter(|k| !declared(k)) {
-            self.path.push(PathStep::Attr(k.clone()));
+            self.path.push(PathStep::Attr(k.to_string()));
             self.problem(
                 DiagnosticKind::Type,
                 "unsupported attribute: the schema does not declare it",
@@ -249,7 +250,7 @@ impl Walker {
             }
             (ObjectNesting::Map, Value::Map(m)) => {
                 for (k, e) in m {
-                    if self.enter(PathStep::Key(k.clone())) {
+                    if self.enter(PathStep::Key(k.to_string())) {
                         self.nested_object(n, e, elem);
                         self.leave();
                     }
@@ -267,7 +268,7 @@ impl Walker {
             return self.mismatch(v, "object");
         };
         for (name, attr) in &n.attributes {
-            if !self.enter(PathStep::Attr(name.clone())) {
+            if !self.enter(PathStep::Attr(name.to_string())) {
                 continue;
             }
             match m.get(name) {
@@ -401,7 +402,7 @@ impl Walker {
             }
             Value::Map(m) | Value::Object(m) => {
                 for (k, e) in m {
-                    if self.enter(PathStep::Key(k.clone())) {
+                    if self.enter(PathStep::Key(k.to_string())) {
                         let c = match concrete {
                             Some(Type::Object(o)) => o.get(k),
                             other => other.and_then(Type::element_type),
@@ -452,7 +453,7 @@ impl Walker {
             }
             (Value::Map(m), Type::Map(t)) => {
                 for (k, e) in m {
-                    if self.enter(PathStep::Key(k.clone())) {
+                    if self.enter(PathStep::Key(k.to_string())) {
                         self.conform(e, t);
                         self.leave();
                     }
@@ -467,14 +468,14 @@ impl Walker {
                 for (name, aty) in o.attributes() {
                     match m.get(name) {
                         Some(e) => {
-                            if self.enter(PathStep::Attr(name.clone())) {
+                            if self.enter(PathStep::Attr(name.to_string())) {
                                 self.conform(e, aty);
                                 self.leave();
                             }
                         }
                         None if o.is_optional(name) => {}
                         None => {
-                            self.path.push(PathStep::Attr(name.clone()));
+                            self.path.push(PathStep::Attr(name.to_string()));
                             self.problem(DiagnosticKind::Type, "missing attribute");
                             self.path.pop();
                         }

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::unify::{common_type, type_placeholders, unify_seq, Step};
-use super::{canonicalize_set, Map, Value};
+use super::{canonicalize_set, Key, Map, Value};
 use crate::dynamic::DynamicVisitor;
 use crate::number::Number;
 use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
@@ -284,14 +284,15 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
     null_visits!();
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut entries: Vec<(String, Value)> = Vec::with_capacity(cautious(map.size_hint()));
+        let mut entries: Vec<(Key, Value)> = Vec::with_capacity(cautious(map.size_hint()));
         let seed = TypedSeed {
             ty: self.elem,
             opts: self.opts,
             root: false,
         };
         let mut sorted = true;
-        while let Some(k) = map.next_key::<String>()? {
+        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let k = Key::from(&*k);
             let v = map.next_value_seed(seed)?;
             if let Some((prev, _)) = entries.last() {
                 match prev.as_bytes().cmp(k.as_bytes()) {
@@ -341,22 +342,24 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let attrs = self.ty.attributes();
+        let keys = self.ty.keys();
         // Input usually comes in the type's (sorted) order: each key is then checked against
         // the next declared name, and the attributes are collected in order, so the map is
         // built in one pass. Anything else (out of order, duplicates) is sorted out after.
-        let mut cursor = attrs.iter().peekable();
+        // Attribute names are the type's keys, shared, not copied.
+        let mut cursor = attrs.values().zip(keys).peekable();
         let mut in_order = true;
-        let mut out: Vec<(String, Value)> = Vec::with_capacity(attrs.len());
+        let mut out: Vec<(Key, Value)> = Vec::with_capacity(attrs.len());
         while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             let mut found = None;
             if in_order {
-                while let Some((name, aty)) = cursor.peek() {
+                while let Some((aty, name)) = cursor.peek() {
                     match name.as_bytes().cmp(k.as_bytes()) {
                         Ordering::Less => {
                             cursor.next();
                         }
                         Ordering::Equal => {
-                            found = Some((*name, *aty));
+                            found = Some((*aty, *name));
                             cursor.next();
                             break;
                         }
@@ -364,20 +367,24 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                     }
                 }
             }
-            let (name, aty) = match found {
+            let (aty, name) = match found {
                 Some(hit) => hit,
-                None => match attrs.get_key_value(k.as_ref()) {
-                    Some(hit) => {
+                None => match keys.binary_search_by(|n| n.as_bytes().cmp(k.as_bytes())) {
+                    Ok(i) => {
                         // Declared, but not where the order puts it: a duplicate or an
                         // attribute that comes back.
                         in_order = false;
-                        hit
+                        let name = &keys[i];
+                        match attrs.get(name.as_str()) {
+                            Some(aty) => (aty, name),
+                            None => return Err(de::Error::custom("object type out of step")),
+                        }
                     }
-                    None if self.opts.ignore_undeclared => {
+                    Err(_) if self.opts.ignore_undeclared => {
                         map.next_value::<de::IgnoredAny>()?;
                         continue;
                     }
-                    None => {
+                    Err(_) => {
                         return Err(de::Error::custom(format_args!(
                             "unsupported attribute `{k}`"
                         )))
@@ -404,7 +411,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
             crate::limits::fill::charge(attrs.len() - out.len()).map_err(de::Error::custom)?;
             let mut full = Vec::with_capacity(attrs.len());
             let mut present = out.into_iter().peekable();
-            for name in attrs.keys() {
+            for name in keys {
                 match present.next_if(|(k, _)| k == name) {
                     Some(entry) => full.push(entry),
                     None if self.opts.missing_null || self.ty.is_optional(name) => {

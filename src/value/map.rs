@@ -1,10 +1,147 @@
 //! [`Map`]: the attributes of an object or the elements of a map.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops;
+use std::sync::Arc;
 
 use super::Value;
+
+/// A key of a [`Map`]: an attribute name or a map key.
+///
+/// It reads as a `&str` (`Deref`, `AsRef<str>`, `Borrow<str>`, `Display`, `==` with
+/// strings) and clones cheaply: the attribute names of objects decoded against a type
+/// share the type's names instead of each owning a copy.
+///
+/// ```
+/// use tfvalue::Key;
+///
+/// let k = Key::from("env");
+/// assert_eq!(k, "env");
+/// assert_eq!(k.len(), 3);
+/// let s: String = k.clone().into();
+/// assert_eq!(s, "env");
+/// ```
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Key(Arc<str>);
+
+impl Key {
+    /// The key's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl ops::Deref for Key {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Key {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Borrow<str> for Key {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl From<&str> for Key {
+    fn from(s: &str) -> Self {
+        Key(Arc::from(s))
+    }
+}
+
+impl From<String> for Key {
+    fn from(s: String) -> Self {
+        Key(Arc::from(s))
+    }
+}
+
+impl From<&String> for Key {
+    fn from(s: &String) -> Self {
+        Key(Arc::from(s.as_str()))
+    }
+}
+
+impl From<&Key> for Key {
+    fn from(k: &Key) -> Self {
+        k.clone()
+    }
+}
+
+impl From<Key> for String {
+    fn from(k: Key) -> Self {
+        String::from(&*k.0)
+    }
+}
+
+impl From<&Key> for String {
+    fn from(k: &Key) -> Self {
+        String::from(&*k.0)
+    }
+}
+
+impl PartialEq<str> for Key {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Key {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Key {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Key> for str {
+    fn eq(&self, other: &Key) -> bool {
+        self == &*other.0
+    }
+}
+
+impl PartialEq<Key> for &str {
+    fn eq(&self, other: &Key) -> bool {
+        *self == &*other.0
+    }
+}
+
+impl PartialEq<Key> for String {
+    fn eq(&self, other: &Key) -> bool {
+        **self == *other.0
+    }
+}
+
+impl serde::Serialize for Key {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
 
 /// The attributes of an object or the elements of a map, sorted by key (bytewise, the
 /// order Terraform writes them in), each key once.
@@ -27,7 +164,7 @@ use super::Value;
 /// ```
 #[derive(Clone, Default, PartialEq)]
 pub struct Map {
-    entries: Vec<(String, Value)>,
+    entries: Vec<(Key, Value)>,
 }
 
 impl Map {
@@ -46,18 +183,18 @@ impl Map {
     }
 
     /// Entries already sorted by key with no key twice (what decoders build).
-    pub(crate) fn from_sorted(entries: Vec<(String, Value)>) -> Self {
+    pub(crate) fn from_sorted(entries: Vec<(Key, Value)>) -> Self {
         debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
         Map { entries }
     }
 
     /// The entries in any order; a later entry for a key replaces an earlier one, as
     /// `BTreeMap`'s `FromIterator` does. One sort, `O(n log n)`.
-    fn from_unsorted(mut entries: Vec<(String, Value)>) -> Self {
+    fn from_unsorted(mut entries: Vec<(Key, Value)>) -> Self {
         if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
             // Stable: equal keys stay in the order given, and the last of them is kept.
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut out: Vec<(String, Value)> = Vec::with_capacity(entries.len());
+            let mut out: Vec<(Key, Value)> = Vec::with_capacity(entries.len());
             for e in entries {
                 match out.last_mut() {
                     Some(last) if last.0 == e.0 => *last = e,
@@ -101,7 +238,7 @@ impl Map {
     }
 
     /// The stored key and value of `key`.
-    pub fn get_key_value(&self, key: &str) -> Option<(&String, &Value)> {
+    pub fn get_key_value(&self, key: &str) -> Option<(&Key, &Value)> {
         self.find(key).ok().map(|i| {
             let (k, v) = &self.entries[i];
             (k, v)
@@ -114,7 +251,8 @@ impl Map {
     }
 
     /// Sets `key` to `value`, returning the value it replaces.
-    pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+    pub fn insert(&mut self, key: impl Into<Key>, value: Value) -> Option<Value> {
+        let key = key.into();
         if self.entries.last().is_none_or(|(last, _)| *last < key) {
             self.entries.push((key, value));
             return None;
@@ -134,12 +272,12 @@ impl Map {
     }
 
     /// Removes `key`, returning its key and value.
-    pub fn remove_entry(&mut self, key: &str) -> Option<(String, Value)> {
+    pub fn remove_entry(&mut self, key: &str) -> Option<(Key, Value)> {
         self.find(key).ok().map(|i| self.entries.remove(i))
     }
 
     /// The entry of `key`, to read, change or fill in.
-    pub fn entry(&mut self, key: impl Into<String>) -> Entry<'_> {
+    pub fn entry(&mut self, key: impl Into<Key>) -> Entry<'_> {
         let key = key.into();
         match self.find(&key) {
             Ok(index) => Entry::Occupied(OccupiedEntry { map: self, index }),
@@ -152,7 +290,7 @@ impl Map {
     }
 
     /// Keeps only the entries for which `f` says yes.
-    pub fn retain(&mut self, mut f: impl FnMut(&String, &mut Value) -> bool) {
+    pub fn retain(&mut self, mut f: impl FnMut(&Key, &mut Value) -> bool) {
         self.entries.retain_mut(|(k, v)| f(k, v));
     }
 
@@ -167,7 +305,7 @@ impl Map {
     }
 
     /// The keys in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator + '_ {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator + '_ {
         self.entries.iter().map(|(k, _)| k)
     }
 
@@ -189,7 +327,7 @@ impl Map {
     }
 
     /// The entries as a sorted slice.
-    pub fn as_slice(&self) -> &[(String, Value)] {
+    pub fn as_slice(&self) -> &[(Key, Value)] {
         &self.entries
     }
 }
@@ -215,41 +353,41 @@ impl ops::Index<&str> for Map {
     }
 }
 
-impl FromIterator<(String, Value)> for Map {
-    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
-        Map::from_unsorted(iter.into_iter().collect())
+impl<K: Into<Key>> FromIterator<(K, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Self {
+        Map::from_unsorted(iter.into_iter().map(|(k, v)| (k.into(), v)).collect())
     }
 }
 
-impl Extend<(String, Value)> for Map {
-    fn extend<I: IntoIterator<Item = (String, Value)>>(&mut self, iter: I) {
+impl<K: Into<Key>> Extend<(K, Value)> for Map {
+    fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
         let mut entries = std::mem::take(&mut self.entries);
-        entries.extend(iter);
+        entries.extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
         *self = Map::from_unsorted(entries);
     }
 }
 
-impl<const N: usize> From<[(String, Value); N]> for Map {
-    fn from(entries: [(String, Value); N]) -> Self {
+impl<K: Into<Key>, const N: usize> From<[(K, Value); N]> for Map {
+    fn from(entries: [(K, Value); N]) -> Self {
         entries.into_iter().collect()
     }
 }
 
 impl From<BTreeMap<String, Value>> for Map {
     fn from(m: BTreeMap<String, Value>) -> Self {
-        Map::from_sorted(m.into_iter().collect())
+        Map::from_sorted(m.into_iter().map(|(k, v)| (Key::from(k), v)).collect())
     }
 }
 
 impl From<Map> for BTreeMap<String, Value> {
     fn from(m: Map) -> Self {
-        m.into_iter().collect()
+        m.into_iter().map(|(k, v)| (String::from(k), v)).collect()
     }
 }
 
 impl IntoIterator for Map {
-    type Item = (String, Value);
-    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    type Item = (Key, Value);
+    type IntoIter = std::vec::IntoIter<(Key, Value)>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
@@ -257,7 +395,7 @@ impl IntoIterator for Map {
 }
 
 impl<'a> IntoIterator for &'a Map {
-    type Item = (&'a String, &'a Value);
+    type Item = (&'a Key, &'a Value);
     type IntoIter = Iter<'a>;
 
     fn into_iter(self) -> Iter<'a> {
@@ -266,7 +404,7 @@ impl<'a> IntoIterator for &'a Map {
 }
 
 impl<'a> IntoIterator for &'a mut Map {
-    type Item = (&'a String, &'a mut Value);
+    type Item = (&'a Key, &'a mut Value);
     type IntoIter = IterMut<'a>;
 
     fn into_iter(self) -> IterMut<'a> {
@@ -276,10 +414,10 @@ impl<'a> IntoIterator for &'a mut Map {
 
 /// The entries of a [`Map`] in key order.
 #[derive(Clone, Debug)]
-pub struct Iter<'a>(std::slice::Iter<'a, (String, Value)>);
+pub struct Iter<'a>(std::slice::Iter<'a, (Key, Value)>);
 
 impl<'a> Iterator for Iter<'a> {
-    type Item = (&'a String, &'a Value);
+    type Item = (&'a Key, &'a Value);
 
     fn next(&mut self) -> Option<Self::Item> {
         self.0.next().map(|(k, v)| (k, v))
@@ -300,10 +438,10 @@ impl ExactSizeIterator for Iter<'_> {}
 
 /// The entries of a [`Map`] in key order, values mutable.
 #[derive(Debug)]
-pub struct IterMut<'a>(std::slice::IterMut<'a, (String, Value)>);
+pub struct IterMut<'a>(std::slice::IterMut<'a, (Key, Value)>);
 
 impl<'a> Iterator for IterMut<'a> {
-    type Item = (&'a String, &'a mut Value);
+    type Item = (&'a Key, &'a mut Value);
 
     fn next(&mut self) -> Option<Self::Item> {
         self.0.next().map(|(k, v)| (&*k, v))
@@ -340,7 +478,7 @@ pub struct OccupiedEntry<'a> {
 pub struct VacantEntry<'a> {
     map: &'a mut Map,
     index: usize,
-    key: String,
+    key: Key,
 }
 
 impl<'a> Entry<'a> {
@@ -361,7 +499,7 @@ impl<'a> Entry<'a> {
     }
 
     /// The key.
-    pub fn key(&self) -> &str {
+    pub fn key(&self) -> &Key {
         match self {
             Entry::Occupied(e) => &e.map.entries[e.index].0,
             Entry::Vacant(e) => &e.key,
@@ -419,7 +557,10 @@ mod tests {
                 ),
                 None => assert_eq!(ours.remove(k), theirs.remove(k)),
             }
-            assert!(ours.iter().eq(theirs.iter()));
+            assert!(ours
+                .iter()
+                .map(|(k, v)| (k.as_str(), v))
+                .eq(theirs.iter().map(|(k, v)| (k.as_str(), v))));
             assert_eq!(ours.len(), theirs.len());
         }
         assert_eq!(Map::from(theirs.clone()), ours);
@@ -436,7 +577,10 @@ mod tests {
             .into_iter()
             .map(|(k, v)| (k.to_string(), Value::from(v)))
             .collect();
-        assert!(got.iter().eq(want.iter()));
+        assert!(got
+            .iter()
+            .map(|(k, v)| (k.as_str(), v))
+            .eq(want.iter().map(|(k, v)| (k.as_str(), v))));
         let mut ext = m(&["x", "a"]);
         ext.extend([
             ("m".to_string(), Value::Null),

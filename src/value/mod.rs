@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use std::fmt;
 
 pub use index::Index;
-pub use map::{Entry, Iter, IterMut, Map, OccupiedEntry, VacantEntry};
+pub use map::{Entry, Iter, IterMut, Key, Map, OccupiedEntry, VacantEntry};
 
 pub(crate) use de::TypedSeed;
 pub(crate) use ser::{TypedValue, Untracked};
@@ -262,14 +262,14 @@ impl Value {
             }
             Value::Map(m) => {
                 for (k, v) in m {
-                    path.push(PathStep::Key(k.clone()));
+                    path.push(PathStep::Key(k.to_string()));
                     v.walk_at(path, f);
                     path.pop();
                 }
             }
             Value::Object(m) => {
                 for (k, v) in m {
-                    path.push(PathStep::Attr(k.clone()));
+                    path.push(PathStep::Attr(k.to_string()));
                     v.walk_at(path, f);
                     path.pop();
                 }
@@ -340,7 +340,7 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
         }
         (Value::Map(m), Type::Map(t)) => {
             for (k, e) in m {
-                conform(e, t, depth + 1).map_err(|e| e.prepend(PathStep::Key(k.clone())))?;
+                conform(e, t, depth + 1).map_err(|e| e.prepend(PathStep::Key(k.to_string())))?;
             }
             if t.has_dynamic() {
                 common_type(m.iter().map(|(k, v)| (Step::Key(k), v)), t)?;
@@ -365,7 +365,7 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
                 }
                 match found {
                     Some(e) => conform(e, aty, depth + 1)
-                        .map_err(|e| e.prepend(PathStep::Attr(name.clone())))?,
+                        .map_err(|e| e.prepend(PathStep::Attr(name.to_string())))?,
                     None if o.is_optional(name) => {}
                     None => return Err(Error::data(format_args!("missing attribute `{name}`"))),
                 }

@@ -73,7 +73,7 @@ fn concrete(v: &Value, ty: &Type, depth: usize) -> Result<Type> {
             for (name, aty) in o.attributes() {
                 let t = match m.get(name) {
                     Some(v) => concrete(v, aty, depth + 1)
-                        .map_err(|e| e.prepend(PathStep::Attr(name.clone())))?,
+                        .map_err(|e| e.prepend(PathStep::Attr(name.to_string())))?,
                     None => undetermined(aty),
                 };
                 attrs.push((name.clone(), t));
@@ -264,7 +264,7 @@ pub(crate) fn settle(v: &mut Value, ty: &Type) -> Result<()> {
         }
         (Type::Map(t), Value::Map(m)) => {
             for (k, e) in m.iter_mut() {
-                settle(e, t).map_err(|e| e.prepend(PathStep::Key(k.clone())))?;
+                settle(e, t).map_err(|e| e.prepend(PathStep::Key(k.to_string())))?;
             }
             let common = common_type(m.iter().map(|(k, v)| (Step::Key(k), v)), t)?;
             for e in m.values_mut() {
@@ -275,7 +275,7 @@ pub(crate) fn settle(v: &mut Value, ty: &Type) -> Result<()> {
         (Type::Object(o), Value::Object(m)) => {
             for (k, e) in m.iter_mut() {
                 if let Some(t) = o.get(k) {
-                    settle(e, t).map_err(|e| e.prepend(PathStep::Attr(k.clone())))?;
+                    settle(e, t).map_err(|e| e.prepend(PathStep::Attr(k.to_string())))?;
                 }
             }
             Ok(())
