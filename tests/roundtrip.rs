@@ -270,3 +270,28 @@ fn nulls_and_unknowns_among_typed_dynamic_elements_take_their_type() {
     assert!(v["a"].is_null());
     assert_eq!(v.to_msgpack(&ty).unwrap(), b"\x81\xa1a\xc0");
 }
+
+// `Value::to_msgpack` and `Value::from_msgpack` take a fast path for what providers
+// exchange and hand the rest to the general (serde) path: the two must agree on every
+// value and every input, bytes and errors alike.
+#[cfg(feature = "conformance")]
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fast_paths_agree_with_the_general_paths((ty, value) in arb_pair(), at in any::<usize>(), byte in any::<u8>()) {
+        use tfvalue::msgpack::{from_msgpack_general, to_msgpack_general};
+        let fast = value.to_msgpack(&ty).map_err(|e| e.to_string());
+        let general = to_msgpack_general(&value, &ty).map_err(|e| e.to_string());
+        prop_assert_eq!(&fast, &general);
+        let bytes = general.map_err(TestCaseError::fail)?;
+        let mut changed = bytes.clone();
+        let i = at % changed.len();
+        changed[i] = byte;
+        for input in [&bytes, &changed, &bytes[..i].to_vec()] {
+            let fast = Value::from_msgpack(input, &ty).map_err(|e| e.to_string());
+            let general = from_msgpack_general(input, &ty).map_err(|e| e.to_string());
+            prop_assert_eq!(fast, general);
+        }
+    }
+}

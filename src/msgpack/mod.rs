@@ -37,16 +37,21 @@ mod de;
 pub(crate) mod read;
 mod ser;
 mod unknown;
+mod value;
 pub(crate) mod write;
 
 use std::io;
 
 pub use de::{Deserializer, DEFAULT_MAX_DEPTH};
 pub use ser::{Compound, Serializer};
+/// The general (serde) paths of `Value::from_msgpack` and `Value::to_msgpack`, which the
+/// fast paths hand everything they do not take on; for tests that hold the two to the same
+/// bytes.
+#[cfg(feature = "conformance")]
+#[doc(hidden)]
+pub use value::{from_msgpack_general, to_msgpack_general};
 
 use crate::error::{Error, Result};
-use crate::types::Type;
-use crate::value::{TypedSeed, TypedValue, Untracked, Value};
 
 /// Serializes `value` into a new byte vector.
 ///
@@ -102,38 +107,4 @@ pub fn from_reader<R: io::Read, T: serde::de::DeserializeOwned>(mut reader: R) -
     let mut buf = Vec::new();
     reader.read_to_end(&mut buf).map_err(Error::io)?;
     from_slice(&buf)
-}
-
-// ---------------------------------------------------------------------------------------
-// `Value` on this wire. The format extends the model; the model knows no wire.
-
-impl Value {
-    /// Decodes MessagePack bytes against a type.
-    ///
-    /// # Errors
-    ///
-    /// Malformed or truncated input, trailing bytes, a value that does not fit `ty`
-    /// (missing or undeclared attributes, wrong kinds, duplicate keys), malformed or
-    /// contradictory refinements, or nesting deeper than 128. The error names the path.
-    pub fn from_msgpack(bytes: &[u8], ty: &Type) -> Result<Value> {
-        let _budget = crate::limits::fill::Guard::enter(bytes.len());
-        let mut de = Deserializer::from_slice(bytes);
-        let v = serde::de::DeserializeSeed::deserialize(TypedSeed::new(ty), &mut de)?;
-        de.end()?;
-        Ok(v)
-    }
-
-    /// Encodes the value as MessagePack against a type, byte-identical to go-cty.
-    ///
-    /// # Errors
-    ///
-    /// A value that does not conform to `ty` (see [`Value::conforms_to`]), a number or
-    /// refinement that cannot be encoded, or nesting deeper than 128.
-    pub fn to_msgpack(&self, ty: &Type) -> Result<Vec<u8>> {
-        self.conforms_to(ty)?;
-        match self.settled(ty)? {
-            Some(v) => to_vec(&Untracked(TypedValue::new(&v, Some(ty)))),
-            None => to_vec(&Untracked(TypedValue::new(self, Some(ty)))),
-        }
-    }
 }
