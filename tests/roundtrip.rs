@@ -284,6 +284,8 @@ proptest! {
         let fast = value.to_msgpack(&ty).map_err(|e| e.to_string());
         let general = to_msgpack_general(&value, &ty).map_err(|e| e.to_string());
         prop_assert_eq!(&fast, &general);
+        let json = value.to_json(&ty).map_err(|e| e.to_string());
+        prop_assert_eq!(json, tfvalue::json::general_to_json(&value, &ty).map_err(|e| e.to_string()));
         let bytes = general.map_err(TestCaseError::fail)?;
         let mut changed = bytes.clone();
         let i = at % changed.len();

@@ -111,12 +111,10 @@ impl Serializer {
 
 /// A JSON string literal, NFC-normalized as Terraform's strings are.
 #[inline]
-fn write_str(out: &mut Vec<u8>, s: &str) {
+pub(super) fn write_str(out: &mut Vec<u8>, s: &str) {
     // Printable ASCII without quotes or backslashes (most strings) is NFC and needs no
     // escapes: one pass.
-    if s.bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-    {
+    if is_plain(s.as_bytes()) {
         out.reserve(s.len() + 2);
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
@@ -124,6 +122,32 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
     } else {
         crate::types::write_json_string(out, &nfc(s));
     }
+}
+
+/// Whether every byte is printable ASCII other than `"` and `\`, eight bytes at a time.
+#[inline]
+fn is_plain(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // A byte of `x` is zero, or below `n` (n <= 128).
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let bad = below(x, 0x20)
+            | (x & HIGH)
+            | zero(x ^ (ONES * 0x22))
+            | zero(x ^ (ONES * 0x5c))
+            | zero(x ^ (ONES * 0x7f));
+        if bad != 0 {
+            return false;
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
 }
 
 #[inline]
@@ -1049,7 +1073,26 @@ impl ser::Serializer for TypeOut<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::is_json_number;
+    use super::{is_json_number, is_plain};
+
+    /// The eight-at-a-time scan says what the byte-by-byte rule says, for every byte at
+    /// every position of a chunk and of the remainder.
+    #[test]
+    fn plain_scan_matches_the_byte_rule() {
+        let rule = |b: &[u8]| {
+            b.iter()
+                .all(|&b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+        };
+        for len in [1usize, 7, 8, 9, 16, 21] {
+            for at in 0..len {
+                for byte in 0..=255u8 {
+                    let mut b = vec![b'a'; len];
+                    b[at] = byte;
+                    assert_eq!(is_plain(&b), rule(&b), "{len} {at} {byte:#x}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn json_number_grammar() {
