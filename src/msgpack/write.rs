@@ -94,9 +94,22 @@ pub(crate) fn write_str_raw(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// Writes a string in NFC, as the protocol requires.
-#[inline]
+/// Writes a string in NFC, as the protocol requires; returns the length written.
+#[inline(always)]
 pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) -> usize {
+    let b = s.as_bytes();
+    // Short ASCII (names, most values) is NFC as it is and takes a fixstr header.
+    if b.len() <= 31 && b.is_ascii() {
+        out.reserve(32);
+        out.push(0xa0 | b.len() as u8);
+        out.extend_from_slice(b);
+        return b.len();
+    }
+    write_str_slow(out, s)
+}
+
+#[inline(never)]
+fn write_str_slow(out: &mut Vec<u8>, s: &str) -> usize {
     let s = crate::unknown::nfc(s);
     write_str_raw(out, &s);
     s.len()
