@@ -296,4 +296,11 @@ proptest! {
             prop_assert_eq!(fast, general);
         }
     }
+
+    #[test]
+    fn fast_and_general_decoders_agree_on_any_bytes(bytes in vec(any::<u8>(), 0..64), ty in arb_type(false, true)) {
+        let fast = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string());
+        let general = tfvalue::msgpack::from_msgpack_general(&bytes, &ty).map_err(|e| e.to_string());
+        prop_assert_eq!(fast, general);
+    }
 }
