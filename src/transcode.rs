@@ -646,3 +646,66 @@ impl<'de> Visitor<'de> for MapV<'_, '_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::json_to_msgpack;
+    use crate::Type;
+
+    /// The streaming path itself (not the `Value` path the caller falls back to) gives
+    /// the `Value` path's bytes.
+    fn streams(ty: &str, json: &str) {
+        let ty: Type = ty.parse().unwrap();
+        let fast = json_to_msgpack(json.as_bytes(), &ty, true)
+            .unwrap_or_else(|e| panic!("{ty} / {json}: the streaming path failed: {e}"));
+        let v = crate::codec::RawState::from_json(json.as_bytes().to_vec())
+            .decode_value(&ty, true)
+            .unwrap();
+        assert_eq!(fast, v.to_msgpack(&ty).unwrap(), "{ty} / {json}");
+    }
+
+    #[test]
+    fn streaming_path_succeeds() {
+        let obj = r#"["object",{"a":"string","b":["object",{"x":"number","y":"bool"}],"c":["list","string"],"d":"number","m":["map","number"]}]"#;
+        streams(obj, r#"{"a":"1","b":{"x":1,"y":true},"c":["p"],"d":4,"m":{"k":1}}"#);
+        streams(obj, r#"{"m":{"z":1,"a":2},"d":4,"c":["p"],"b":{"y":true,"x":1},"a":"1"}"#);
+        streams(obj, r#"{"d":4,"a":"1","old":[1,{"x":2}]}"#);
+        streams(obj, r#"{"b":null,"a":"1","d":4,"c":null}"#);
+        streams(obj, r#"{}"#);
+        streams(obj, r#"null"#);
+        streams(r#"["map","number"]"#, "{\"\u{212b}\":1,\"Z\":2,\"e\u{301}\":3,\"f\":4}");
+        streams(r#"["list","number"]"#, r#"[1,-1,1.5,"2",12345678901234567890123,1e400,null]"#);
+        streams(r#"["list","string"]"#, r#"["e\u0301",1e3,true,null,"x"]"#);
+        streams(r#"["list","bool"]"#, r#"[true,"false","1",null]"#);
+        streams(r#"["tuple",["string",["set","number"],"dynamic"]]"#, r#"["s",[3,1,3],{"value":[1],"type":["list","number"]}]"#);
+        streams(
+            r#"["object",{"s":["set",["object",{"n":"number","o":"string"}]],"d":"dynamic","l":["list","dynamic"]}]"#,
+            r#"{"l":[{"value":1,"type":"number"},{"type":"number","value":null}],"s":[{"n":2},{"n":1,"o":"a"}],"d":null}"#,
+        );
+        let long: String = (0..70000)
+            .rev()
+            .map(|i| format!("\"k{i:06}\":[{i}]"))
+            .collect::<Vec<_>>()
+            .join(",");
+        streams(r#"["map",["list","number"]]"#, &format!("{{{long}}}"));
+    }
+
+    #[test]
+    fn streaming_path_fails_where_the_value_path_does() {
+        let ty: Type = r#"["object",{"a":"string","m":["map","number"]}]"#.parse().unwrap();
+        for json in [
+            r#"{"a":"x","a":"y"}"#,
+            r#"{"m":{},"a":"x","m":{}}"#,
+            "{\"m\":{\"e\u{301}\":1,\"\u{e9}\":2}}",
+            "{\"m\":{\"\u{e9}\":1,\"a\":2,\"e\u{301}\":2}}",
+            r#"{"a":[]}"#,
+            r#"{"a":"x"} 1"#,
+            r#"[]"#,
+        ] {
+            let raw = crate::codec::RawState::from_json(json.as_bytes().to_vec());
+            assert!(raw.decode_value(&ty, false).and_then(|v| v.to_msgpack(&ty)).is_err());
+            assert!(json_to_msgpack(json.as_bytes(), &ty, false).is_err(), "{json}");
+        }
+        assert!(json_to_msgpack(br#"{"z":1}"#, &ty, false).is_err());
+    }
+}
