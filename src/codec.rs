@@ -140,7 +140,8 @@ impl RawState {
         if !self.json.is_empty() {
             // Streaming, without a `Value` tree where none is needed. It fails wherever the
             // `Value` path below does, which then gives the error in its own words.
-            if let Ok(msgpack) = crate::transcode::json_to_msgpack(&self.json, ty, ignore_undeclared)
+            if let Ok(msgpack) =
+                crate::transcode::json_to_msgpack(&self.json, ty, ignore_undeclared)
             {
                 return Ok(DynamicValue::from_msgpack(msgpack));
             }

@@ -49,8 +49,8 @@ const NIL: u8 = 0xc0;
 /// `Value::from_json` (with `ignore_undeclared`) then `Value::to_msgpack` give.
 pub(crate) fn json_to_msgpack(json: &[u8], ty: &Type, ignore_undeclared: bool) -> Result<Vec<u8>> {
     let _budget = crate::value::fill::Guard::enter(json.len());
-    let mut de = crate::json::Deserializer::from_slice(json)
-        .ignore_undeclared_attributes(ignore_undeclared);
+    let mut de =
+        crate::json::Deserializer::from_slice(json).ignore_undeclared_attributes(ignore_undeclared);
     let mut tx = Tx {
         // MessagePack is rarely larger than the JSON it comes from.
         out: Vec::with_capacity(json.len()),
@@ -89,10 +89,10 @@ impl Tx {
         v.conforms_to(ty)?;
         let settled = v.settled(ty)?;
         let buf = std::mem::take(&mut self.out);
-        let mut ser = crate::msgpack::Serializer::with_buffer(buf)
-            .max_depth(MAX_DEPTH.saturating_sub(depth));
-        let res = Untracked(TypedValue::new(settled.as_ref().unwrap_or(v), Some(ty)))
-            .serialize(&mut ser);
+        let mut ser =
+            crate::msgpack::Serializer::with_buffer(buf).max_depth(MAX_DEPTH.saturating_sub(depth));
+        let res =
+            Untracked(TypedValue::new(settled.as_ref().unwrap_or(v), Some(ty))).serialize(&mut ser);
         self.out = ser.into_inner();
         res
     }
@@ -489,9 +489,7 @@ impl<'de> Visitor<'de> for ObjV<'_, '_> {
                     }
                     Some(std::cmp::Ordering::Equal) => {
                         tx.segs.truncate(seg_base);
-                        return Err(A::Error::custom(format_args!(
-                            "duplicate attribute `{k}`"
-                        )));
+                        return Err(A::Error::custom(format_args!("duplicate attribute `{k}`")));
                     }
                     Some(std::cmp::Ordering::Greater) => in_order = false,
                 }
@@ -667,17 +665,32 @@ mod tests {
     #[test]
     fn streaming_path_succeeds() {
         let obj = r#"["object",{"a":"string","b":["object",{"x":"number","y":"bool"}],"c":["list","string"],"d":"number","m":["map","number"]}]"#;
-        streams(obj, r#"{"a":"1","b":{"x":1,"y":true},"c":["p"],"d":4,"m":{"k":1}}"#);
-        streams(obj, r#"{"m":{"z":1,"a":2},"d":4,"c":["p"],"b":{"y":true,"x":1},"a":"1"}"#);
+        streams(
+            obj,
+            r#"{"a":"1","b":{"x":1,"y":true},"c":["p"],"d":4,"m":{"k":1}}"#,
+        );
+        streams(
+            obj,
+            r#"{"m":{"z":1,"a":2},"d":4,"c":["p"],"b":{"y":true,"x":1},"a":"1"}"#,
+        );
         streams(obj, r#"{"d":4,"a":"1","old":[1,{"x":2}]}"#);
         streams(obj, r#"{"b":null,"a":"1","d":4,"c":null}"#);
         streams(obj, r#"{}"#);
         streams(obj, r#"null"#);
-        streams(r#"["map","number"]"#, "{\"\u{212b}\":1,\"Z\":2,\"e\u{301}\":3,\"f\":4}");
-        streams(r#"["list","number"]"#, r#"[1,-1,1.5,"2",12345678901234567890123,1e400,null]"#);
+        streams(
+            r#"["map","number"]"#,
+            "{\"\u{212b}\":1,\"Z\":2,\"e\u{301}\":3,\"f\":4}",
+        );
+        streams(
+            r#"["list","number"]"#,
+            r#"[1,-1,1.5,"2",12345678901234567890123,1e400,null]"#,
+        );
         streams(r#"["list","string"]"#, r#"["e\u0301",1e3,true,null,"x"]"#);
         streams(r#"["list","bool"]"#, r#"[true,"false","1",null]"#);
-        streams(r#"["tuple",["string",["set","number"],"dynamic"]]"#, r#"["s",[3,1,3],{"value":[1],"type":["list","number"]}]"#);
+        streams(
+            r#"["tuple",["string",["set","number"],"dynamic"]]"#,
+            r#"["s",[3,1,3],{"value":[1],"type":["list","number"]}]"#,
+        );
         streams(
             r#"["object",{"s":["set",["object",{"n":"number","o":"string"}]],"d":"dynamic","l":["list","dynamic"]}]"#,
             r#"{"l":[{"value":1,"type":"number"},{"type":"number","value":null}],"s":[{"n":2},{"n":1,"o":"a"}],"d":null}"#,
@@ -703,8 +716,14 @@ mod tests {
             r#"[]"#,
         ] {
             let raw = crate::codec::RawState::from_json(json.as_bytes().to_vec());
-            assert!(raw.decode_value(&ty, false).and_then(|v| v.to_msgpack(&ty)).is_err());
-            assert!(json_to_msgpack(json.as_bytes(), &ty, false).is_err(), "{json}");
+            assert!(raw
+                .decode_value(&ty, false)
+                .and_then(|v| v.to_msgpack(&ty))
+                .is_err());
+            assert!(
+                json_to_msgpack(json.as_bytes(), &ty, false).is_err(),
+                "{json}"
+            );
         }
         assert!(json_to_msgpack(br#"{"z":1}"#, &ty, false).is_err());
     }

@@ -263,7 +263,9 @@ fn arb_mutation() -> impl Strategy<Value = Mutation> {
         Just(Mutation::Replace("true")),
         Just(Mutation::Replace("null")),
         Just(Mutation::Replace(r#"{"type":"string","value":"s"}"#)),
-        Just(Mutation::Replace(r#"{"value":[1],"type":["list","number"]}"#)),
+        Just(Mutation::Replace(
+            r#"{"value":[1],"type":["list","number"]}"#
+        )),
         Just(Mutation::Replace(r#"{"a":1,"b":"x"}"#)),
         Just(Mutation::DropEntry),
         Just(Mutation::Undeclared),
@@ -308,7 +310,10 @@ fn mutate(j: &J, m: Mutation, pick: usize) -> String {
                 Mutation::DropEntry if !v.is_empty() => {
                     v.remove(pick % v.len());
                 }
-                Mutation::Undeclared => v.insert(pick % (v.len() + 1), ("\"zz_extra\"".into(), J::Raw("1".into()))),
+                Mutation::Undeclared => v.insert(
+                    pick % (v.len() + 1),
+                    ("\"zz_extra\"".into(), J::Raw("1".into())),
+                ),
                 Mutation::Duplicate if !v.is_empty() => {
                     let e = v[0].clone();
                     v.push(e);
@@ -539,8 +544,15 @@ fn doc_example() {
 
 #[test]
 fn out_of_order_keys() {
-    let t = ty(r#"["object",{"a":"string","b":["object",{"x":"number","y":"bool"}],"c":["list","string"],"d":"number"}]"#);
-    let sorted = check(&t, br#"{"a":"1","b":{"x":1,"y":true},"c":["p"],"d":4}"#, false).unwrap();
+    let t = ty(
+        r#"["object",{"a":"string","b":["object",{"x":"number","y":"bool"}],"c":["list","string"],"d":"number"}]"#,
+    );
+    let sorted = check(
+        &t,
+        br#"{"a":"1","b":{"x":1,"y":true},"c":["p"],"d":4}"#,
+        false,
+    )
+    .unwrap();
     for json in [
         &br#"{"d":4,"c":["p"],"b":{"y":true,"x":1},"a":"1"}"#[..],
         br#"{"b":{"x":1,"y":true},"a":"1","d":4,"c":["p"]}"#,
@@ -568,7 +580,12 @@ fn undeclared_ignored_or_rejected() {
     assert!(err.contains("unsupported attribute `b`"), "{err}");
     // nested: the path names the attribute
     let t = ty(r#"["object",{"rule":["list",["object",{"port":"number"}]]}]"#);
-    let err = check(&t, br#"{"rule":[{"port":1},{"port":2},{"port":3,"old":1}]}"#, false).unwrap_err();
+    let err = check(
+        &t,
+        br#"{"rule":[{"port":1},{"port":2},{"port":3,"old":1}]}"#,
+        false,
+    )
+    .unwrap_err();
     assert!(err.contains("unsupported attribute `old`"), "{err}");
     assert!(err.contains("rule[2]"), "{err}");
 }
@@ -596,10 +613,16 @@ fn duplicates() {
 
 #[test]
 fn wrong_kinds_with_paths() {
-    let t = ty(r#"["object",{"tags":["map","string"],"rule":["list",["object",{"port":"number"}]]}]"#);
+    let t =
+        ty(r#"["object",{"tags":["map","string"],"rule":["list",["object",{"port":"number"}]]}]"#);
     let err = check(&t, br#"{"tags":{"env":[1]},"rule":[]}"#, false).unwrap_err();
     assert!(err.contains(r#"tags["env"]"#), "{err}");
-    let err = check(&t, br#"{"rule":[{"port":1},{"port":2},{"port":"big"}]}"#, false).unwrap_err();
+    let err = check(
+        &t,
+        br#"{"rule":[{"port":1},{"port":2},{"port":"big"}]}"#,
+        false,
+    )
+    .unwrap_err();
     assert!(err.contains("rule[2].port"), "{err}");
     check(&t, br#"[]"#, false).unwrap_err();
     check(&t, br#"{"rule":{}}"#, false).unwrap_err();
@@ -612,8 +635,18 @@ fn wrong_kinds_with_paths() {
 #[test]
 fn sets_of_objects() {
     let t = ty(r#"["object",{"s":["set",["object",{"n":"number","o":"string"}]],"x":"string"}]"#);
-    let a = check(&t, br#"{"s":[{"n":2,"o":"b"},{"n":1},{"o":"a","n":2},{"n":1,"o":null}],"x":"x"}"#, false).unwrap();
-    let b = check(&t, br#"{"x":"x","s":[{"n":1},{"n":2,"o":"a"},{"n":2,"o":"b"}]}"#, false).unwrap();
+    let a = check(
+        &t,
+        br#"{"s":[{"n":2,"o":"b"},{"n":1},{"o":"a","n":2},{"n":1,"o":null}],"x":"x"}"#,
+        false,
+    )
+    .unwrap();
+    let b = check(
+        &t,
+        br#"{"x":"x","s":[{"n":1},{"n":2,"o":"a"},{"n":2,"o":"b"}]}"#,
+        false,
+    )
+    .unwrap();
     assert_eq!(a, b);
 }
 
@@ -650,8 +683,18 @@ fn nfc_keys() {
     check(&m, "{\"e\u{301}\":1,\"\u{e9}\":2}".as_bytes(), false).unwrap_err();
     check(&m, "{\"\u{e9}\":2,\"e\u{301}\":1}".as_bytes(), false).unwrap_err();
     // NFC changes the order: "Å" (U+212B, NFC U+00C5) sorts after "Z" either way, "e\u{301}" after "f"
-    let a = check(&m, "{\"\u{212b}\":1,\"Z\":2,\"e\u{301}\":3,\"f\":4}".as_bytes(), false).unwrap();
-    let b = check(&m, "{\"Z\":2,\"f\":4,\"\u{e9}\":3,\"\u{c5}\":1}".as_bytes(), false).unwrap();
+    let a = check(
+        &m,
+        "{\"\u{212b}\":1,\"Z\":2,\"e\u{301}\":3,\"f\":4}".as_bytes(),
+        false,
+    )
+    .unwrap();
+    let b = check(
+        &m,
+        "{\"Z\":2,\"f\":4,\"\u{e9}\":3,\"\u{c5}\":1}".as_bytes(),
+        false,
+    )
+    .unwrap();
     assert_eq!(a, b);
     // strings are written in NFC
     let s = check(&Type::String, "\"e\u{301}\"".as_bytes(), false).unwrap();
@@ -671,9 +714,27 @@ fn numbers() {
     let big = check(&n, b"12345678901234567890123", false).unwrap();
     assert_eq!(big, b"\xb712345678901234567890123");
     for text in [
-        "0", "-0", "0.1", "1e3", "1E400", "-1e-400", "18446744073709551615", "18446744073709551616",
-        "-9223372036854775808", "-9223372036854775809", "123456789012345678", "1.50", "\"-Inf\"",
-        "\"1e3\"", "\"x\"", "true", "[1]", "{}", "01", "1.", "-",
+        "0",
+        "-0",
+        "0.1",
+        "1e3",
+        "1E400",
+        "-1e-400",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "123456789012345678",
+        "1.50",
+        "\"-Inf\"",
+        "\"1e3\"",
+        "\"x\"",
+        "true",
+        "[1]",
+        "{}",
+        "01",
+        "1.",
+        "-",
     ] {
         check(&n, text.as_bytes(), false).ok();
         let t = ty(r#"["list","number"]"#);
@@ -734,9 +795,16 @@ fn deep_nesting() {
     let t = nested_list(200, Type::String);
     let js = "[".repeat(100_000);
     let err = check(&t, js.as_bytes(), false).unwrap_err();
-    assert!(err.contains("nesting is deeper than the limit of 128"), "{err}");
+    assert!(
+        err.contains("nesting is deeper than the limit of 128"),
+        "{err}"
+    );
     check(&Type::Dynamic, js.as_bytes(), false).unwrap_err();
-    let deep_dyn = format!(r#"{{"type":{},"value":{}}}"#, "[\"list\",".repeat(300) + "\"string\"" + &"]".repeat(300), js);
+    let deep_dyn = format!(
+        r#"{{"type":{},"value":{}}}"#,
+        "[\"list\",".repeat(300) + "\"string\"" + &"]".repeat(300),
+        js
+    );
     check(&Type::Dynamic, deep_dyn.as_bytes(), false).unwrap_err();
     let t = nested_list(60, Type::Dynamic);
     let deep_dyn = format!("{}{deep_dyn}", "[".repeat(60));
