@@ -853,3 +853,112 @@ fn flatmap_unchanged() {
     );
     assert!(RawState::default().transcode(&t, true).is_err());
 }
+
+// ---------------------------------------------------------------------------------------
+// A rough timing: `cargo test -p tfvalue --features conformance --test transcode measure -- --ignored --nocapture`
+
+/// A resource state as Terraform stores it: attributes sorted, nulls written.
+fn sample_state(blocks: usize, with_set: bool) -> (Type, String) {
+    let mut attrs: Vec<(String, Type)> = Vec::new();
+    for i in 0..12 {
+        attrs.push((format!("s{i:02}"), Type::String));
+    }
+    for i in 0..6 {
+        attrs.push((format!("n{i:02}"), Type::Number));
+    }
+    for i in 0..4 {
+        attrs.push((format!("b{i:02}"), Type::Bool));
+    }
+    attrs.push(("tags".into(), Type::map(Type::String)));
+    let rule = Type::object([
+        ("cidr", Type::String),
+        ("from_port", Type::Number),
+        ("to_port", Type::Number),
+        ("protocol", Type::String),
+        ("enabled", Type::Bool),
+        ("description", Type::String),
+    ]);
+    attrs.push(("rule".into(), Type::list(rule)));
+    if with_set {
+        attrs.push(("zones".into(), Type::set(Type::String)));
+    }
+    attrs.push((
+        "timeouts".into(),
+        Type::object([("create", Type::String), ("delete", Type::String)]),
+    ));
+    let ty = Type::object(attrs);
+    let mut v = serde_json::Map::new();
+    for i in 0..12 {
+        v.insert(
+            format!("s{i:02}"),
+            format!("value-{i}-arn:aws:ec2:eu-west-1:123456789012").into(),
+        );
+    }
+    for i in 0..6 {
+        v.insert(format!("n{i:02}"), (i * 1000 + 7).into());
+    }
+    for i in 0..4 {
+        v.insert(format!("b{i:02}"), (i % 2 == 0).into());
+    }
+    let tags: serde_json::Map<String, serde_json::Value> = (0..10)
+        .map(|i| (format!("tag-{i:02}"), format!("v{i}").into()))
+        .collect();
+    v.insert("tags".into(), tags.into());
+    let rules: Vec<serde_json::Value> = (0..blocks)
+        .map(|i| {
+            serde_json::json!({"cidr": format!("10.0.{}.0/24", i % 256), "from_port": i, "to_port": i + 10,
+                "protocol": "tcp", "enabled": true, "description": null})
+        })
+        .collect();
+    v.insert("rule".into(), rules.into());
+    if with_set {
+        v.insert(
+            "zones".into(),
+            serde_json::json!(["eu-west-1c", "eu-west-1a", "eu-west-1b"]),
+        );
+    }
+    v.insert("timeouts".into(), serde_json::Value::Null);
+    (
+        ty,
+        serde_json::to_string(&serde_json::Value::Object(v)).unwrap(),
+    )
+}
+
+#[test]
+#[ignore]
+fn measure() {
+    use std::time::Instant;
+    for (blocks, with_set) in [(5, false), (5, true), (1000, false)] {
+        let (ty, js) = sample_state(blocks, with_set);
+        let mut j = parse(&js);
+        let mut seed = 7;
+        shuffle(&mut j, &mut seed);
+        let shuffled = text(&j);
+        for (label, json) in [("sorted", &js), ("shuffled", &shuffled)] {
+            let raw = RawState::from_json(json.as_bytes().to_vec());
+            assert_eq!(
+                raw.transcode(&ty, true).unwrap().msgpack,
+                DynamicValue::encode_value(&raw.decode_value(&ty, true).unwrap(), &ty)
+                    .unwrap()
+                    .msgpack
+            );
+            let iters = (2_000_000 / json.len()).max(20);
+            let t = Instant::now();
+            for _ in 0..iters {
+                std::hint::black_box(raw.transcode(&ty, true).unwrap());
+            }
+            let new = t.elapsed() / iters as u32;
+            let t = Instant::now();
+            for _ in 0..iters {
+                let v = raw.decode_value(&ty, true).unwrap();
+                std::hint::black_box(DynamicValue::encode_value(&v, &ty).unwrap());
+            }
+            let old = t.elapsed() / iters as u32;
+            println!(
+                "{blocks:>5} blocks, set {with_set:<5}, {label:<8} {:>7} B JSON: transcode {new:>10.2?}  value path {old:>10.2?}  ({:.2}x)",
+                json.len(),
+                old.as_secs_f64() / new.as_secs_f64()
+            );
+        }
+    }
+}
