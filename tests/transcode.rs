@@ -954,6 +954,19 @@ fn measure() {
                 std::hint::black_box(DynamicValue::encode_value(&v, &ty).unwrap());
             }
             let old = t.elapsed() / iters as u32;
+            let t = Instant::now();
+            for _ in 0..iters {
+                std::hint::black_box(
+                    tfvalue::json::from_slice::<serde::de::IgnoredAny>(json.as_bytes()).unwrap(),
+                );
+            }
+            let skim = t.elapsed() / iters as u32;
+            let t = Instant::now();
+            for _ in 0..iters {
+                std::hint::black_box(raw.decode_value(&ty, true).unwrap());
+            }
+            let decode = t.elapsed() / iters as u32;
+            println!("      (the JSON deserializer skipping the value: {skim:.2?}; decode_value alone: {decode:.2?})");
             println!(
                 "{blocks:>5} blocks, set {with_set:<5}, {label:<8} {:>7} B JSON: transcode {new:>10.2?}  value path {old:>10.2?}  ({:.2}x)",
                 json.len(),
