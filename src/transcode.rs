@@ -1,74 +1,77 @@
 //! Current-version JSON state straight to MessagePack, without a `Value` tree where none
 //! is needed: the engine of [`RawState::transcode`](crate::codec::RawState::transcode).
 //!
-//! The JSON is read with tfvalue's own JSON [`Deserializer`](crate::json::Deserializer)
-//! (so syntax, go-cty's conversions, duplicate map keys, the nesting limit and the
-//! offsets are its), driven by the [`Type`] through `DeserializeSeed`s whose visitors write
-//! MessagePack into one buffer as they go, exactly as `Value::to_msgpack` would write the
-//! value `Value::from_json` reads:
+//! A direct reader walks the JSON text against the [`Type`] and writes MessagePack into
+//! one buffer as it goes, exactly as `Value::to_msgpack` writes the value
+//! `Value::from_json` reads:
 //!
-//! - strings (NFC), numbers (int, float64 or decimal text, via the same `write_number`),
-//!   bools, null, lists and tuples are written in place (a list's header is reserved at
-//!   its largest and shrunk at its end);
+//! - strings (NFC; a number or bool read as its text, as go-cty does), numbers (an integer
+//!   of up to 18 digits as an int, anything else through [`Number`]'s parser, then the
+//!   same `write_number`), bools (also from `"true"`, `"1"`, `"false"`, `"0"`), null,
+//!   lists and tuples are written in place (a list's header is reserved at its largest and
+//!   shrunk at its end);
 //! - objects are written in the type's attribute order, every attribute present (missing
-//!   ones as nil), undeclared ones skipped or rejected. Keys that come sorted (as Go's
+//!   ones as nil), undeclared ones skipped (when asked to). Keys that come sorted (as Go's
 //!   `encoding/json` writes them) are written in place; out of order, the byte ranges of
 //!   the entries written are recorded and the object's body is rebuilt once, in order;
-//! - maps: keys in NFC, sorted bytewise, duplicates after NFC rejected, with the same fast
-//!   path and rebuild;
+//! - maps: keys in NFC, sorted bytewise, with the same fast path and rebuild;
 //! - sets, `dynamic`, and collections of anything holding a `dynamic` (whose elements
-//!   must agree on their types) are decoded as a `Value` subtree with the typed decode and
-//!   written with the `Value` encoding, with the nesting limit left at that depth.
+//!   must agree on their types) are decoded as a `Value` with tfvalue's JSON deserializer
+//!   and the typed decode, on the slice of text they span (with the nesting limit left at
+//!   their depth), and written with the `Value` encoding.
 //!
-//! Errors: [`json_to_msgpack`] fails wherever the `Value` path would, but its messages are
-//! not always the same (an error of the `Value` encoding surfaces here as a decode error,
-//! a duplicate attribute out of order is found at the end of its object). The caller
-//! therefore answers any failure by running the `Value` path, whose error (or, should the
-//! two ever disagree, whose bytes) it returns: errors are the cold path.
+//! The reader accepts a subset of what the `Value` path accepts and reports nothing
+//! itself: anything it does not take on (a duplicate key, an undeclared attribute that is
+//! not to be skipped, a wrong kind, a malformed text, nesting at the limit, a string with
+//! an escape it leaves to serde_json and serde_json rejects) makes it give up, and the
+//! caller runs the `Value` path, whose error (or, for the rare input the reader is
+//! stricter about, whose bytes) it returns. Errors are the cold path, and their messages,
+//! paths and offsets are the `Value` path's by construction.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::ops::Range;
 
-use serde::de::{self, DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::msgpack::write::{write_array_len, write_map_len, write_number, write_str};
 use crate::number::Number;
-use crate::private::{bytes_cmp, NUMBER_TOKEN, VALUE_TOKEN};
+use crate::private::bytes_cmp;
 use crate::types::{ObjectType, Type};
-use crate::value::{TypedSeed, TypedValue, Untracked, Value};
+use crate::value::{TypedValue, Untracked, Value};
 
-/// The nesting limit of the MessagePack encoding the `Value` path uses.
-const MAX_DEPTH: usize = crate::msgpack::DEFAULT_MAX_DEPTH;
+/// The nesting limit of the JSON deserializer and of the MessagePack encoding.
+const MAX_DEPTH: usize = crate::json::DEFAULT_MAX_DEPTH;
 
 const NIL: u8 = 0xc0;
 
 /// The JSON state `json` as the MessagePack of a value of `ty`: the bytes
-/// `Value::from_json` (with `ignore_undeclared`) then `Value::to_msgpack` give.
+/// `Value::from_json` (with `ignore_undeclared`) then `Value::to_msgpack` give, or an
+/// error where the reader gives up (see the module docs).
 pub(crate) fn json_to_msgpack(json: &[u8], ty: &Type, ignore_undeclared: bool) -> Result<Vec<u8>> {
+    // JSON is UTF-8 throughout: checked once, so that any slice between ASCII
+    // delimiters is a `str`.
+    let text = std::str::from_utf8(json).map_err(|_| give_up())?;
     let _budget = crate::value::fill::Guard::enter(json.len());
-    let mut de =
-        crate::json::Deserializer::from_slice(json).ignore_undeclared_attributes(ignore_undeclared);
-    let mut tx = Tx {
-        // MessagePack is rarely larger than the JSON it comes from.
+    let mut rd = Reader {
+        text,
+        b: json,
+        i: 0,
         out: Vec::with_capacity(json.len()),
         segs: Vec::new(),
         ignore_undeclared,
     };
-    Root { tx: &mut tx, ty }.deserialize(&mut de)?;
-    de.end()?;
-    Ok(tx.out)
+    rd.value(ty, 0)?;
+    rd.ws();
+    if rd.i != rd.b.len() {
+        return Err(give_up());
+    }
+    Ok(rd.out)
 }
 
-/// The output and the scratch space shared by every level.
-struct Tx {
-    out: Vec<u8>,
-    /// The entries written of the objects and maps being read, innermost last; each level
-    /// truncates back to where it started.
-    segs: Vec<Seg>,
-    ignore_undeclared: bool,
+#[cold]
+fn give_up() -> Error {
+    Error::data("the streaming transcoder gave up on this input")
 }
 
 /// One entry of an object or map, written in `out`.
@@ -83,184 +86,576 @@ struct Seg {
     present: bool,
 }
 
-impl Tx {
-    /// Writes a `Value` subtree as the `Value` path writes it at `depth` containers deep.
-    fn encode_value(&mut self, v: &Value, ty: &Type, depth: usize) -> Result<()> {
-        v.conforms_to(ty)?;
-        let settled = v.settled(ty)?;
-        let buf = std::mem::take(&mut self.out);
-        let mut ser =
-            crate::msgpack::Serializer::with_buffer(buf).max_depth(MAX_DEPTH.saturating_sub(depth));
-        let res =
-            Untracked(TypedValue::new(settled.as_ref().unwrap_or(v), Some(ty))).serialize(&mut ser);
-        self.out = ser.into_inner();
-        res
-    }
-}
-
-/// The whole value, inside the private `VALUE_TOKEN` newtype as `TypedSeed` reads it.
-struct Root<'a, 't> {
-    tx: &'a mut Tx,
-    ty: &'t Type,
-}
-
-impl<'de> DeserializeSeed<'de> for Root<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_newtype_struct(VALUE_TOKEN, self)
-    }
-}
-
-impl<'de> Visitor<'de> for Root<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a value of type {}", self.ty)
-    }
-
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        Seed {
-            tx: self.tx,
-            ty: self.ty,
-            depth: 0,
-        }
-        .deserialize(d)
-    }
-}
-
-/// A value of `ty`, `depth` containers deep.
-struct Seed<'a, 't> {
-    tx: &'a mut Tx,
-    ty: &'t Type,
-    depth: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for Seed<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        let Seed { tx, ty, depth } = self;
-        match ty {
-            Type::String => d.deserialize_str(StrV(tx)),
-            Type::Number => d.deserialize_newtype_struct(NUMBER_TOKEN, NumV(tx)),
-            Type::Bool => d.deserialize_bool(BoolV(tx)),
-            Type::List(elem) if !elem.has_dynamic() => d.deserialize_seq(ListV { tx, elem, depth }),
-            Type::Map(elem) if !elem.has_dynamic() => d.deserialize_map(MapV { tx, elem, depth }),
-            Type::Tuple(elems) => d.deserialize_tuple(elems.len(), TupleV { tx, elems, depth }),
-            Type::Object(o) if names_nfc(o) => d.deserialize_struct("", &[], ObjV { tx, o, depth }),
-            // Sets (canonical order, duplicates), `dynamic` and collections of it (their
-            // elements agree on one type): through a `Value`.
-            _ => {
-                let v = TypedSeed::new(ty)
-                    .missing_attributes_null(true)
-                    .ignore_undeclared_attributes(tx.ignore_undeclared)
-                    .deserialize(d)?;
-                tx.encode_value(&v, ty, depth).map_err(D::Error::custom)
-            }
-        }
-    }
-}
-
-/// Whether every attribute name is in NFC (`ObjectType` keeps them so), as this writes
-/// them in place in the type's order.
+/// Whether every attribute name is in NFC (`ObjectType` keeps them so), as the reader
+/// writes them in place in the type's order.
 fn names_nfc(o: &ObjectType) -> bool {
     o.attributes()
         .keys()
         .all(|k| k.is_ascii() || matches!(crate::unknown::nfc(k), Cow::Borrowed(_)))
 }
 
-macro_rules! nil_visits {
-    () => {
-        fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-            self.0.out.push(NIL);
-            Ok(())
-        }
-        fn visit_none<E: de::Error>(self) -> Result<(), E> {
-            self.0.out.push(NIL);
-            Ok(())
-        }
+enum SmallInt {
+    U(u64),
+    I(i64),
+}
+
+/// A plain integer of up to 18 digits, as the JSON deserializer reads it for a number.
+fn small_int(text: &str) -> Option<SmallInt> {
+    let (neg, digits) = match text.as_bytes().split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text.as_bytes()),
     };
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for d in digits {
+        n = n * 10 + u64::from(d - b'0');
+    }
+    if neg {
+        Some(SmallInt::I(-(n as i64)))
+    } else {
+        Some(SmallInt::U(n))
+    }
 }
 
-macro_rules! nil_visits_named {
-    () => {
-        fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-            self.tx.out.push(NIL);
-            Ok(())
+struct Reader<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    i: usize,
+    out: Vec<u8>,
+    /// The entries written of the objects and maps being read, innermost last; each level
+    /// truncates back to where it started.
+    segs: Vec<Seg>,
+    ignore_undeclared: bool,
+}
+
+impl<'a> Reader<'a> {
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
+            self.i += 1;
         }
-        fn visit_none<E: de::Error>(self) -> Result<(), E> {
-            self.tx.out.push(NIL);
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    /// Consumes `c` after white space, or gives up.
+    #[inline]
+    fn expect(&mut self, c: u8) -> Result<()> {
+        self.ws();
+        if self.peek() == Some(c) {
+            self.i += 1;
             Ok(())
+        } else {
+            Err(give_up())
         }
-    };
-}
-
-struct StrV<'a>(&'a mut Tx);
-
-impl<'de> Visitor<'de> for StrV<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
     }
 
-    nil_visits!();
+    /// Consumes the literal `lit` (`null`, `true`, `false`).
+    #[inline]
+    fn literal(&mut self, lit: &[u8]) -> Result<()> {
+        if self.b.get(self.i..self.i + lit.len()) == Some(lit) {
+            self.i += lit.len();
+            Ok(())
+        } else {
+            Err(give_up())
+        }
+    }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        write_str(&mut self.0.out, v);
+    fn slice(&self, r: Range<usize>) -> Result<&'a str> {
+        self.text.get(r).ok_or_else(give_up)
+    }
+
+    /// A JSON number token, as its text (checked against JSON's grammar).
+    fn number(&mut self) -> Result<&'a str> {
+        let start = self.i;
+        let digits = |rd: &mut Reader<'a>| {
+            let s = rd.i;
+            while rd.peek().is_some_and(|c| c.is_ascii_digit()) {
+                rd.i += 1;
+            }
+            rd.i - s
+        };
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return Err(give_up()),
+        }
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            if digits(self) == 0 {
+                return Err(give_up());
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.i += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.i += 1;
+            }
+            if digits(self) == 0 {
+                return Err(give_up());
+            }
+        }
+        self.slice(start..self.i)
+    }
+
+    /// A JSON string token (at its opening quote), as its content: borrowed without
+    /// escapes; with them, as serde_json reads it.
+    fn string(&mut self) -> Result<Cow<'a, str>> {
+        let start = self.i;
+        self.i += 1;
+        let mut escaped = false;
+        loop {
+            match self.peek() {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    escaped = true;
+                    self.i += 2;
+                }
+                // serde_json rejects control characters in strings.
+                Some(0..=0x1f) | None => return Err(give_up()),
+                Some(_) => self.i += 1,
+            }
+        }
+        self.i += 1;
+        if escaped {
+            let raw = self.slice(start..self.i)?;
+            serde_json::from_str::<String>(raw)
+                .map(Cow::Owned)
+                .map_err(|_| give_up())
+        } else {
+            self.slice(start + 1..self.i - 1).map(Cow::Borrowed)
+        }
+    }
+
+    /// The extent of the next value, without reading it (its syntax is not checked).
+    fn skip(&mut self) -> Result<Range<usize>> {
+        self.ws();
+        let start = self.i;
+        let mut nest = 0usize;
+        loop {
+            self.ws();
+            match self.peek().ok_or_else(give_up)? {
+                b'[' | b'{' => {
+                    nest += 1;
+                    self.i += 1;
+                    continue;
+                }
+                b']' | b'}' => {
+                    nest = nest.checked_sub(1).ok_or_else(give_up)?;
+                    self.i += 1;
+                }
+                b'"' => {
+                    self.i += 1;
+                    loop {
+                        match self.peek().ok_or_else(give_up)? {
+                            b'"' => break,
+                            b'\\' => self.i += 2,
+                            _ => self.i += 1,
+                        }
+                    }
+                    self.i += 1;
+                }
+                b',' | b':' if nest > 0 => {
+                    self.i += 1;
+                    continue;
+                }
+                _ => {
+                    let s = self.i;
+                    while self.peek().is_some_and(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')
+                    }) {
+                        self.i += 1;
+                    }
+                    if self.i == s {
+                        return Err(give_up());
+                    }
+                }
+            }
+            if nest == 0 {
+                return Ok(start..self.i);
+            }
+        }
+    }
+
+    /// A value of `ty`, `depth` containers deep.
+    fn value(&mut self, ty: &Type, depth: usize) -> Result<()> {
+        self.ws();
+        let c = self.peek().ok_or_else(give_up)?;
+        if c == b'n' {
+            if let Type::String
+            | Type::Number
+            | Type::Bool
+            | Type::List(_)
+            | Type::Map(_)
+            | Type::Tuple(_)
+            | Type::Object(_) = ty
+            {
+                self.literal(b"null")?;
+                self.out.push(NIL);
+                return Ok(());
+            }
+        }
+        match ty {
+            Type::String => match c {
+                b'"' => {
+                    let s = self.string()?;
+                    write_str(&mut self.out, &s);
+                }
+                b't' => {
+                    self.literal(b"true")?;
+                    write_str(&mut self.out, "true");
+                }
+                b'f' => {
+                    self.literal(b"false")?;
+                    write_str(&mut self.out, "false");
+                }
+                // A number is read as its text, as written.
+                _ => {
+                    let n = self.number()?;
+                    write_str(&mut self.out, n);
+                }
+            },
+            Type::Number => {
+                let n = match c {
+                    b'"' => self.string()?.parse::<Number>().map_err(|_| give_up())?,
+                    _ => {
+                        let text = self.number()?;
+                        match small_int(text) {
+                            Some(SmallInt::U(u)) => Number::from(u),
+                            Some(SmallInt::I(i)) => Number::from(i),
+                            None => text.parse::<Number>().map_err(|_| give_up())?,
+                        }
+                    }
+                };
+                write_number(&mut self.out, &n);
+            }
+            Type::Bool => {
+                let v = match c {
+                    b't' => self.literal(b"true").map(|()| true)?,
+                    b'f' => self.literal(b"false").map(|()| false)?,
+                    b'"' => match self.string()?.as_ref() {
+                        "true" | "1" => true,
+                        "false" | "0" => false,
+                        _ => return Err(give_up()),
+                    },
+                    _ => return Err(give_up()),
+                };
+                self.out.push(if v { 0xc3 } else { 0xc2 });
+            }
+            Type::List(elem) if c == b'[' && !elem.has_dynamic() => self.list(elem, depth)?,
+            Type::Tuple(elems) if c == b'[' => self.tuple(elems, depth)?,
+            Type::Map(elem) if c == b'{' && !elem.has_dynamic() => self.map(elem, depth)?,
+            Type::Object(o) if c == b'{' && names_nfc(o) => self.object(o, depth)?,
+            Type::List(_) | Type::Tuple(_) | Type::Map(_) | Type::Object(_)
+                if !matches!(c, b'[' | b'{') =>
+            {
+                return Err(give_up())
+            }
+            // Sets (canonical order, duplicates), `dynamic` and collections of it (their
+            // elements agree on one type): through a `Value`.
+            _ => self.through_value(ty, depth)?,
+        }
         Ok(())
     }
-}
 
-struct NumV<'a>(&'a mut Tx);
-
-impl<'de> Visitor<'de> for NumV<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a number")
-    }
-
-    nil_visits!();
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
-        write_number(&mut self.0.out, &Number::from(v));
+    /// Enters a container `depth` containers deep, as the JSON deserializer counts them.
+    #[inline]
+    fn enter(&mut self, depth: usize) -> Result<()> {
+        if depth >= MAX_DEPTH {
+            return Err(give_up());
+        }
+        self.i += 1;
         Ok(())
     }
 
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
-        write_number(&mut self.0.out, &Number::from(v));
+    /// After an element: `,` (true) or the closing `close` (false).
+    #[inline]
+    fn next_or_close(&mut self, close: u8) -> Result<bool> {
+        self.ws();
+        match self.peek() {
+            Some(b',') => {
+                self.i += 1;
+                Ok(true)
+            }
+            Some(c) if c == close => {
+                self.i += 1;
+                Ok(false)
+            }
+            _ => Err(give_up()),
+        }
+    }
+
+    /// An empty container: its closing byte is next.
+    #[inline]
+    fn empty(&mut self, close: u8) -> bool {
+        self.ws();
+        if self.peek() == Some(close) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn list(&mut self, elem: &Type, depth: usize) -> Result<()> {
+        self.enter(depth)?;
+        let pos = reserve_header(&mut self.out, false);
+        let mut n = 0u32;
+        if !self.empty(b']') {
+            loop {
+                self.value(elem, depth + 1)?;
+                n = n.checked_add(1).ok_or_else(give_up)?;
+                if !self.next_or_close(b']')? {
+                    break;
+                }
+            }
+        }
+        finish_header(&mut self.out, pos, n, false);
         Ok(())
     }
 
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
-        let n = Number::from_f64(v).ok_or_else(|| E::custom("NaN is not a number"))?;
-        write_number(&mut self.0.out, &n);
+    fn tuple(&mut self, elems: &[Type], depth: usize) -> Result<()> {
+        self.enter(depth)?;
+        let n = u32::try_from(elems.len()).map_err(|_| give_up())?;
+        write_array_len(&mut self.out, n);
+        if elems.is_empty() {
+            return if self.empty(b']') {
+                Ok(())
+            } else {
+                Err(give_up())
+            };
+        }
+        for (i, t) in elems.iter().enumerate() {
+            self.value(t, depth + 1)?;
+            let more = self.next_or_close(b']')?;
+            if more != (i + 1 < elems.len()) {
+                return Err(give_up());
+            }
+        }
         Ok(())
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
-        let n = v.parse::<Number>().map_err(E::custom)?;
-        write_number(&mut self.0.out, &n);
-        Ok(())
-    }
-}
-
-struct BoolV<'a>(&'a mut Tx);
-
-impl<'de> Visitor<'de> for BoolV<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a bool")
+    /// A key and its colon.
+    #[inline]
+    fn key(&mut self) -> Result<Cow<'a, str>> {
+        self.ws();
+        if self.peek() != Some(b'"') {
+            return Err(give_up());
+        }
+        let k = self.string()?;
+        self.expect(b':')?;
+        Ok(k)
     }
 
-    nil_visits!();
+    fn object(&mut self, o: &ObjectType, depth: usize) -> Result<()> {
+        self.enter(depth)?;
+        let n = u32::try_from(o.len()).map_err(|_| give_up())?;
+        write_map_len(&mut self.out, n);
+        let seg_base = self.segs.len();
+        let res = self.object_entries(o, depth);
+        self.segs.truncate(seg_base);
+        res
+    }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
-        self.0.out.push(if v { 0xc3 } else { 0xc2 });
+    /// The entries of an object, written in the type's order.
+    fn object_entries(&mut self, o: &ObjectType, depth: usize) -> Result<()> {
+        let attrs = o.attributes();
+        let body = self.out.len();
+        let seg_base = self.segs.len();
+        // While in order, the attributes not written yet, after the last one that was.
+        let mut pending = attrs.iter();
+        let mut last: Option<&str> = None;
+        let mut in_order = true;
+        if !self.empty(b'}') {
+            loop {
+                let k = self.key()?;
+                let Some((name, aty)) = attrs.get_key_value(k.as_ref()) else {
+                    if !self.ignore_undeclared {
+                        return Err(give_up());
+                    }
+                    let r = self.skip()?;
+                    let skipped = self.slice(r)?;
+                    serde_json::from_str::<serde::de::IgnoredAny>(skipped)
+                        .map_err(|_| give_up())?;
+                    if !self.next_or_close(b'}')? {
+                        break;
+                    }
+                    continue;
+                };
+                if in_order {
+                    match last.map(|l| bytes_cmp(l.as_bytes(), name.as_bytes())) {
+                        None | Some(std::cmp::Ordering::Less) => {
+                            // The attributes the input left out before this one: nil.
+                            for (skipped, _) in pending.by_ref() {
+                                if skipped == name {
+                                    break;
+                                }
+                                let start = self.out.len();
+                                let key = write_key(&mut self.out, skipped);
+                                self.out.push(NIL);
+                                self.segs.push(Seg {
+                                    key,
+                                    entry: start..self.out.len(),
+                                    present: false,
+                                });
+                            }
+                            last = Some(name);
+                        }
+                        Some(std::cmp::Ordering::Equal) => return Err(give_up()),
+                        Some(std::cmp::Ordering::Greater) => in_order = false,
+                    }
+                }
+                let start = self.out.len();
+                let key = write_key(&mut self.out, name);
+                self.value(aty, depth + 1)?;
+                self.segs.push(Seg {
+                    key,
+                    entry: start..self.out.len(),
+                    present: true,
+                });
+                if !self.next_or_close(b'}')? {
+                    break;
+                }
+            }
+        }
+        if in_order {
+            for (skipped, _) in pending {
+                write_str(&mut self.out, skipped);
+                self.out.push(NIL);
+            }
+            return Ok(());
+        }
+        // Out of order: the entries written, in the type's order.
+        let tail = self.out.split_off(body);
+        let segs = self.segs.get_mut(seg_base..).unwrap_or_default();
+        segs.sort_by(|a, b| key_of(&tail, body, a).cmp(key_of(&tail, body, b)));
+        let mut i = 0;
+        for name in attrs.keys() {
+            let mut chosen: Option<&Seg> = None;
+            while let Some(s) = segs.get(i) {
+                if key_of(&tail, body, s) != name.as_bytes() {
+                    break;
+                }
+                match chosen {
+                    Some(c) if c.present && s.present => return Err(give_up()),
+                    Some(c) if c.present => {}
+                    _ => chosen = Some(s),
+                }
+                i += 1;
+            }
+            match chosen {
+                Some(s) => self.out.extend_from_slice(entry_of(&tail, body, s)),
+                None => {
+                    write_str(&mut self.out, name);
+                    self.out.push(NIL);
+                }
+            }
+        }
         Ok(())
+    }
+
+    fn map(&mut self, elem: &Type, depth: usize) -> Result<()> {
+        self.enter(depth)?;
+        let pos = reserve_header(&mut self.out, true);
+        let body = self.out.len();
+        let seg_base = self.segs.len();
+        let res = self.map_entries(elem, depth, body, seg_base);
+        self.segs.truncate(seg_base);
+        let n = res?;
+        finish_header(&mut self.out, pos, n, true);
+        Ok(())
+    }
+
+    fn map_entries(
+        &mut self,
+        elem: &Type,
+        depth: usize,
+        body: usize,
+        seg_base: usize,
+    ) -> Result<u32> {
+        let mut n = 0u32;
+        let mut sorted = true;
+        let mut prev: Option<Range<usize>> = None;
+        if !self.empty(b'}') {
+            loop {
+                let k = self.key()?;
+                n = n.checked_add(1).ok_or_else(give_up)?;
+                let start = self.out.len();
+                let key = write_key(&mut self.out, &k);
+                if sorted {
+                    if let Some(p) = &prev {
+                        let a = self.out.get(p.clone()).unwrap_or_default();
+                        let b = self.out.get(key.clone()).unwrap_or_default();
+                        match bytes_cmp(a, b) {
+                            std::cmp::Ordering::Less => {}
+                            std::cmp::Ordering::Equal => return Err(give_up()),
+                            std::cmp::Ordering::Greater => sorted = false,
+                        }
+                    }
+                }
+                prev = Some(key.clone());
+                self.value(elem, depth + 1)?;
+                self.segs.push(Seg {
+                    key,
+                    entry: start..self.out.len(),
+                    present: true,
+                });
+                if !self.next_or_close(b'}')? {
+                    break;
+                }
+            }
+        }
+        if !sorted {
+            let tail = self.out.split_off(body);
+            let segs = self.segs.get_mut(seg_base..).unwrap_or_default();
+            segs.sort_by(|a, b| key_of(&tail, body, a).cmp(key_of(&tail, body, b)));
+            if segs
+                .windows(2)
+                .any(|w| key_of(&tail, body, &w[0]) == key_of(&tail, body, &w[1]))
+            {
+                return Err(give_up());
+            }
+            for s in segs.iter() {
+                self.out.extend_from_slice(entry_of(&tail, body, s));
+            }
+        }
+        Ok(n)
+    }
+
+    /// The next value decoded as a `Value` of `ty` by the JSON deserializer and written
+    /// with the `Value` encoding, both with the nesting limit left at `depth`.
+    fn through_value(&mut self, ty: &Type, depth: usize) -> Result<()> {
+        let r = self.skip()?;
+        let text = self.slice(r)?;
+        let left = MAX_DEPTH.saturating_sub(depth);
+        let mut de = crate::json::Deserializer::from_slice(text.as_bytes())
+            .ignore_undeclared_attributes(self.ignore_undeclared)
+            .max_depth(left);
+        let v = de.decode_value(ty)?;
+        de.end()?;
+        self.encode_value(&v, ty, left)
+    }
+
+    /// Writes a `Value` as the `Value` path does, with `left` levels of nesting left.
+    fn encode_value(&mut self, v: &Value, ty: &Type, left: usize) -> Result<()> {
+        v.conforms_to(ty)?;
+        let settled = v.settled(ty)?;
+        let buf = std::mem::take(&mut self.out);
+        let mut ser = crate::msgpack::Serializer::with_buffer(buf).max_depth(left);
+        let res =
+            Untracked(TypedValue::new(settled.as_ref().unwrap_or(v), Some(ty))).serialize(&mut ser);
+        self.out = ser.into_inner();
+        res
     }
 }
 
@@ -294,123 +689,6 @@ fn finish_header(out: &mut Vec<u8>, pos: usize, count: u32, map: bool) {
     out.truncate(pos + header.len() + body_len);
 }
 
-fn bump<E: de::Error>(n: u32) -> Result<u32, E> {
-    n.checked_add(1)
-        .ok_or_else(|| E::custom("more than 2^32-1 elements cannot be encoded"))
-}
-
-struct ListV<'a, 't> {
-    tx: &'a mut Tx,
-    elem: &'t Type,
-    depth: usize,
-}
-
-impl<'de> Visitor<'de> for ListV<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list")
-    }
-
-    nil_visits_named!();
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let ListV { tx, elem, depth } = self;
-        let pos = reserve_header(&mut tx.out, false);
-        let mut n = 0u32;
-        while let Some(()) = seq.next_element_seed(Seed {
-            tx: &mut *tx,
-            ty: elem,
-            depth: depth + 1,
-        })? {
-            n = bump(n)?;
-        }
-        finish_header(&mut tx.out, pos, n, false);
-        Ok(())
-    }
-}
-
-struct TupleV<'a, 't> {
-    tx: &'a mut Tx,
-    elems: &'t [Type],
-    depth: usize,
-}
-
-impl<'de> Visitor<'de> for TupleV<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "a tuple of {}",
-            crate::error::plural(self.elems.len() as u64, "element")
-        )
-    }
-
-    nil_visits_named!();
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let TupleV { tx, elems, depth } = self;
-        let len = elems.len();
-        let n = u32::try_from(len)
-            .map_err(|_| A::Error::custom("more than 2^32-1 elements cannot be encoded"))?;
-        write_array_len(&mut tx.out, n);
-        for (i, t) in elems.iter().enumerate() {
-            let seed = Seed {
-                tx: &mut *tx,
-                ty: t,
-                depth: depth + 1,
-            };
-            if seq.next_element_seed(seed)?.is_none() {
-                return Err(A::Error::custom(format_args!(
-                    "invalid length: {}, expected a tuple of {}",
-                    crate::error::plural(i as u64, "element"),
-                    crate::error::plural(len as u64, "element")
-                )));
-            }
-        }
-        if seq.next_element::<de::IgnoredAny>()?.is_some() {
-            return Err(A::Error::custom(format_args!(
-                "invalid length: more than {}, expected a tuple of {}",
-                crate::error::plural(len as u64, "element"),
-                crate::error::plural(len as u64, "element")
-            )));
-        }
-        Ok(())
-    }
-}
-
-/// A key of an object or map, borrowed from the input when it has no escapes.
-struct KeySeed;
-
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
-        d.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Borrowed(v))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(v.to_owned()))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Cow<'de, str>, E> {
-        Ok(Cow::Owned(v))
-    }
-}
-
 /// The text of a key recorded in `seg`, within `bytes` that start at `base` of the output.
 fn key_of<'b>(bytes: &'b [u8], base: usize, seg: &Seg) -> &'b [u8] {
     bytes
@@ -428,221 +706,6 @@ fn entry_of<'b>(bytes: &'b [u8], base: usize, seg: &Seg) -> &'b [u8] {
 fn write_key(out: &mut Vec<u8>, key: &str) -> Range<usize> {
     let len = write_str(out, key);
     out.len() - len..out.len()
-}
-
-struct ObjV<'a, 't> {
-    tx: &'a mut Tx,
-    o: &'t ObjectType,
-    depth: usize,
-}
-
-impl<'de> Visitor<'de> for ObjV<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-
-    nil_visits_named!();
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let ObjV { tx, o, depth } = self;
-        let attrs = o.attributes();
-        let n = u32::try_from(attrs.len())
-            .map_err(|_| A::Error::custom("more than 2^32-1 elements cannot be encoded"))?;
-        write_map_len(&mut tx.out, n);
-        let body = tx.out.len();
-        let seg_base = tx.segs.len();
-        // In order, the attributes not written yet, after the last one that was.
-        let mut pending = attrs.iter();
-        let mut last: Option<&str> = None;
-        let mut in_order = true;
-        while let Some(k) = map.next_key_seed(KeySeed)? {
-            let Some((name, aty)) = attrs.get_key_value(k.as_ref()) else {
-                if tx.ignore_undeclared {
-                    map.next_value::<de::IgnoredAny>()?;
-                    continue;
-                }
-                tx.segs.truncate(seg_base);
-                return Err(A::Error::custom(format_args!(
-                    "unsupported attribute `{k}`"
-                )));
-            };
-            if in_order {
-                match last.map(|l| bytes_cmp(l.as_bytes(), name.as_bytes())) {
-                    None | Some(std::cmp::Ordering::Less) => {
-                        // The attributes the input left out before this one: nil.
-                        for (skipped, _) in pending.by_ref() {
-                            if skipped == name {
-                                break;
-                            }
-                            let start = tx.out.len();
-                            let key = write_key(&mut tx.out, skipped);
-                            tx.out.push(NIL);
-                            tx.segs.push(Seg {
-                                key,
-                                entry: start..tx.out.len(),
-                                present: false,
-                            });
-                        }
-                        last = Some(name);
-                    }
-                    Some(std::cmp::Ordering::Equal) => {
-                        tx.segs.truncate(seg_base);
-                        return Err(A::Error::custom(format_args!("duplicate attribute `{k}`")));
-                    }
-                    Some(std::cmp::Ordering::Greater) => in_order = false,
-                }
-            }
-            let start = tx.out.len();
-            let key = write_key(&mut tx.out, name);
-            let res = map.next_value_seed(Seed {
-                tx: &mut *tx,
-                ty: aty,
-                depth: depth + 1,
-            });
-            if let Err(e) = res {
-                tx.segs.truncate(seg_base);
-                return Err(e);
-            }
-            tx.segs.push(Seg {
-                key,
-                entry: start..tx.out.len(),
-                present: true,
-            });
-        }
-        if in_order {
-            for (skipped, _) in pending {
-                write_str(&mut tx.out, skipped);
-                tx.out.push(NIL);
-            }
-            tx.segs.truncate(seg_base);
-            return Ok(());
-        }
-        // Out of order: the entries written, in the type's order.
-        let tail = tx.out.split_off(body);
-        let segs = tx.segs.get_mut(seg_base..).unwrap_or_default();
-        segs.sort_by(|a, b| key_of(&tail, body, a).cmp(key_of(&tail, body, b)));
-        let mut i = 0;
-        let mut res = Ok(());
-        for name in attrs.keys() {
-            let mut chosen: Option<&Seg> = None;
-            while let Some(s) = segs.get(i) {
-                if key_of(&tail, body, s) != name.as_bytes() {
-                    break;
-                }
-                match chosen {
-                    Some(c) if c.present && s.present => {
-                        res = Err(A::Error::custom(format_args!(
-                            "duplicate attribute `{name}`"
-                        )));
-                    }
-                    Some(c) if c.present => {}
-                    _ => chosen = Some(s),
-                }
-                i += 1;
-            }
-            match chosen {
-                Some(s) => tx.out.extend_from_slice(entry_of(&tail, body, s)),
-                None => {
-                    write_str(&mut tx.out, name);
-                    tx.out.push(NIL);
-                }
-            }
-        }
-        tx.segs.truncate(seg_base);
-        res
-    }
-}
-
-struct MapV<'a, 't> {
-    tx: &'a mut Tx,
-    elem: &'t Type,
-    depth: usize,
-}
-
-impl<'de> Visitor<'de> for MapV<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a map")
-    }
-
-    nil_visits_named!();
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let MapV { tx, elem, depth } = self;
-        let pos = reserve_header(&mut tx.out, true);
-        let body = tx.out.len();
-        let seg_base = tx.segs.len();
-        let mut n = 0u32;
-        let mut sorted = true;
-        let mut prev: Option<Range<usize>> = None;
-        let res = (|| {
-            while let Some(k) = map.next_key_seed(KeySeed)? {
-                n = bump(n)?;
-                let start = tx.out.len();
-                let key = write_key(&mut tx.out, &k);
-                if sorted {
-                    if let Some(p) = &prev {
-                        let out = &tx.out;
-                        let (a, b) = (
-                            out.get(p.clone()).unwrap_or_default(),
-                            out.get(key.clone()).unwrap_or_default(),
-                        );
-                        match bytes_cmp(a, b) {
-                            std::cmp::Ordering::Less => {}
-                            std::cmp::Ordering::Equal => {
-                                return Err(A::Error::custom(format_args!(
-                                    "duplicate key {:?}",
-                                    String::from_utf8_lossy(b)
-                                )))
-                            }
-                            std::cmp::Ordering::Greater => sorted = false,
-                        }
-                    }
-                }
-                prev = Some(key.clone());
-                map.next_value_seed(Seed {
-                    tx: &mut *tx,
-                    ty: elem,
-                    depth: depth + 1,
-                })?;
-                tx.segs.push(Seg {
-                    key,
-                    entry: start..tx.out.len(),
-                    present: true,
-                });
-            }
-            Ok(())
-        })();
-        if let Err(e) = res {
-            tx.segs.truncate(seg_base);
-            return Err(e);
-        }
-        let mut res = Ok(());
-        if !sorted {
-            let tail = tx.out.split_off(body);
-            let segs = tx.segs.get_mut(seg_base..).unwrap_or_default();
-            segs.sort_by(|a, b| key_of(&tail, body, a).cmp(key_of(&tail, body, b)));
-            if let Some(w) = segs
-                .windows(2)
-                .find(|w| key_of(&tail, body, &w[0]) == key_of(&tail, body, &w[1]))
-            {
-                res = Err(A::Error::custom(format_args!(
-                    "duplicate key {:?}",
-                    String::from_utf8_lossy(key_of(&tail, body, &w[0]))
-                )));
-            }
-            for s in segs.iter() {
-                tx.out.extend_from_slice(entry_of(&tail, body, s));
-            }
-        }
-        tx.segs.truncate(seg_base);
-        res?;
-        finish_header(&mut tx.out, pos, n, true);
-        Ok(())
-    }
 }
 
 #[cfg(test)]
