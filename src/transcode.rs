@@ -215,6 +215,12 @@ impl<'a> Reader<'a> {
         self.i += 1;
         let mut escaped = false;
         loop {
+            let rest = self.b.get(self.i..).unwrap_or_default();
+            let at = rest
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                .ok_or_else(give_up)?;
+            self.i += at;
             match self.peek() {
                 Some(b'"') => break,
                 Some(b'\\') => {
@@ -222,8 +228,7 @@ impl<'a> Reader<'a> {
                     self.i += 2;
                 }
                 // serde_json rejects control characters in strings.
-                Some(0..=0x1f) | None => return Err(give_up()),
-                Some(_) => self.i += 1,
+                _ => return Err(give_up()),
             }
         }
         self.i += 1;
@@ -473,12 +478,31 @@ impl<'a> Reader<'a> {
         let body = self.out.len();
         let seg_base = self.segs.len();
         // While in order, the attributes not written yet, after the last one that was.
-        let mut pending = attrs.iter();
+        let mut pending = attrs.iter().peekable();
         let mut last: Option<&str> = None;
         let mut in_order = true;
         if !self.empty(b'}') {
             loop {
                 let k = self.key()?;
+                // The common case: the next attribute of the type, in order.
+                if in_order {
+                    if let Some(&(name, aty)) = pending.peek().filter(|(n, _)| **n == k) {
+                        pending.next();
+                        last = Some(name);
+                        let start = self.out.len();
+                        let key = write_name(&mut self.out, name);
+                        self.value(aty, depth + 1)?;
+                        self.segs.push(Seg {
+                            key,
+                            entry: start..self.out.len(),
+                            present: true,
+                        });
+                        if !self.next_or_close(b'}')? {
+                            break;
+                        }
+                        continue;
+                    }
+                }
                 let Some((name, aty)) = attrs.get_key_value(k.as_ref()) else {
                     if !self.ignore_undeclared {
                         return Err(give_up());
@@ -501,7 +525,7 @@ impl<'a> Reader<'a> {
                                     break;
                                 }
                                 let start = self.out.len();
-                                let key = write_key(&mut self.out, skipped);
+                                let key = write_name(&mut self.out, skipped);
                                 self.out.push(NIL);
                                 self.segs.push(Seg {
                                     key,
@@ -516,7 +540,7 @@ impl<'a> Reader<'a> {
                     }
                 }
                 let start = self.out.len();
-                let key = write_key(&mut self.out, name);
+                let key = write_name(&mut self.out, name);
                 self.value(aty, depth + 1)?;
                 self.segs.push(Seg {
                     key,
@@ -700,6 +724,13 @@ fn entry_of<'b>(bytes: &'b [u8], base: usize, seg: &Seg) -> &'b [u8] {
     bytes
         .get(seg.entry.start.saturating_sub(base)..seg.entry.end.saturating_sub(base))
         .unwrap_or_default()
+}
+
+/// Writes an attribute name (in NFC already, see [`names_nfc`]), recording where its
+/// text is.
+fn write_name(out: &mut Vec<u8>, name: &str) -> Range<usize> {
+    crate::msgpack::write::write_str_raw(out, name);
+    out.len() - name.len()..out.len()
 }
 
 /// Writes a key (NFC), recording where its text is.

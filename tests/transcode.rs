@@ -975,3 +975,17 @@ fn measure() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn measure_only_transcode() {
+    let (ty, js) = sample_state(1000, false);
+    let raw = RawState::from_json(js.into_bytes());
+    let t = std::time::Instant::now();
+    let mut n = 0u32;
+    while t.elapsed().as_secs() < 3 {
+        std::hint::black_box(raw.transcode(&ty, true).unwrap());
+        n += 1;
+    }
+    println!("transcode only: {:.2?} per call", t.elapsed() / n);
+}
