@@ -59,6 +59,7 @@ pub(crate) fn json_to_msgpack(json: &[u8], ty: &Type, ignore_undeclared: bool) -
         i: 0,
         out: Vec::with_capacity(json.len()),
         segs: Vec::new(),
+        scratch: Vec::new(),
         ignore_undeclared,
     };
     rd.value(ty, 0)?;
@@ -127,6 +128,8 @@ struct Reader<'a> {
     /// The entries written of the objects and maps being read, innermost last; each level
     /// truncates back to where it started.
     segs: Vec<Seg>,
+    /// The body of an object or map being put in order (reused).
+    scratch: Vec<u8>,
     ignore_undeclared: bool,
 }
 
@@ -560,14 +563,31 @@ impl<'a> Reader<'a> {
             return Ok(());
         }
         // Out of order: the entries written, in the type's order.
-        let tail = self.out.split_off(body);
+        let mut tail = std::mem::take(&mut self.scratch);
+        tail.clear();
+        tail.extend_from_slice(self.out.get(body..).unwrap_or_default());
+        self.out.truncate(body);
+        let res = self.rebuild_object(attrs, &tail, body, seg_base);
+        self.scratch = tail;
+        res
+    }
+
+    /// Writes the entries of an object recorded in `segs[seg_base..]` (in `tail`, which
+    /// was the output from `body` on) in the type's order, missing ones as nil.
+    fn rebuild_object(
+        &mut self,
+        attrs: &std::collections::BTreeMap<String, Type>,
+        tail: &[u8],
+        body: usize,
+        seg_base: usize,
+    ) -> Result<()> {
         let segs = self.segs.get_mut(seg_base..).unwrap_or_default();
-        segs.sort_by(|a, b| key_of(&tail, body, a).cmp(key_of(&tail, body, b)));
+        segs.sort_by(|a, b| key_of(tail, body, a).cmp(key_of(tail, body, b)));
         let mut i = 0;
         for name in attrs.keys() {
             let mut chosen: Option<&Seg> = None;
             while let Some(s) = segs.get(i) {
-                if key_of(&tail, body, s) != name.as_bytes() {
+                if key_of(tail, body, s) != name.as_bytes() {
                     break;
                 }
                 match chosen {
@@ -578,7 +598,7 @@ impl<'a> Reader<'a> {
                 i += 1;
             }
             match chosen {
-                Some(s) => self.out.extend_from_slice(entry_of(&tail, body, s)),
+                Some(s) => self.out.extend_from_slice(entry_of(tail, body, s)),
                 None => {
                     write_str(&mut self.out, name);
                     self.out.push(NIL);
@@ -640,17 +660,23 @@ impl<'a> Reader<'a> {
             }
         }
         if !sorted {
-            let tail = self.out.split_off(body);
+            let mut tail = std::mem::take(&mut self.scratch);
+            tail.clear();
+            tail.extend_from_slice(self.out.get(body..).unwrap_or_default());
+            self.out.truncate(body);
             let segs = self.segs.get_mut(seg_base..).unwrap_or_default();
             segs.sort_by(|a, b| key_of(&tail, body, a).cmp(key_of(&tail, body, b)));
-            if segs
+            let duplicate = segs
                 .windows(2)
-                .any(|w| key_of(&tail, body, &w[0]) == key_of(&tail, body, &w[1]))
-            {
-                return Err(give_up());
+                .any(|w| key_of(&tail, body, &w[0]) == key_of(&tail, body, &w[1]));
+            if !duplicate {
+                for s in segs.iter() {
+                    self.out.extend_from_slice(entry_of(&tail, body, s));
+                }
             }
-            for s in segs.iter() {
-                self.out.extend_from_slice(entry_of(&tail, body, s));
+            self.scratch = tail;
+            if duplicate {
+                return Err(give_up());
             }
         }
         Ok(n)
