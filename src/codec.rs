@@ -137,6 +137,15 @@ impl RawState {
     ///
     /// What [`RawState::decode_value`] rejects.
     pub fn transcode(&self, ty: &Type, ignore_undeclared: bool) -> Result<DynamicValue> {
+        if !self.json.is_empty() {
+            // Streaming, without a `Value` tree where none is needed. It fails wherever the
+            // `Value` path below does, which then gives the error in its own words.
+            if let Ok(msgpack) =
+                crate::transcode::json_to_msgpack(&self.json, ty, ignore_undeclared)
+            {
+                return Ok(DynamicValue::from_msgpack(msgpack));
+            }
+        }
         let value = self.decode_value(ty, ignore_undeclared)?;
         DynamicValue::encode_value(&value, ty)
     }

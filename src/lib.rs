@@ -28,6 +28,7 @@ mod private;
 mod raw;
 pub mod schema;
 mod tf_value;
+mod transcode;
 mod types;
 pub mod unknown;
 pub mod value;

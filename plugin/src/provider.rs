@@ -616,20 +616,18 @@ pub fn same_version_upgrade(req: &UpgradeResourceStateRequest) -> UpgradeResourc
         ))]);
     }
     let ty: Type = req.schema.implied_type();
-    let value = match req.raw_state.decode_value(&ty, true) {
-        Ok(v) => v,
-        Err(e) => {
-            return UpgradeResourceStateResponse::from_diagnostics(vec![
-                Diagnostic::from_value_error("stored state does not decode", &e),
-            ])
-        }
-    };
-    match DynamicValue::encode_value(&value, &ty) {
+    match req.raw_state.transcode(&ty, true) {
         Ok(dv) => UpgradeResourceStateResponse::new(dv),
         Err(e) => {
+            // Errors are rare: tell a state that does not decode from one that does not
+            // encode, as the summary says which.
+            let summary = if req.raw_state.decode_value(&ty, true).is_err() {
+                "stored state does not decode"
+            } else {
+                "stored state does not encode"
+            };
             UpgradeResourceStateResponse::from_diagnostics(vec![Diagnostic::from_value_error(
-                "stored state does not encode",
-                &e,
+                summary, &e,
             )])
         }
     }
