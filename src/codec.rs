@@ -135,7 +135,9 @@ impl RawState {
     ///
     /// # Errors
     ///
-    /// What [`RawState::decode_value`] rejects.
+    /// What [`RawState::decode_value`] rejects, and a value that cannot be encoded (as
+    /// [`DynamicValue::encode_value`] says). The errors are those of the two steps, with
+    /// their paths: input the streaming path does not take on is decoded the general way.
     pub fn transcode(&self, ty: &Type, ignore_undeclared: bool) -> Result<DynamicValue> {
         if !self.json.is_empty() {
             // Streaming, without a `Value` tree where none is needed. It fails wherever the

@@ -52,7 +52,7 @@ pub(crate) fn json_to_msgpack(json: &[u8], ty: &Type, ignore_undeclared: bool) -
     // JSON is UTF-8 throughout: checked once, so that any slice between ASCII
     // delimiters is a `str`.
     let text = std::str::from_utf8(json).map_err(|_| give_up())?;
-    let _budget = crate::value::fill::Guard::enter(json.len());
+    let _budget = crate::limits::fill::Guard::enter(json.len());
     let mut rd = Reader {
         text,
         b: json,
