@@ -91,6 +91,21 @@ mod tests {
                 "{a} {b}"
             );
         }
+        // Every length up to three words, differing (both ways, at the extremes of a
+        // byte) at every position, or one a prefix of the other.
+        for len in 0..25usize {
+            let base: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            for at in 0..len {
+                for byte in [0u8, 0x7f, 0x80, 0xff] {
+                    let mut other = base.clone();
+                    other[at] = byte;
+                    assert_eq!(bytes_cmp(&base, &other), base.cmp(&other), "{len} {at}");
+                    assert_eq!(bytes_cmp(&other, &base), other.cmp(&base), "{len} {at}");
+                }
+                assert_eq!(bytes_cmp(&base[..at], &base), base[..at].cmp(&base[..]));
+                assert_eq!(bytes_cmp(&base, &base[..at]), base[..].cmp(&base[..at]));
+            }
+        }
     }
 
     #[test]
