@@ -15,14 +15,27 @@ pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
 /// text) without building it; serializers write the bytes as they are.
 pub(crate) const RAW_TOKEN: &str = "$tfvalue::private::Raw";
 
-/// Bytewise order of two keys or names. Names usually differ in their first byte, which is
-/// decided inline; keys that share a prefix (`tag-0001`, `tag-0002`) go to `memcmp`.
+/// Bytewise order of two keys or names, inline, without a call to `memcmp`: eight bytes at
+/// a time (big-endian words order as their bytes do), then byte by byte. Names usually
+/// differ early; keys that share a prefix (`tag-0001`, `tag-0002`) take a word or two.
 #[inline]
 pub(crate) fn bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    match (a.first(), b.first()) {
-        (Some(x), Some(y)) if x != y => x.cmp(y),
-        _ => a.cmp(b),
+    let (mut a, mut b) = (a, b);
+    while let (Some((x, ra)), Some((y, rb))) =
+        (a.split_first_chunk::<8>(), b.split_first_chunk::<8>())
+    {
+        let (x, y) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
+        if x != y {
+            return x.cmp(&y);
+        }
+        (a, b) = (ra, rb);
     }
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
 }
 
 /// A [`Value`](crate::Value) being written: tfvalue's MessagePack serializer leaves the
