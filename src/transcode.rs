@@ -327,9 +327,14 @@ impl<'a> Reader<'a> {
                     self.literal(b"false")?;
                     write_str(&mut self.out, "false");
                 }
-                // A number is read as its text, as written.
+                // A number is read as its text, as written. One with an exponent is left
+                // to the `Value` path: serde_json stops inside an exponent it cannot hold
+                // (`2E2222222222`), and the `Value` path then reports the number.
                 _ => {
                     let n = self.number()?;
+                    if n.bytes().any(|b| matches!(b, b'e' | b'E')) {
+                        return Err(give_up());
+                    }
                     write_str(&mut self.out, n);
                 }
             },

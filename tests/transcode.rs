@@ -933,3 +933,27 @@ fn stored_resource_states_transcode_as_the_value_path_does() {
         assert_eq!(raw.transcode(&ty, true).unwrap(), old, "{blocks} blocks");
     }
 }
+
+/// Numbers where a string belongs are read as their text; one whose exponent serde_json
+/// cannot hold (found by fuzzing `fuzz/fuzz_targets/fast_paths.rs`) is decided by the
+/// `Value` path, so both paths say the same.
+#[test]
+fn numbers_in_string_positions_agree_with_the_value_path() {
+    let t = Type::String;
+    for text in [
+        "1",
+        "-0",
+        "1.50",
+        "1e3",
+        "2222E2222222222223222222\r",
+        "1E400",
+    ] {
+        let raw = RawState::from_json(text.as_bytes().to_vec());
+        let old = raw
+            .decode_value(&t, false)
+            .and_then(|v| DynamicValue::encode_value(&v, &t))
+            .map_err(|e| e.to_string());
+        let new = raw.transcode(&t, false).map_err(|e| e.to_string());
+        assert_eq!(new, old, "{text:?}");
+    }
+}
