@@ -95,6 +95,18 @@ fn names_nfc(o: &ObjectType) -> bool {
         .all(|k| k.is_ascii() || matches!(crate::unknown::nfc(k), Cow::Borrowed(_)))
 }
 
+/// Whether the exponent of the JSON number `text` is beyond `i32::MAX`, where serde_json
+/// stops reading it.
+fn exponent_overflows(text: &str) -> bool {
+    let Some(at) = text.find(['e', 'E']) else {
+        return false;
+    };
+    let digits = text[at + 1..]
+        .trim_start_matches(['+', '-'])
+        .trim_start_matches('0');
+    digits.len() > 10 || (digits.len() == 10 && digits > "2147483647")
+}
+
 enum SmallInt {
     U(u64),
     I(i64),
@@ -327,12 +339,12 @@ impl<'a> Reader<'a> {
                     self.literal(b"false")?;
                     write_str(&mut self.out, "false");
                 }
-                // A number is read as its text, as written. One with an exponent is left
-                // to the `Value` path: serde_json stops inside an exponent it cannot hold
-                // (`2E2222222222`), and the `Value` path then reports the number.
+                // A number is read as its text, as written. One whose exponent is beyond
+                // an i32 is left to the `Value` path: serde_json stops inside such an
+                // exponent (`2E2222222222`), and the `Value` path then reports the number.
                 _ => {
                     let n = self.number()?;
-                    if n.bytes().any(|b| matches!(b, b'e' | b'E')) {
+                    if exponent_overflows(n) {
                         return Err(give_up());
                     }
                     write_str(&mut self.out, n);

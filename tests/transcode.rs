@@ -947,6 +947,10 @@ fn numbers_in_string_positions_agree_with_the_value_path() {
         "1e3",
         "2222E2222222222223222222\r",
         "1E400",
+        "1e2147483647",
+        "1e2147483648",
+        "1e-00002147483648",
+        "0e99999999999",
     ] {
         let raw = RawState::from_json(text.as_bytes().to_vec());
         let old = raw
