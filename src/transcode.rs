@@ -34,6 +34,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::json::{small_int, SmallInt};
 use crate::msgpack::write::{write_array_len, write_map_len, write_number, write_str};
 use crate::number::Number;
 use crate::private::bytes_cmp;
@@ -105,31 +106,6 @@ fn exponent_overflows(text: &str) -> bool {
         .trim_start_matches(['+', '-'])
         .trim_start_matches('0');
     digits.len() > 10 || (digits.len() == 10 && digits > "2147483647")
-}
-
-enum SmallInt {
-    U(u64),
-    I(i64),
-}
-
-/// A plain integer of up to 18 digits, as the JSON deserializer reads it for a number.
-fn small_int(text: &str) -> Option<SmallInt> {
-    let (neg, digits) = match text.as_bytes().split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, text.as_bytes()),
-    };
-    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let mut n: u64 = 0;
-    for d in digits {
-        n = n * 10 + u64::from(d - b'0');
-    }
-    if neg {
-        Some(SmallInt::I(-(n as i64)))
-    } else {
-        Some(SmallInt::U(n))
-    }
 }
 
 struct Reader<'a> {
@@ -492,6 +468,20 @@ impl<'a> Reader<'a> {
         res
     }
 
+    /// Writes one attribute of an object (name, then its value read from the input) and
+    /// records where it is.
+    fn attribute(&mut self, name: &str, aty: &Type, depth: usize) -> Result<()> {
+        let start = self.out.len();
+        let key = write_name(&mut self.out, name);
+        self.value(aty, depth + 1)?;
+        self.segs.push(Seg {
+            key,
+            entry: start..self.out.len(),
+            present: true,
+        });
+        Ok(())
+    }
+
     /// The entries of an object, written in the type's order.
     fn object_entries(&mut self, o: &ObjectType, depth: usize) -> Result<()> {
         let attrs = o.attributes();
@@ -509,14 +499,7 @@ impl<'a> Reader<'a> {
                     if let Some(&(name, aty)) = pending.peek().filter(|(n, _)| **n == k) {
                         pending.next();
                         last = Some(name);
-                        let start = self.out.len();
-                        let key = write_name(&mut self.out, name);
-                        self.value(aty, depth + 1)?;
-                        self.segs.push(Seg {
-                            key,
-                            entry: start..self.out.len(),
-                            present: true,
-                        });
+                        self.attribute(name, aty, depth)?;
                         if !self.next_or_close(b'}')? {
                             break;
                         }
@@ -559,14 +542,7 @@ impl<'a> Reader<'a> {
                         Some(std::cmp::Ordering::Greater) => in_order = false,
                     }
                 }
-                let start = self.out.len();
-                let key = write_name(&mut self.out, name);
-                self.value(aty, depth + 1)?;
-                self.segs.push(Seg {
-                    key,
-                    entry: start..self.out.len(),
-                    present: true,
-                });
+                self.attribute(name, aty, depth)?;
                 if !self.next_or_close(b'}')? {
                     break;
                 }

@@ -235,6 +235,19 @@ impl Type {
         }
     }
 
+    /// Whether there is no `dynamic` and no optional attribute anywhere in the type: its
+    /// values are written as they are (a set of them sorts as written), which the
+    /// formats' fast paths rely on.
+    pub(crate) fn is_plain(&self) -> bool {
+        match self {
+            Type::Dynamic => false,
+            Type::String | Type::Number | Type::Bool => true,
+            Type::List(t) | Type::Set(t) | Type::Map(t) => t.is_plain(),
+            Type::Object(o) => o.optional.is_empty() && o.attributes.values().all(Type::is_plain),
+            Type::Tuple(ts) => ts.iter().all(Type::is_plain),
+        }
+    }
+
     /// A short name of the kind of type, for messages: `string`, `list`, `object`, ...
     pub fn kind_name(&self) -> &'static str {
         match self {

@@ -1658,14 +1658,14 @@ fn visit_other<'de, V: Visitor<'de>>(raw: &str, visitor: V) -> Result<V::Value> 
     }
 }
 
-enum SmallInt {
+pub(crate) enum SmallInt {
     U(u64),
     I(i64),
 }
 
 /// A plain integer of up to 18 digits, which needs no exact-number machinery.
 #[inline]
-fn small_int(text: &str) -> Option<SmallInt> {
+pub(crate) fn small_int(text: &str) -> Option<SmallInt> {
     let (neg, digits) = match text.as_bytes().split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text.as_bytes()),

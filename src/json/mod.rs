@@ -67,6 +67,7 @@ mod value;
 
 use std::io;
 
+pub(crate) use de::{small_int, SmallInt};
 pub use de::{Deserializer, DEFAULT_MAX_DEPTH};
 pub use ser::{Compound, Serializer};
 

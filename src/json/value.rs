@@ -5,6 +5,7 @@
 //! path, which writes the same bytes and says what is wrong, with the path.
 
 use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Formatter};
 
 use super::ser::write_str;
 use super::Serializer;
@@ -58,7 +59,7 @@ fn write(out: &mut Vec<u8>, v: &Value, ty: &Type, depth: usize) -> Fast<()> {
         }
         (Value::List(vs), Type::List(t)) => write_seq(out, vs.iter(), |_| Some(&**t), depth),
         (Value::Set(vs), Type::Set(t)) => {
-            if !plain(t) {
+            if !t.is_plain() {
                 return Err(Bail);
             }
             write_seq(
@@ -145,43 +146,10 @@ fn write_object(out: &mut Vec<u8>, m: &Map, o: &ObjectType, depth: usize) -> Fas
 /// A number as the general path writes it (exact text, or the shortest text of a float64).
 fn write_number(out: &mut Vec<u8>, n: &crate::number::Number) -> Fast<()> {
     if let Some(i) = n.to_i64() {
-        out.extend_from_slice(itoa(i, &mut [0u8; 20]));
-        return Ok(());
+        return CompactFormatter.write_i64(out, i).map_err(|_| Bail);
     }
     let mut ser = Serializer::with_buffer(std::mem::take(out));
     let r = n.serialize(&mut ser);
     *out = ser.into_inner();
     r.map_err(Bail::from)
-}
-
-/// The decimal digits of `i`.
-fn itoa(i: i64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut n = i.unsigned_abs();
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    if i < 0 {
-        // 20 digits hold u64::MAX; an i64 has at most 19 and a sign.
-        at -= 1;
-        buf[at] = b'-';
-    }
-    &buf[at..]
-}
-
-/// A type with no `dynamic` and no optional attributes in it: its values are written as
-/// they are (a set of them sorts as written).
-fn plain(ty: &Type) -> bool {
-    match ty {
-        Type::Dynamic => false,
-        Type::String | Type::Number | Type::Bool => true,
-        Type::List(t) | Type::Set(t) | Type::Map(t) => plain(t),
-        Type::Object(o) => o.optional().is_empty() && o.attributes().values().all(plain),
-        Type::Tuple(ts) => ts.iter().all(plain),
-    }
 }

@@ -454,18 +454,6 @@ impl<'a> ser::Serializer for &'a mut Serializer {
     }
 }
 
-/// Whether field name `a` comes strictly before `b` (bytewise). Names are short and
-/// differ early: compared inline, without a call to `memcmp`.
-#[inline]
-fn name_before(a: &[u8], b: &[u8]) -> bool {
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
-            return x < y;
-        }
-    }
-    a.len() < b.len()
-}
-
 /// The state of an array, map or struct being written.
 #[doc(hidden)]
 pub struct Compound<'a> {
@@ -611,7 +599,7 @@ impl ser::SerializeStruct for Compound<'_> {
         self.bump()?;
         if self.sorted {
             if let Some(prev) = self.prev_field {
-                if !name_before(prev.as_bytes(), key.as_bytes()) {
+                if bytes_cmp(prev.as_bytes(), key.as_bytes()) != std::cmp::Ordering::Less {
                     self.sorted = false;
                 }
             }

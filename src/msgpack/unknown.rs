@@ -14,7 +14,7 @@ use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::unknown::{LOWER, MAX_LENGTH, MAX_REFINEMENT_PAYLOAD, MIN_LENGTH, NULL, PREFIX, UPPER};
 
 /// The plain unknown: extension 0 with one ignored byte of payload, as go-cty writes it.
-pub(crate) const PLAIN_UNKNOWN: [u8; 3] = [0xd4, 0x00, 0x00];
+const PLAIN_UNKNOWN: [u8; 3] = [0xd4, 0x00, 0x00];
 
 /// The wire key of a refinement entry.
 fn wire_key(name: &str) -> Option<u8> {

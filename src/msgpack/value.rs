@@ -96,18 +96,12 @@ fn write(out: &mut Vec<u8>, v: &Value, ty: &Type, depth: usize) -> Fast<()> {
             Ok(())
         }
         (Value::Unknown(r), ty) => {
-            let kind = RefineKind::of(ty);
-            r.validate()?;
-            if let Some(n) = r.collapsed_number(kind) {
-                write_number(out, n);
-            } else if r.restricted_to(kind).is_empty() {
-                out.extend_from_slice(&super::unknown::PLAIN_UNKNOWN);
-            } else {
-                let mut ser = Serializer::with_buffer(std::mem::take(out));
-                serialize_unknown(r, kind, &mut ser)?;
-                *out = ser.into_inner();
-            }
-            Ok(())
+            // The model decides what is written (a pinned number, the refinements that
+            // apply); the serializer writes it.
+            let mut ser = Serializer::with_buffer(std::mem::take(out));
+            let res = serialize_unknown(r, RefineKind::of(ty), &mut ser);
+            *out = ser.into_inner();
+            res.map_err(Bail::from)
         }
         (Value::Bool(b), Type::Bool) => {
             out.push(if *b { 0xc3 } else { 0xc2 });
@@ -129,7 +123,7 @@ fn write(out: &mut Vec<u8>, v: &Value, ty: &Type, depth: usize) -> Fast<()> {
             Ok(())
         }
         (Value::Set(vs), Type::Set(t)) => {
-            if !plain(t) {
+            if !t.is_plain() {
                 return Err(Bail);
             }
             let elems = sorted_refs(vs, true);
@@ -192,18 +186,6 @@ fn write_object(out: &mut Vec<u8>, m: &Map, o: &ObjectType, depth: usize) -> Fas
 
 fn len32(n: usize) -> Fast<u32> {
     u32::try_from(n).map_err(|_| Bail)
-}
-
-/// A type with no `dynamic` and no optional attributes in it: its values are written as
-/// they are (a set of them sorts as written).
-fn plain(ty: &Type) -> bool {
-    match ty {
-        Type::Dynamic => false,
-        Type::String | Type::Number | Type::Bool => true,
-        Type::List(t) | Type::Set(t) | Type::Map(t) => plain(t),
-        Type::Object(o) => o.optional().is_empty() && o.attributes().values().all(plain),
-        Type::Tuple(ts) => ts.iter().all(plain),
-    }
 }
 
 // ---------------------------------------------------------------------------------------
