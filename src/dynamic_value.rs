@@ -135,6 +135,34 @@ impl DynamicValue {
         }
     }
 
+    /// Checks the value against `ty` without building it, as a server checks what it
+    /// receives before a typed decode: [`msgpack::validate`](crate::msgpack::validate) on
+    /// the MessagePack, a decode of the JSON otherwise. An empty value (neither) is null,
+    /// as for [`DynamicValue::decode_value`]; tell it apart with
+    /// [`DynamicValue::is_empty`] where a value is required.
+    ///
+    /// ```
+    /// use tfvalue::{DynamicValue, Type};
+    ///
+    /// let dv = DynamicValue::from_msgpack(b"\x91\xd4\x00\x00".to_vec());
+    /// let checked = dv.validate(&Type::List(Box::new(Type::String)))?;
+    /// assert!(!checked.is_wholly_known());
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`DynamicValue::decode_value`].
+    pub fn validate(&self, ty: &Type) -> Result<crate::msgpack::Validated> {
+        if !self.msgpack.is_empty() {
+            crate::msgpack::validate(&self.msgpack, ty)
+        } else if !self.json.is_empty() {
+            Value::from_json(&self.json, ty).map(|v| crate::msgpack::Validated::of(&v))
+        } else {
+            Ok(crate::msgpack::Validated::default())
+        }
+    }
+
     /// Encodes `value` as MessagePack.
     ///
     /// # Errors

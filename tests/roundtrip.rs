@@ -293,7 +293,8 @@ proptest! {
         for input in [&bytes, &changed, &bytes[..i].to_vec()] {
             let fast = Value::from_msgpack(input, &ty).map_err(|e| e.to_string());
             let general = from_msgpack_general(input, &ty).map_err(|e| e.to_string());
-            prop_assert_eq!(fast, general);
+            prop_assert_eq!(&fast, &general);
+            prop_assert_eq!(validated(input, &ty), general.map(|v| summary(&v)));
         }
     }
 
@@ -301,6 +302,23 @@ proptest! {
     fn fast_and_general_decoders_agree_on_any_bytes(bytes in vec(any::<u8>(), 0..64), ty in arb_type(false, true)) {
         let fast = Value::from_msgpack(&bytes, &ty).map_err(|e| e.to_string());
         let general = tfvalue::msgpack::from_msgpack_general(&bytes, &ty).map_err(|e| e.to_string());
-        prop_assert_eq!(fast, general);
+        prop_assert_eq!(&fast, &general);
+        prop_assert_eq!(validated(&bytes, &ty), general.map(|v| summary(&v)));
     }
+}
+
+/// What `msgpack::validate` says of `bytes`: (wholly known, refined), or the error.
+#[cfg(feature = "conformance")]
+fn validated(bytes: &[u8], ty: &Type) -> Result<(bool, bool), String> {
+    tfvalue::msgpack::validate(bytes, ty)
+        .map(|v| (v.is_wholly_known(), v.has_refinements()))
+        .map_err(|e| e.to_string())
+}
+
+/// The same facts, read off a decoded value.
+#[cfg(feature = "conformance")]
+fn summary(v: &Value) -> (bool, bool) {
+    let mut refined = false;
+    v.walk(&mut |_, v| refined |= v.as_unknown().is_some_and(|r| !r.is_empty()));
+    (v.is_wholly_known(), refined)
 }

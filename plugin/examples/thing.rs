@@ -52,9 +52,10 @@ struct Server {
     /// Assigned by the cloud.
     #[tfvalue(computed)]
     id: Unknown<Option<String>>,
-    /// The server's name; changing it replaces the server.
+    /// The server's name; changing it replaces the server. `Unknown`: a configuration
+    /// may set it from a reference or a variable, unknown until then.
     #[tfvalue(required)]
-    name: String,
+    name: Unknown<String>,
     /// Number of CPUs (default 1).
     #[tfvalue(optional, computed)]
     size: Unknown<Option<u32>>,
@@ -150,7 +151,7 @@ impl Thing {
             })
             .upgrade_from(|old: ServerV1| Server {
                 id: Unknown::Known(old.id),
-                name: old.name,
+                name: Unknown::Known(old.name),
                 size: Unknown::Known(old.size),
                 tags: old.tags,
                 ip_address: Unknown::Known(old.ip_address),
@@ -240,7 +241,9 @@ impl Thing {
     fn fetch<M: serde::de::DeserializeOwned>(&self, id: &str) -> Result<Option<M>, Diagnostic> {
         let _g = self.db.lock().map_err(|e| diag("database lock", e))?;
         match self.load().get(id) {
+            // Not there, or reserved by an apply still running.
             None => Ok(None),
+            Some((_, v)) if v.is_null() => Ok(None),
             Some((_, v)) => {
                 let bytes = serde_json::to_vec(v).map_err(|e| diag("database record", e))?;
                 Ok(Some(tfvalue::json::from_slice(&bytes)?))
@@ -255,14 +258,19 @@ impl Thing {
         self.save(&db)
     }
 
-    /// A fresh id such as `srv-3`, and its number.
-    fn next_id(&self, prefix: &str) -> (String, u32) {
-        let db = self.load();
+    /// A fresh id such as `srv-3`, and its number, reserved in the database at once so
+    /// that applies running in parallel never get the same one.
+    fn next_id(&self, prefix: &str, type_name: &str) -> Result<(String, u32), Diagnostic> {
+        let _g = self.db.lock().map_err(|e| diag("database lock", e))?;
+        let mut db = self.load();
         let mut n = db.len() as u32 + 1;
         while db.contains_key(&format!("{prefix}-{n}")) {
             n += 1;
         }
-        (format!("{prefix}-{n}"), n)
+        let id = format!("{prefix}-{n}");
+        db.insert(id.clone(), (type_name.to_owned(), serde_json::Value::Null));
+        self.save(&db)?;
+        Ok((id, n))
     }
 
     fn plan_server(
@@ -318,7 +326,7 @@ impl Thing {
             ));
         };
         if planned.id.is_unknown() {
-            let (id, n) = self.next_id("srv");
+            let (id, n) = self.next_id("srv", "thing_server")?;
             planned.id = Unknown::Known(Some(id));
             let ip = if std::env::var("THING_BREAK_PROMISE").as_deref() == Ok("1") {
                 format!("192.168.0.{n}")
@@ -358,7 +366,7 @@ impl Thing {
                 .at(AttributePath::new().attr("server_id")));
         }
         if planned.id.is_unknown() {
-            planned.id = Unknown::Known(Some(self.next_id("vol").0));
+            planned.id = Unknown::Known(Some(self.next_id("vol", "thing_volume")?.0));
         }
         if let Unknown::Known(Some(id)) = &planned.id {
             self.store("thing_volume", id, &planned)?;
@@ -412,7 +420,7 @@ impl Provider for Thing {
             return Vec::new();
         }
         match self.decode::<Server>(&req.config, &self.server_schema()) {
-            Ok(Some(s)) if s.name.is_empty() => {
+            Ok(Some(s)) if s.name.known().is_some_and(String::is_empty) => {
                 vec![Diagnostic::error("name must not be empty")
                     .at(AttributePath::new().attr("name"))]
             }

@@ -71,23 +71,33 @@ impl Schemas {
     }
 }
 
-/// What every request carries besides its own fields: whether Terraform asked the provider
-/// to stop.
+/// What every request carries besides its own fields: whether the provider should stop
+/// working on it.
 ///
-/// The server also cancels a handler when `StopProvider` arrives (its future is dropped
-/// and Terraform receives an error diagnostic); a handler that runs blocking work can poll
-/// [`Context::is_stopped`] or await [`Context::stopped`] to stop sooner.
+/// As in go-plugin providers (whose request contexts are cancelled), a request is
+/// stopped when Terraform calls `StopProvider` while it runs (Ctrl-C), or when its client
+/// goes away. The server never drops a handler half-way: it runs to its end, and what it
+/// returns is what Terraform receives, so an apply that created an object can report
+/// it. A handler that waits on slow work should watch [`Context::stopped`] (or poll
+/// [`Context::is_stopped`]) and return early, with an error diagnostic or with what it
+/// has done so far. Requests that arrive after `StopProvider` start with a fresh context.
 #[derive(Clone, Debug)]
 pub struct Context {
     stop: tokio::sync::watch::Receiver<bool>,
+    // The request's own cancellation: its client went away.
+    cancel: Option<tokio::sync::watch::Receiver<bool>>,
     // A detached context owns its sender, so that `stopped` never resolves.
     _detached: Option<Arc<tokio::sync::watch::Sender<bool>>>,
 }
 
 impl Context {
-    pub(crate) fn new(stop: tokio::sync::watch::Receiver<bool>) -> Self {
+    pub(crate) fn for_request(
+        stop: tokio::sync::watch::Receiver<bool>,
+        cancel: tokio::sync::watch::Receiver<bool>,
+    ) -> Self {
         Context {
             stop,
+            cancel: Some(cancel),
             _detached: None,
         }
     }
@@ -101,20 +111,36 @@ impl Context {
         let (tx, rx) = tokio::sync::watch::channel(false);
         Context {
             stop: rx,
+            cancel: None,
             _detached: Some(Arc::new(tx)),
         }
     }
 
-    /// Whether Terraform has called `StopProvider`.
+    /// Whether Terraform has asked the provider to stop (`StopProvider`) since this
+    /// request arrived, or its client went away.
     pub fn is_stopped(&self) -> bool {
-        *self.stop.borrow()
+        *self.stop.borrow() || self.cancel.as_ref().is_some_and(|c| *c.borrow())
     }
 
-    /// Resolves once Terraform calls `StopProvider`.
+    /// Resolves once the request is stopped (see [`Context::is_stopped`]).
     pub async fn stopped(&self) {
-        let mut rx = self.stop.clone();
         // An error means the server is gone, which also means stop.
-        let _ = rx.wait_for(|stopped| *stopped).await;
+        let mut stop = self.stop.clone();
+        let stop = async move {
+            let _ = stop.wait_for(|stopped| *stopped).await;
+        };
+        match self.cancel.clone() {
+            None => stop.await,
+            Some(mut cancel) => {
+                let cancel = async move {
+                    let _ = cancel.wait_for(|c| *c).await;
+                };
+                tokio::select! {
+                    () = stop => {}
+                    () = cancel => {}
+                }
+            }
+        }
     }
 }
 

@@ -339,11 +339,138 @@ resource "thing_server" "ancient" {
         "{out}"
     );
     assert!(
-        out.contains("refined prefix \"10.0.\" at ip_address"),
+        out.contains("breaks its plan at `ip_address`")
+            && out.contains("the refined prefix \"10.0.\""),
         "{out}"
     );
     std::fs::write(dir.join("main.tf"), config(env.protocol, body)).unwrap();
     env.step(&dir, &["destroy", "-auto-approve"], 0);
+}
+
+/// The ids of the servers in the state, by resource address.
+fn server_ids(show: &serde_json::Value) -> std::collections::BTreeMap<String, String> {
+    show["values"]["root_module"]["resources"]
+        .as_array()
+        .map(|rs| {
+            rs.iter()
+                .filter(|r| r["type"] == "thing_server")
+                .map(|r| {
+                    (
+                        r["address"].as_str().unwrap().to_owned(),
+                        r["values"]["id"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The ids the provider's database holds.
+fn db_ids(dir: &Path) -> std::collections::BTreeSet<String> {
+    let db: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("db.json")).unwrap()).unwrap();
+    db.as_object().unwrap().keys().cloned().collect()
+}
+
+/// Replacement after a plan with refined unknowns (`id` not null, `ip_address` with a
+/// prefix), in every way Terraform replaces: `-replace`, `taint`, a change of an attribute
+/// that requires replacement, and `create_before_destroy`; with several instances applied
+/// at Terraform's default parallelism (10).
+fn replace_scenario(env: &Env) {
+    let dir = env.dir("replace");
+    let body = |name: &str, cbd: &str| {
+        format!(
+            r#"
+variable "n" {{
+  type    = string
+  default = "{name}"
+}}
+
+resource "thing_server" "r" {{
+  count = 3
+  name  = "${{var.n}}-${{count.index}}"
+  disk {{ size_gb = 1 }}
+}}
+
+resource "thing_server" "cbd" {{
+  name = "{cbd}"
+  disk {{ size_gb = 2 }}
+  lifecycle {{
+    create_before_destroy = true
+  }}
+}}
+"#
+        )
+    };
+    std::fs::write(
+        dir.join("main.tf"),
+        config(env.protocol, &body("web", "cbd")),
+    )
+    .unwrap();
+    env.step(&dir, &["init"], 0);
+    env.step(&dir, &["validate"], 0);
+    env.step(&dir, &["apply", "-auto-approve"], 0);
+    let ids = server_ids(&env.show(&dir));
+    assert_eq!(ids.len(), 4, "{ids:?}");
+    let distinct: std::collections::BTreeSet<_> = ids.values().cloned().collect();
+    assert_eq!(distinct.len(), 4, "ids handed out twice: {ids:?}");
+    assert_eq!(db_ids(&dir), distinct);
+    env.step(&dir, &["plan", "-detailed-exitcode"], 0);
+
+    // Each way of replacing one instance: a new object, the old one gone, no error.
+    let replaced = |how: &str, address: &str, ids: &std::collections::BTreeMap<String, String>| {
+        let after = server_ids(&env.show(&dir));
+        assert_ne!(
+            after[address], ids[address],
+            "{how}: {address} was not replaced"
+        );
+        let db = db_ids(&dir);
+        assert!(
+            db.contains(&after[address]),
+            "{how}: the new object is missing"
+        );
+        assert!(!db.contains(&ids[address]), "{how}: the old object is left");
+        env.step(&dir, &["plan", "-detailed-exitcode"], 0);
+        after
+    };
+    env.step(
+        &dir,
+        &["apply", "-auto-approve", "-replace=thing_server.r[0]"],
+        0,
+    );
+    let ids = replaced("-replace", "thing_server.r[0]", &ids);
+    env.step(&dir, &["taint", "thing_server.r[1]"], 0);
+    env.step(&dir, &["apply", "-auto-approve"], 0);
+    let ids = replaced("taint", "thing_server.r[1]", &ids);
+
+    // `name` requires replacement: every instance of `r` at once, in parallel.
+    env.step(&dir, &["apply", "-auto-approve", "-var", "n=api"], 0);
+    std::fs::write(
+        dir.join("main.tf"),
+        config(env.protocol, &body("api", "cbd")),
+    )
+    .unwrap();
+    let after = server_ids(&env.show(&dir));
+    for i in 0..3 {
+        let a = format!("thing_server.r[{i}]");
+        assert_ne!(after[&a], ids[&a], "requires_replace: {a} was not replaced");
+    }
+    assert_eq!(after["thing_server.cbd"], ids["thing_server.cbd"]);
+    assert_eq!(db_ids(&dir), after.values().cloned().collect());
+    env.step(&dir, &["plan", "-detailed-exitcode"], 0);
+
+    // create_before_destroy: the new object exists before the old one goes.
+    std::fs::write(
+        dir.join("main.tf"),
+        config(env.protocol, &body("api", "cbd2")),
+    )
+    .unwrap();
+    env.step(&dir, &["apply", "-auto-approve"], 0);
+    let ids = replaced("create_before_destroy", "thing_server.cbd", &after);
+    assert_eq!(db_ids(&dir), ids.values().cloned().collect());
+
+    env.step(&dir, &["destroy", "-auto-approve"], 0);
+    assert!(db_ids(&dir).is_empty(), "objects left after destroy");
 }
 
 fn unhex(s: &str) -> Vec<u8> {
@@ -395,32 +522,40 @@ fn check_value_log(env: &Env) -> usize {
     checked
 }
 
-/// The example provider: `cargo test` builds the package's examples before running its
-/// tests, next to the test binaries; when it is missing (a test target built on its
-/// own), it is built here.
+/// The example provider, built (or found up to date) by cargo next to the test binaries:
+/// `cargo test --test terraform` alone does not build examples, and a binary left from an
+/// earlier build may be stale.
 fn provider_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let path = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/thing");
-    if !path.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "tfvalue-plugin",
-                "--example",
-                "thing",
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success(), "building the example provider failed");
-    }
-    path
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let path = exe
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("examples/thing");
+            let status = Command::new(env!("CARGO"))
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "tfvalue-plugin",
+                    "--example",
+                    "thing",
+                ])
+                .status()
+                .unwrap();
+            assert!(status.success(), "building the example provider failed");
+            assert!(
+                path.exists(),
+                "{} is missing after the build",
+                path.display()
+            );
+            path
+        })
+        .clone()
 }
 
 #[test]
@@ -434,6 +569,7 @@ fn terraform_end_to_end() {
     for protocol in [5, 6] {
         let env = Env::new(PathBuf::from(&terraform), &provider, protocol);
         main_scenario(&env);
+        replace_scenario(&env);
         upgrade_scenario(&env);
         check_value_log(&env);
         let _ = std::fs::remove_dir_all(&env.root);

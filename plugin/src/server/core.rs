@@ -1,17 +1,17 @@
 //! What the server does around every handler, whichever major carried the request:
-//! decode checks, value logging, panic capture, cancellation on stop, and the apply check
-//! against the plan (refinements included).
+//! the checks of what Terraform sends (each value once, without building it), the
+//! schema's own validators, value logging, panic capture, the stop signal, and the checks
+//! of what the provider answers (the apply check against the plan, refinements included).
 
-use std::any::Any;
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::hash::Hasher;
 use std::io::Write;
-use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use futures_util::FutureExt;
+use tfvalue::msgpack::Validated;
 use tfvalue::schema::Schema;
-use tfvalue::{DynamicValue, Type, Value};
+use tfvalue::{AttributePath, DynamicValue, Type, Value};
 use tokio::sync::watch;
 
 use crate::diagnostic::{has_errors, Diagnostic};
@@ -22,20 +22,69 @@ use crate::provider::*;
 /// was decoded with (type JSON) and the `msgpack` bytes in hex.
 pub const VALUE_LOG_ENV: &str = "TFVALUE_PLUGIN_VALUE_LOG";
 
-/// The prefix of planned private data that carries the plan itself.
-const PLAN_MAGIC: &[u8] = b"tfvalue-plugin/plan/1\n";
+/// The prefix of planned private data that carries the plan itself (version 2: with the
+/// digest of the plan as Terraform sends it back, which binds it to that plan).
+const PLAN_MAGIC: &[u8] = b"tfvalue-plugin/plan/2\n";
+/// The prefix of version 1, from before the digest; its kept plan is never used.
+const PLAN_MAGIC_V1: &[u8] = b"tfvalue-plugin/plan/1\n";
+
+/// A schema and the type it implies, computed once.
+struct Entry {
+    schema: Arc<Schema>,
+    ty: Type,
+}
+
+impl Entry {
+    fn new(schema: &Schema) -> Entry {
+        Entry {
+            ty: schema.implied_type(),
+            schema: Arc::new(schema.clone()),
+        }
+    }
+}
 
 pub(crate) struct Core<P> {
     pub(crate) provider: Arc<P>,
     pub(crate) schemas: Schemas,
-    resources: BTreeMap<String, (Arc<Schema>, Type)>,
-    data_sources: BTreeMap<String, Type>,
-    provider_type: Type,
-    stop: watch::Sender<bool>,
+    resources: BTreeMap<String, Entry>,
+    data_sources: BTreeMap<String, Entry>,
+    provider_entry: Entry,
+    meta_type: Option<Type>,
+    /// The stop signal of the requests that arrive now; `StopProvider` fires it and puts
+    /// a fresh one in its place, as go-plugin servers do with their stop channel.
+    stop: Mutex<watch::Sender<bool>>,
     log: Option<Mutex<std::fs::File>>,
 }
 
-fn panic_message(p: &(dyn Any + Send)) -> String {
+/// Whether a value may hold unknowns where it comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Known {
+    /// Configurations and plans: unknowns are the point.
+    Maybe,
+    /// Stored state, an apply's configuration, a data source's configuration: Terraform
+    /// never sends unknowns there.
+    Wholly,
+}
+
+/// Fires the cancellation of one request when dropped before [`Cancel::disarm`]: the
+/// client went away (or the call was cancelled) while its handler still runs.
+struct Cancel(Option<watch::Sender<bool>>);
+
+impl Cancel {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        if let Some(tx) = self.0.take() {
+            tx.send_replace(true);
+        }
+    }
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = p.downcast_ref::<String>() {
@@ -54,20 +103,28 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
+/// Where a value sits: an RPC and one of its fields.
+#[derive(Clone, Copy)]
+struct Field {
+    rpc: &'static str,
+    name: &'static str,
+}
+
 impl<P: Provider> Core<P> {
     pub(crate) fn new(provider: P) -> Self {
         let schemas = provider.schemas();
         let resources = schemas
             .resources
             .iter()
-            .map(|(k, s)| (k.clone(), (Arc::new(s.clone()), s.implied_type())))
+            .map(|(k, s)| (k.clone(), Entry::new(s)))
             .collect();
         let data_sources = schemas
             .data_sources
             .iter()
-            .map(|(k, s)| (k.clone(), s.implied_type()))
+            .map(|(k, s)| (k.clone(), Entry::new(s)))
             .collect();
-        let provider_type = schemas.provider.implied_type();
+        let provider_entry = Entry::new(&schemas.provider);
+        let meta_type = schemas.provider_meta.as_ref().map(Schema::implied_type);
         let log = std::env::var_os(VALUE_LOG_ENV).and_then(|path| {
             std::fs::OpenOptions::new()
                 .create(true)
@@ -81,33 +138,42 @@ impl<P: Provider> Core<P> {
             schemas,
             resources,
             data_sources,
-            provider_type,
-            stop: watch::channel(false).0,
+            provider_entry,
+            meta_type,
+            stop: Mutex::new(watch::channel(false).0),
             log,
         }
     }
 
-    pub(crate) fn ctx(&self) -> Context {
-        Context::new(self.stop.subscribe())
+    /// The context of a request arriving now, and the guard that cancels it if the
+    /// request is dropped before its handler ends.
+    fn request_ctx(&self) -> (Context, Cancel) {
+        let stop = self
+            .stop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .subscribe();
+        let (tx, rx) = watch::channel(false);
+        (Context::for_request(stop, rx), Cancel(Some(tx)))
     }
 
     pub(crate) fn resource_type(&self, name: &str) -> Option<&Type> {
-        self.resources.get(name).map(|(_, t)| t)
+        self.resources.get(name).map(|e| &e.ty)
     }
 
     pub(crate) fn data_source_type(&self, name: &str) -> Option<&Type> {
-        self.data_sources.get(name)
+        self.data_sources.get(name).map(|e| &e.ty)
     }
 
     pub(crate) fn provider_type(&self) -> &Type {
-        &self.provider_type
+        &self.provider_entry.ty
     }
 
-    fn log_value(&self, rpc: &str, field: &str, dv: &DynamicValue, ty: &Type) {
+    fn log_value(&self, field: Field, dv: &DynamicValue, ty: &Type) {
         let Some(log) = &self.log else { return };
         let line = serde_json::json!({
-            "rpc": rpc,
-            "field": field,
+            "rpc": field.rpc,
+            "field": field.name,
             "type": ty,
             "msgpack": hex(&dv.msgpack),
             "json": String::from_utf8_lossy(&dv.json),
@@ -117,43 +183,123 @@ impl<P: Provider> Core<P> {
         }
     }
 
-    /// Logs and decodes a value Terraform sent; a value that does not decode with its
-    /// type is an error diagnostic at the attribute where decoding failed.
+    /// Checks a value Terraform sent, without building it: present (null is MessagePack
+    /// nil, never nothing), of its type, and wholly known where Terraform never sends
+    /// unknowns. A problem is an error diagnostic naming the RPC, the field and the
+    /// attribute.
     fn check_input(
         &self,
-        rpc: &str,
-        field: &str,
+        field: Field,
         dv: &DynamicValue,
         ty: &Type,
-    ) -> Result<Value, Diagnostic> {
-        self.log_value(rpc, field, dv, ty);
-        dv.decode_value(ty).map_err(|e| {
+        known: Known,
+    ) -> Result<Validated, Diagnostic> {
+        self.log_value(field, dv, ty);
+        let Field { rpc, name } = field;
+        if dv.is_empty() {
+            return Err(
+                Diagnostic::error(format!("{rpc}: `{name}` is empty")).with_detail(format!(
+                    "Terraform sends a value in `{name}`, a null one as MessagePack nil (c0); \
+                     a DynamicValue with neither `msgpack` nor `json` is not a value, and \
+                     the provider does not guess one."
+                )),
+            );
+        }
+        let checked = dv.validate(ty).map_err(|e| {
             Diagnostic::from_value_error(
-                format!("{rpc}: the {field} sent by Terraform does not decode"),
+                format!("{rpc}: the `{name}` sent by Terraform does not decode"),
                 &e,
             )
-        })
+        })?;
+        if known == Known::Wholly && !checked.is_wholly_known() {
+            return Err(unknown_in(
+                field,
+                dv,
+                ty,
+                "Terraform never sends unknown values there",
+            ));
+        }
+        Ok(checked)
     }
 
-    /// Runs a handler: a panic or a stop becomes an error diagnostic passed to `fail`.
-    async fn guard<T>(
+    /// `provider_meta`: checked against the provider_meta schema when the provider has
+    /// one (Terraform then always sends it); without one, Terraform sends nothing, and a
+    /// value other than null is an error.
+    fn check_meta(&self, rpc: &'static str, dv: &DynamicValue) -> Result<(), Diagnostic> {
+        let field = Field {
+            rpc,
+            name: "provider_meta",
+        };
+        match &self.meta_type {
+            Some(ty) => self.check_input(field, dv, ty, Known::Maybe).map(drop),
+            None if dv.is_empty() || dv.msgpack == [0xc0] || dv.json == b"null" => Ok(()),
+            None => Err(
+                Diagnostic::error(format!("{rpc}: unexpected `provider_meta`")).with_detail(
+                    "This provider declares no provider_meta schema, so Terraform sends no \
+                     provider_meta value; this request carries one.",
+                ),
+            ),
+        }
+    }
+
+    /// Checks a value the provider answers with: of its type (and wholly known where
+    /// Terraform requires it). An empty value is written as nil, which is how Terraform
+    /// reads it.
+    fn check_output(
+        what: &str,
+        dv: &mut DynamicValue,
+        ty: &Type,
+        known: Known,
+    ) -> Result<Validated, Diagnostic> {
+        if dv.is_empty() {
+            dv.msgpack.push(0xc0);
+        }
+        let checked = dv.validate(ty).map_err(|e| {
+            Diagnostic::from_value_error(
+                format!("the provider's {what} does not match its schema"),
+                &e,
+            )
+        })?;
+        if known == Known::Wholly && !checked.is_wholly_known() {
+            let path = first_unknown(dv, ty);
+            return Err(
+                Diagnostic::error(format!("the provider's {what} holds an unknown value"))
+                    .with_detail(format!(
+                        "Every value of the {what} must be known; {} is unknown. This is a bug in the provider.",
+                        describe(&path)
+                    ))
+                    .at(path),
+            );
+        }
+        Ok(checked)
+    }
+
+    /// Runs a handler to its end on its own task: a panic becomes an error diagnostic
+    /// passed to `fail`. The handler is never dropped half-way: `StopProvider` and a
+    /// client that goes away reach it through its [`Context`], and an apply that created
+    /// an object reports it.
+    async fn run<T, F>(
         &self,
         rpc: &str,
-        fut: impl Future<Output = T>,
+        cancel: Cancel,
+        fut: F,
         fail: impl FnOnce(Diagnostic) -> T,
-    ) -> T {
-        let mut stop = self.stop.subscribe();
-        tokio::select! {
-            r = AssertUnwindSafe(fut).catch_unwind() => match r {
-                Ok(v) => v,
-                Err(p) => fail(
-                    Diagnostic::error("the provider panicked")
-                        .with_detail(format!("{rpc}: {}", panic_message(&*p))),
-                ),
-            },
-            _ = stop.wait_for(|s| *s) => fail(
+    ) -> T
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let result = tokio::spawn(fut).await;
+        cancel.disarm();
+        match result {
+            Ok(v) => v,
+            Err(e) if e.is_panic() => fail(
+                Diagnostic::error("the provider panicked")
+                    .with_detail(format!("{rpc}: {}", panic_message(&*e.into_panic()))),
+            ),
+            Err(_) => fail(
                 Diagnostic::error("the operation was cancelled")
-                    .with_detail(format!("{rpc}: Terraform asked the provider to stop")),
+                    .with_detail(format!("{rpc}: the server is shutting down")),
             ),
         }
     }
@@ -163,19 +309,56 @@ impl<P: Provider> Core<P> {
             .with_detail(format!("This provider has no {kind} type `{name}`."))
     }
 
+    /// The schema's own checks of a configuration (required attributes, block counts,
+    /// validators, computed-only attributes left null), before the provider's handler.
+    fn schema_checks(field: Field, config: &DynamicValue, entry: &Entry) -> Vec<Diagnostic> {
+        let value = match config.decode_value(&entry.ty) {
+            Ok(v) => v,
+            Err(e) => {
+                return vec![Diagnostic::from_value_error(
+                    format!(
+                        "{}: the `{}` sent by Terraform does not decode",
+                        field.rpc, field.name
+                    ),
+                    &e,
+                )]
+            }
+        };
+        entry
+            .schema
+            .block
+            .validate_config(&value)
+            .iter()
+            .map(|d| Diagnostic::from(d.clone()))
+            .collect()
+    }
+
     pub(crate) async fn validate_provider_config(&self, config: DynamicValue) -> Vec<Diagnostic> {
         const RPC: &str = "ValidateProviderConfig";
-        if let Err(d) = self.check_input(RPC, "config", &config, &self.provider_type) {
+        let field = Field {
+            rpc: RPC,
+            name: "config",
+        };
+        if let Err(d) = self.check_input(field, &config, &self.provider_entry.ty, Known::Maybe) {
             return vec![d];
         }
-        let req = ValidateProviderConfigRequest {
-            config,
-            ctx: self.ctx(),
-        };
-        self.guard(RPC, self.provider.validate_provider_config(req), |d| {
-            vec![d]
-        })
-        .await
+        let mut diags = Self::schema_checks(field, &config, &self.provider_entry);
+        if has_errors(&diags) {
+            return diags;
+        }
+        let (ctx, cancel) = self.request_ctx();
+        let req = ValidateProviderConfigRequest { config, ctx };
+        let p = self.provider.clone();
+        diags.extend(
+            self.run(
+                RPC,
+                cancel,
+                async move { p.validate_provider_config(req).await },
+                |d| vec![d],
+            )
+            .await,
+        );
+        diags
     }
 
     pub(crate) async fn validate_config(
@@ -184,39 +367,57 @@ impl<P: Provider> Core<P> {
         type_name: String,
         config: DynamicValue,
     ) -> Vec<Diagnostic> {
-        let (rpc, ty) = if data {
+        let (rpc, entry) = if data {
             (
                 "ValidateDataResourceConfig",
-                self.data_source_type(&type_name),
+                self.data_sources.get(&type_name),
             )
         } else {
-            ("ValidateResourceConfig", self.resource_type(&type_name))
+            ("ValidateResourceConfig", self.resources.get(&type_name))
         };
-        let Some(ty) = ty else {
+        let Some(entry) = entry else {
             return vec![Self::unknown_type(
                 if data { "data source" } else { "resource" },
                 &type_name,
             )];
         };
-        if let Err(d) = self.check_input(rpc, "config", &config, ty) {
+        let field = Field {
+            rpc,
+            name: "config",
+        };
+        if let Err(d) = self.check_input(field, &config, &entry.ty, Known::Maybe) {
             return vec![d];
         }
+        let mut diags = Self::schema_checks(field, &config, entry);
+        if has_errors(&diags) {
+            return diags;
+        }
+        let (ctx, cancel) = self.request_ctx();
         let req = ValidateConfigRequest {
             type_name,
             config,
-            ctx: self.ctx(),
+            ctx,
         };
-        if data {
-            self.guard(rpc, self.provider.validate_data_resource_config(req), |d| {
-                vec![d]
-            })
+        let p = self.provider.clone();
+        let found = if data {
+            self.run(
+                rpc,
+                cancel,
+                async move { p.validate_data_resource_config(req).await },
+                |d| vec![d],
+            )
             .await
         } else {
-            self.guard(rpc, self.provider.validate_resource_config(req), |d| {
-                vec![d]
-            })
+            self.run(
+                rpc,
+                cancel,
+                async move { p.validate_resource_config(req).await },
+                |d| vec![d],
+            )
             .await
-        }
+        };
+        diags.extend(found);
+        diags
     }
 
     pub(crate) async fn configure(
@@ -225,16 +426,27 @@ impl<P: Provider> Core<P> {
         config: DynamicValue,
     ) -> Vec<Diagnostic> {
         const RPC: &str = "ConfigureProvider";
-        if let Err(d) = self.check_input(RPC, "config", &config, &self.provider_type) {
+        let field = Field {
+            rpc: RPC,
+            name: "config",
+        };
+        if let Err(d) = self.check_input(field, &config, &self.provider_entry.ty, Known::Maybe) {
             return vec![d];
         }
+        let (ctx, cancel) = self.request_ctx();
         let req = ConfigureProviderRequest {
             terraform_version,
             config,
-            ctx: self.ctx(),
+            ctx,
         };
-        self.guard(RPC, self.provider.configure_provider(req), |d| vec![d])
-            .await
+        let p = self.provider.clone();
+        self.run(
+            RPC,
+            cancel,
+            async move { p.configure_provider(req).await },
+            |d| vec![d],
+        )
+        .await
     }
 
     pub(crate) async fn upgrade(
@@ -244,29 +456,36 @@ impl<P: Provider> Core<P> {
         raw_state: tfvalue::codec::RawState,
     ) -> UpgradeResourceStateResponse {
         const RPC: &str = "UpgradeResourceState";
-        let Some((schema, ty)) = self.resources.get(&type_name) else {
+        let Some(entry) = self.resources.get(&type_name) else {
             return UpgradeResourceStateResponse::from_diagnostics(vec![Self::unknown_type(
                 "resource", &type_name,
             )]);
         };
+        let (ctx, cancel) = self.request_ctx();
         let req = UpgradeResourceStateRequest {
             type_name,
             version,
             raw_state,
-            schema: schema.clone(),
-            ctx: self.ctx(),
+            schema: entry.schema.clone(),
+            ctx,
         };
+        let p = self.provider.clone();
         let mut resp = self
-            .guard(RPC, self.provider.upgrade_resource_state(req), |d| {
-                UpgradeResourceStateResponse::from_diagnostics(vec![d])
-            })
+            .run(
+                RPC,
+                cancel,
+                async move { p.upgrade_resource_state(req).await },
+                |d| UpgradeResourceStateResponse::from_diagnostics(vec![d]),
+            )
             .await;
         if !has_errors(&resp.diagnostics) {
-            if let Err(e) = resp.upgraded_state.decode_value(ty) {
-                resp.diagnostics.push(Diagnostic::from_value_error(
-                    "the provider's upgraded state does not match its schema",
-                    &e,
-                ));
+            if let Err(d) = Self::check_output(
+                "upgraded state",
+                &mut resp.upgraded_state,
+                &entry.ty,
+                Known::Wholly,
+            ) {
+                resp.diagnostics.push(d);
             }
         }
         resp
@@ -280,34 +499,49 @@ impl<P: Provider> Core<P> {
         provider_meta: DynamicValue,
     ) -> ReadResourceResponse {
         const RPC: &str = "ReadResource";
-        let Some(ty) = self.resource_type(&type_name) else {
-            return ReadResourceResponse {
-                diagnostics: vec![Self::unknown_type("resource", &type_name)],
-                ..Default::default()
-            };
+        let fail = |d| ReadResourceResponse {
+            diagnostics: vec![d],
+            ..Default::default()
         };
-        if let Err(d) = self.check_input(RPC, "current_state", &current_state, ty) {
-            return ReadResourceResponse {
-                diagnostics: vec![d],
-                ..Default::default()
-            };
+        let Some(entry) = self.resources.get(&type_name) else {
+            return fail(Self::unknown_type("resource", &type_name));
+        };
+        let field = Field {
+            rpc: RPC,
+            name: "current_state",
+        };
+        if let Err(d) = self
+            .check_input(field, &current_state, &entry.ty, Known::Wholly)
+            .and_then(|_| self.check_meta(RPC, &provider_meta))
+        {
+            return fail(d);
         }
+        let (ctx, cancel) = self.request_ctx();
         let req = ReadResourceRequest {
             type_name,
             current_state,
             private,
             provider_meta,
-            ctx: self.ctx(),
+            ctx,
         };
-        self.guard(RPC, self.provider.read_resource(req), |d| {
-            ReadResourceResponse {
-                diagnostics: vec![d],
-                ..Default::default()
+        let p = self.provider.clone();
+        let mut resp = self
+            .run(RPC, cancel, async move { p.read_resource(req).await }, fail)
+            .await;
+        if !has_errors(&resp.diagnostics) {
+            if let Err(d) = Self::check_output(
+                "refreshed state",
+                &mut resp.new_state,
+                &entry.ty,
+                Known::Wholly,
+            ) {
+                resp.diagnostics.push(d);
             }
-        })
-        .await
+        }
+        resp
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn plan(
         &self,
         type_name: String,
@@ -322,18 +556,23 @@ impl<P: Provider> Core<P> {
             diagnostics: vec![d],
             ..Default::default()
         };
-        let Some(ty) = self.resource_type(&type_name) else {
+        let Some(entry) = self.resources.get(&type_name) else {
             return fail(Self::unknown_type("resource", &type_name));
         };
-        for (field, dv) in [
-            ("prior_state", &prior_state),
-            ("proposed_new_state", &proposed_new_state),
-            ("config", &config),
+        let ty = &entry.ty;
+        for (name, dv, known) in [
+            ("prior_state", &prior_state, Known::Wholly),
+            ("proposed_new_state", &proposed_new_state, Known::Maybe),
+            ("config", &config, Known::Maybe),
         ] {
-            if let Err(d) = self.check_input(RPC, field, dv, ty) {
+            if let Err(d) = self.check_input(Field { rpc: RPC, name }, dv, ty, known) {
                 return fail(d);
             }
         }
+        if let Err(d) = self.check_meta(RPC, &provider_meta) {
+            return fail(d);
+        }
+        let (ctx, cancel) = self.request_ctx();
         let req = PlanResourceChangeRequest {
             type_name,
             prior_state,
@@ -341,29 +580,36 @@ impl<P: Provider> Core<P> {
             config,
             prior_private,
             provider_meta,
-            ctx: self.ctx(),
+            ctx,
         };
+        let p = self.provider.clone();
         let mut resp = self
-            .guard(RPC, self.provider.plan_resource_change(req), fail)
+            .run(
+                RPC,
+                cancel,
+                async move { p.plan_resource_change(req).await },
+                fail,
+            )
             .await;
         if has_errors(&resp.diagnostics) {
             return resp;
         }
-        match resp.planned_state.decode_value(ty) {
-            Err(e) => resp.diagnostics.push(Diagnostic::from_value_error(
-                "the provider's planned state does not match its schema",
-                &e,
-            )),
+        match Self::check_output("planned state", &mut resp.planned_state, ty, Known::Maybe) {
+            Err(d) => resp.diagnostics.push(d),
             // Terraform before 1.6 drops refinements; keep the plan to check apply by.
-            Ok(v) if has_refinements(&v) => {
-                resp.planned_private =
-                    wrap_plan(&resp.planned_state.msgpack, &resp.planned_private);
+            Ok(checked) if checked.has_refinements() => {
+                if let Some(wrapped) =
+                    wrap_plan(&resp.planned_state.msgpack, &resp.planned_private, ty)
+                {
+                    resp.planned_private = wrapped;
+                }
             }
             Ok(_) => {}
         }
         resp
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn apply(
         &self,
         type_name: String,
@@ -378,28 +624,31 @@ impl<P: Provider> Core<P> {
             diagnostics: vec![d],
             ..Default::default()
         };
-        let Some((schema, ty)) = self.resources.get(&type_name) else {
+        let Some(entry) = self.resources.get(&type_name) else {
             return fail(Self::unknown_type("resource", &type_name));
         };
-        let mut inputs = Vec::with_capacity(3);
-        for (field, dv) in [
-            ("prior_state", &prior_state),
-            ("planned_state", &planned_state),
-            ("config", &config),
+        let ty = &entry.ty;
+        let mut planned_checked = Validated::default();
+        for (name, dv, known) in [
+            ("prior_state", &prior_state, Known::Wholly),
+            ("planned_state", &planned_state, Known::Maybe),
+            // Terraform checks that the configuration is wholly known before it applies.
+            ("config", &config, Known::Wholly),
         ] {
-            match self.check_input(RPC, field, dv, ty) {
-                Ok(v) => inputs.push(v),
+            match self.check_input(Field { rpc: RPC, name }, dv, ty, known) {
+                Ok(c) if name == "planned_state" => planned_checked = c,
+                Ok(_) => {}
                 Err(d) => return fail(d),
             }
         }
-        let (kept_plan, planned_private) = unwrap_plan(planned_private);
-        // The plan as the provider made it, refinements included, when it was kept.
-        let mut planned = inputs.swap_remove(1);
-        if let Some(bytes) = kept_plan {
-            if let Ok(v) = Value::from_msgpack(&bytes, ty) {
-                planned = v;
-            }
+        if let Err(d) = self.check_meta(RPC, &provider_meta) {
+            return fail(d);
         }
+        let (kept_plan, planned_private) = unwrap_plan(planned_private, &planned_state.msgpack);
+        // What the checks after the handler need of the request.
+        let planned_bytes = planned_state.msgpack.clone();
+        let prior_bytes = prior_state.clone();
+        let (ctx, cancel) = self.request_ctx();
         let req = ApplyResourceChangeRequest {
             type_name: type_name.clone(),
             prior_state,
@@ -407,32 +656,52 @@ impl<P: Provider> Core<P> {
             config,
             planned_private,
             provider_meta,
-            ctx: self.ctx(),
+            ctx,
         };
+        let p = self.provider.clone();
         let mut resp = self
-            .guard(RPC, self.provider.apply_resource_change(req), fail)
+            .run(
+                RPC,
+                cancel,
+                async move { p.apply_resource_change(req).await },
+                fail,
+            )
             .await;
         if has_errors(&resp.diagnostics) {
+            // Terraform reads an empty new state as null, and would forget an object
+            // that a failed update or delete left in place: a failed apply that says
+            // nothing leaves the prior state (null for a failed create).
+            if resp.new_state.is_empty() {
+                resp.new_state = prior_bytes;
+            }
             return resp;
         }
-        match resp.new_state.decode_value(ty) {
-            Err(e) => resp.diagnostics.push(Diagnostic::from_value_error(
-                "the provider's new state does not match its schema",
-                &e,
-            )),
-            Ok(new) => {
-                if !planned.is_null() {
-                    for p in schema.block.check_apply(&planned, &new).iter() {
-                        resp.diagnostics.push(
-                            Diagnostic::error("Provider produced inconsistent result after apply")
-                                .with_detail(format!(
-                                    "When applying changes to `{type_name}`, the provider produced a new state that breaks its plan: {p}. This is a bug in the provider."
-                                ))
-                                .at(p.path().clone()),
-                        );
-                    }
-                }
-            }
+        if let Err(d) = Self::check_output("new state", &mut resp.new_state, ty, Known::Wholly) {
+            resp.diagnostics.push(d);
+            return resp;
+        }
+        if planned_bytes == [0xc0] {
+            // A destroy: Terraform itself checks that the result is null.
+            return resp;
+        }
+        if kept_plan.is_none()
+            && planned_checked.is_wholly_known()
+            && resp.new_state.msgpack == planned_bytes
+        {
+            // The plan was wholly known and came true to the byte.
+            return resp;
+        }
+        let planned_source = kept_plan.as_deref().unwrap_or(&planned_bytes);
+        let (planned, new) = match (
+            Value::from_msgpack(planned_source, ty),
+            resp.new_state.decode_value(ty),
+        ) {
+            (Ok(p), Ok(n)) => (p, n),
+            // Both were checked already; a kept plan that no longer decodes is ignored.
+            _ => return resp,
+        };
+        for p in entry.schema.block.check_apply(&planned, &new).iter() {
+            resp.diagnostics.push(inconsistent_result(&type_name, p));
         }
         resp
     }
@@ -447,30 +716,33 @@ impl<P: Provider> Core<P> {
             diagnostics: vec![d],
             ..Default::default()
         };
-        if self.resource_type(&type_name).is_none() {
+        if !self.resources.contains_key(&type_name) {
             return fail(Self::unknown_type("resource", &type_name));
         }
-        let req = ImportResourceStateRequest {
-            type_name,
-            id,
-            ctx: self.ctx(),
-        };
+        let (ctx, cancel) = self.request_ctx();
+        let req = ImportResourceStateRequest { type_name, id, ctx };
+        let p = self.provider.clone();
         let mut resp = self
-            .guard(RPC, self.provider.import_resource_state(req), fail)
+            .run(
+                RPC,
+                cancel,
+                async move { p.import_resource_state(req).await },
+                fail,
+            )
             .await;
-        for r in &resp.imported_resources {
-            let Some(ty) = self.resource_type(&r.type_name) else {
-                resp.diagnostics
-                    .push(Self::unknown_type("resource", &r.type_name));
+        let mut found = Vec::new();
+        for r in &mut resp.imported_resources {
+            let Some(entry) = self.resources.get(&r.type_name) else {
+                found.push(Self::unknown_type("resource", &r.type_name));
                 continue;
             };
-            if let Err(e) = r.state.decode_value(ty) {
-                resp.diagnostics.push(Diagnostic::from_value_error(
-                    "the provider's imported state does not match its schema",
-                    &e,
-                ));
+            if let Err(d) =
+                Self::check_output("imported state", &mut r.state, &entry.ty, Known::Wholly)
+            {
+                found.push(d);
             }
         }
+        resp.diagnostics.extend(found);
         resp
     }
 
@@ -485,109 +757,240 @@ impl<P: Provider> Core<P> {
             diagnostics: vec![d],
             ..Default::default()
         };
-        let Some(ty) = self.data_source_type(&type_name) else {
+        let Some(entry) = self.data_sources.get(&type_name) else {
             return fail(Self::unknown_type("data source", &type_name));
         };
-        if let Err(d) = self.check_input(RPC, "config", &config, ty) {
+        // Terraform reads a data source whose configuration is not wholly known at apply.
+        let field = Field {
+            rpc: RPC,
+            name: "config",
+        };
+        if let Err(d) = self
+            .check_input(field, &config, &entry.ty, Known::Wholly)
+            .and_then(|_| self.check_meta(RPC, &provider_meta))
+        {
             return fail(d);
         }
+        let (ctx, cancel) = self.request_ctx();
         let req = ReadDataSourceRequest {
             type_name,
             config,
             provider_meta,
-            ctx: self.ctx(),
+            ctx,
         };
+        let p = self.provider.clone();
         let mut resp = self
-            .guard(RPC, self.provider.read_data_source(req), fail)
+            .run(
+                RPC,
+                cancel,
+                async move { p.read_data_source(req).await },
+                fail,
+            )
             .await;
         if !has_errors(&resp.diagnostics) {
-            if let Err(e) = resp.state.decode_value(ty) {
-                resp.diagnostics.push(Diagnostic::from_value_error(
-                    "the provider's data source state does not match its schema",
-                    &e,
-                ));
+            if let Err(d) = Self::check_output(
+                "data source state",
+                &mut resp.state,
+                &entry.ty,
+                Known::Wholly,
+            ) {
+                resp.diagnostics.push(d);
             }
         }
         resp
     }
 
-    /// Cancels the work in flight, then lets the provider clean up.
+    /// `StopProvider`: the requests in flight see their [`Context`] stopped (a fresh
+    /// signal serves the requests that come after), then the provider cleans up.
     pub(crate) async fn stop(&self) -> String {
-        self.stop.send_replace(true);
-        match AssertUnwindSafe(self.provider.stop_provider())
-            .catch_unwind()
-            .await
-        {
+        let fired = std::mem::replace(
+            &mut *self.stop.lock().unwrap_or_else(PoisonError::into_inner),
+            watch::channel(false).0,
+        );
+        fired.send_replace(true);
+        let p = self.provider.clone();
+        match tokio::spawn(async move { p.stop_provider().await }).await {
             Ok(Ok(())) => String::new(),
             Ok(Err(e)) => e,
-            Err(p) => format!(
+            Err(e) if e.is_panic() => format!(
                 "the provider panicked while stopping: {}",
-                panic_message(&*p)
+                panic_message(&*e.into_panic())
             ),
+            Err(_) => "the provider was stopping when the server shut down".to_owned(),
         }
     }
 }
 
-/// Whether any unknown in `v` carries refinements.
-fn has_refinements(v: &Value) -> bool {
-    let mut found = false;
-    v.walk(&mut |_, v| {
-        if v.as_unknown().is_some_and(|r| !r.is_empty()) {
-            found = true;
-        }
-    });
-    found
+/// The path of the first unknown in a value (empty if there is none or it does not
+/// decode).
+fn first_unknown(dv: &DynamicValue, ty: &Type) -> AttributePath {
+    let mut found: Option<AttributePath> = None;
+    if let Ok(v) = dv.decode_value(ty) {
+        v.walk(&mut |path, v| {
+            if found.is_none() && v.is_unknown() {
+                found = Some(path.clone());
+            }
+        });
+    }
+    found.unwrap_or_default()
 }
 
-/// Planned private data that also carries the plan's bytes.
-pub(crate) fn wrap_plan(planned: &[u8], private: &[u8]) -> Vec<u8> {
-    let len = u32::try_from(planned.len()).unwrap_or(u32::MAX);
-    if len == u32::MAX {
-        // Too large to keep; the check then uses what Terraform sends back.
-        return private.to_vec();
+fn describe(path: &AttributePath) -> String {
+    if path.is_empty() {
+        "the whole value".to_owned()
+    } else {
+        format!("`{path}`")
     }
-    let mut out = Vec::with_capacity(PLAN_MAGIC.len() + 4 + planned.len() + private.len());
+}
+
+fn unknown_in(field: Field, dv: &DynamicValue, ty: &Type, why: &str) -> Diagnostic {
+    let path = first_unknown(dv, ty);
+    Diagnostic::error(format!(
+        "{}: `{}` holds an unknown value",
+        field.rpc, field.name
+    ))
+    .with_detail(format!("{} is unknown; {why}.", describe(&path)))
+    .at(path)
+}
+
+/// "Provider produced inconsistent result after apply", naming the resource type and
+/// the attribute (or the whole object) where the new state breaks the plan.
+fn inconsistent_result(type_name: &str, p: &tfvalue::schema::Diagnostic) -> Diagnostic {
+    let path = p.path();
+    Diagnostic::error("Provider produced inconsistent result after apply")
+        .with_detail(format!(
+            "When applying changes to a `{type_name}`, the provider produced a new state that breaks its plan at {}: {}. This is a bug in the provider.",
+            if path.is_empty() { "the object as a whole".to_owned() } else { format!("`{path}`") },
+            p.message()
+        ))
+        .at(path.clone())
+}
+
+/// The digest that binds a kept plan to the plan Terraform applies. Deterministic
+/// (SipHash with fixed keys): planning and applying run in different processes of the
+/// same provider binary.
+fn digest(bytes: &[u8]) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    h.write(bytes);
+    h.finish()
+}
+
+/// The plan as Terraform before 1.6 sends it back to apply: every unknown without its
+/// refinements (Terraform 1.6 and later send the refinements too).
+fn without_refinements(planned: &[u8], ty: &Type) -> Option<Vec<u8>> {
+    fn erase(v: &mut Value) {
+        match v {
+            Value::Unknown(r) => *r = tfvalue::Refinements::new(),
+            Value::List(xs) | Value::Set(xs) | Value::Tuple(xs) => xs.iter_mut().for_each(erase),
+            Value::Map(m) | Value::Object(m) => m.values_mut().for_each(erase),
+            Value::Dynamic(_) => erase(v.unwrap_dynamic_mut()),
+            _ => {}
+        }
+    }
+    let mut v = Value::from_msgpack(planned, ty).ok()?;
+    erase(&mut v);
+    v.to_msgpack(ty).ok()
+}
+
+/// Planned private data that also carries the plan's bytes, bound to the plan Terraform
+/// will send back to apply by the digest of its refinement-free form; `None` when the
+/// plan cannot be kept (too large).
+pub(crate) fn wrap_plan(planned: &[u8], private: &[u8], ty: &Type) -> Option<Vec<u8>> {
+    let len = u32::try_from(planned.len()).ok()?;
+    let stripped = without_refinements(planned, ty)?;
+    let mut out = Vec::with_capacity(PLAN_MAGIC.len() + 12 + planned.len() + private.len());
     out.extend_from_slice(PLAN_MAGIC);
+    out.extend_from_slice(&digest(&stripped).to_be_bytes());
     out.extend_from_slice(&len.to_be_bytes());
     out.extend_from_slice(planned);
     out.extend_from_slice(private);
-    out
+    Some(out)
 }
 
-/// The kept plan, if any, and the provider's own private data.
-pub(crate) fn unwrap_plan(data: Vec<u8>) -> (Option<Vec<u8>>, Vec<u8>) {
-    let Some(rest) = data.strip_prefix(PLAN_MAGIC) else {
-        return (None, data);
-    };
-    let (Some(&a), Some(&b), Some(&c), Some(&d)) =
-        (rest.first(), rest.get(1), rest.get(2), rest.get(3))
+/// The kept plan, if the private data carries one and it is the plan of `planned` (the
+/// planned state Terraform sends to apply), and the provider's own private data.
+///
+/// The destroy half of a replacement brings the private data of the create plan along,
+/// with a null planned state: that kept plan is not this apply's, and is left aside.
+pub(crate) fn unwrap_plan(data: Vec<u8>, planned: &[u8]) -> (Option<Vec<u8>>, Vec<u8>) {
+    let v1 = data.starts_with(PLAN_MAGIC_V1);
+    let Some(rest) = data
+        .strip_prefix(PLAN_MAGIC)
+        .or_else(|| data.strip_prefix(PLAN_MAGIC_V1))
     else {
         return (None, data);
     };
-    let rest = rest.get(4..).unwrap_or_default();
-    let len = u32::from_be_bytes([a, b, c, d]) as usize;
-    if len > rest.len() {
+    let header = if v1 { 4 } else { 12 };
+    let Some((head, body)) = rest.split_at_checked(header) else {
         return (None, data);
-    }
-    let (plan, private) = rest.split_at(len);
-    (Some(plan.to_vec()), private.to_vec())
+    };
+    let (want, len) = if v1 {
+        (None, head)
+    } else {
+        let (d, l) = head.split_at(8);
+        let mut d8 = [0u8; 8];
+        d8.copy_from_slice(d);
+        (Some(u64::from_be_bytes(d8)), l)
+    };
+    let mut l4 = [0u8; 4];
+    l4.copy_from_slice(len);
+    let len = u32::from_be_bytes(l4) as usize;
+    let Some((plan, private)) = body.split_at_checked(len) else {
+        return (None, data);
+    };
+    let ours = want.is_some_and(|d| planned == plan || digest(planned) == d);
+    (ours.then(|| plan.to_vec()), private.to_vec())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn ty() -> Type {
+        serde_json::from_str(r#"["object",{"id":"string"}]"#).unwrap()
+    }
+
     #[test]
-    fn plans_wrap_and_unwrap() {
-        let w = wrap_plan(b"\xd4\x00\x00", b"mine");
+    fn kept_plans_belong_to_their_plan_only() {
+        // `{"id": unknown, not null, prefix "a-"}` and what Terraform 1.0 sends back.
+        let plan = Value::Object(
+            [(
+                "id".to_owned(),
+                Value::Unknown(tfvalue::Refinements::new().not_null().with_prefix("a-")),
+            )]
+            .into(),
+        );
+        let bytes = plan.to_msgpack(&ty()).unwrap();
+        let echoed = b"\x81\xa2id\xd4\x00\x00".to_vec();
+        let w = wrap_plan(&bytes, b"mine", &ty()).unwrap();
+        // The apply of that plan, as Terraform 1.0 and as Terraform 1.6 send it.
         assert_eq!(
-            unwrap_plan(w),
-            (Some(b"\xd4\x00\x00".to_vec()), b"mine".to_vec())
+            unwrap_plan(w.clone(), &echoed),
+            (Some(bytes.clone()), b"mine".to_vec())
+        );
+        assert_eq!(
+            unwrap_plan(w.clone(), &bytes),
+            (Some(bytes.clone()), b"mine".to_vec())
+        );
+        // The destroy half of a replacement (null), and another plan: not ours.
+        assert_eq!(unwrap_plan(w.clone(), b"\xc0"), (None, b"mine".to_vec()));
+        assert_eq!(
+            unwrap_plan(w, b"\x81\xa2id\xa3a-1"),
+            (None, b"mine".to_vec())
         );
         // Private data that is not ours passes through, even if it starts like ours.
-        assert_eq!(unwrap_plan(b"abc".to_vec()), (None, b"abc".to_vec()));
+        assert_eq!(
+            unwrap_plan(b"abc".to_vec(), &echoed),
+            (None, b"abc".to_vec())
+        );
         let mut bad = PLAN_MAGIC.to_vec();
         bad.extend_from_slice(&[0, 0, 0, 9, 1]);
-        assert_eq!(unwrap_plan(bad.clone()), (None, bad));
+        assert_eq!(unwrap_plan(bad.clone(), &echoed), (None, bad));
+        // A plan kept by version 1 (no digest) is never used, its private data is.
+        let mut v1 = PLAN_MAGIC_V1.to_vec();
+        v1.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
+        v1.extend_from_slice(&bytes);
+        v1.extend_from_slice(b"mine");
+        assert_eq!(unwrap_plan(v1, &echoed), (None, b"mine".to_vec()));
     }
 }

@@ -18,6 +18,11 @@ use crate::*;
 
 struct Test;
 
+/// How many objects `test_slow` applies have created, across the process's tests.
+static CREATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// The names of the objects `test_slow` applies have created.
+static CREATED_NAMES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
 #[derive(serde::Serialize)]
 struct Thing {
     name: String,
@@ -34,6 +39,20 @@ impl Provider for Test {
     fn schemas(&self) -> Schemas {
         Schemas::new()
             .resource("test_thing", Schema::new(0, block()))
+            .resource(
+                "test_checked",
+                Schema::new(
+                    0,
+                    Block::new()
+                        .attribute(
+                            "level",
+                            Attribute::required(Type::String)
+                                .validator(tfvalue::schema::Validator::one_of(["read", "write"])),
+                        )
+                        .attribute("id", Attribute::computed(Type::String)),
+                ),
+            )
+            .resource("test_slow", Schema::new(0, block()))
             .resource(
                 "test_nested",
                 Schema::new(
@@ -67,6 +86,28 @@ impl Provider for Test {
         &self,
         req: ApplyResourceChangeRequest,
     ) -> ApplyResourceChangeResponse {
+        if req.type_name == "test_slow" {
+            // Slow work that creates an object whatever happens meanwhile, and says
+            // whether the request was stopped while it ran.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let n = CREATED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let config: serde_json::Value = req.config.decode().unwrap();
+            let name = config["name"].as_str().unwrap().to_owned();
+            CREATED_NAMES.lock().unwrap().push(name.clone());
+            let how = if req.ctx.is_stopped() {
+                "stopped"
+            } else {
+                "running"
+            };
+            let thing = Thing {
+                name,
+                ip: Unknown::Known(Some(format!("{how} {n}"))),
+            };
+            return ApplyResourceChangeResponse::new(DynamicValue::encode(&thing).unwrap());
+        }
+        if req.type_name == "test_checked" {
+            return Diagnostic::error("the store refused the value").into();
+        }
         assert_eq!(
             req.planned_private, b"mine",
             "the provider sees its own private data"
@@ -83,9 +124,17 @@ impl Provider for Test {
     }
 
     async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
-        // Work that never ends: only StopProvider can end it.
-        std::future::pending::<()>().await;
-        ReadResourceResponse::new(req.current_state, req.private)
+        // Work that only ends when the request is stopped.
+        req.ctx.stopped().await;
+        Diagnostic::error("stopped before the read finished").into()
+    }
+
+    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
+        // Reached only when the schema's own checks pass.
+        if req.type_name != "test_checked" {
+            return Vec::new();
+        }
+        vec![Diagnostic::warning(format!("validated {}", req.type_name))]
     }
 }
 
@@ -234,7 +283,7 @@ async fn a_panic_is_an_error_and_the_server_keeps_serving() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(schema.resource_schemas.len(), 2);
+    assert_eq!(schema.resource_schemas.len(), 4);
 }
 
 #[tokio::test]
@@ -283,7 +332,7 @@ async fn apply_is_checked_against_the_refinements_of_the_plan() {
 }
 
 #[tokio::test]
-async fn stop_cancels_work_in_flight() {
+async fn stop_reaches_work_in_flight_through_its_context() {
     let (_running, channel) = serve_plain().await;
     let mut reader = pb6::provider_client::ProviderClient::new(channel.clone());
     let read = tokio::spawn(async move {
@@ -310,7 +359,291 @@ async fn stop_cancels_work_in_flight() {
         .unwrap()
         .unwrap()
         .into_inner();
-    assert_eq!(resp.diagnostics[0].summary, "the operation was cancelled");
+    // The handler's own answer, not one the server made up.
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "stopped before the read finished"
+    );
+}
+
+fn slow_apply() -> pb6::apply_resource_change::Request {
+    let config = b"\x82\xa2ip\xc0\xa4name\xa1a";
+    pb6::apply_resource_change::Request {
+        type_name: "test_slow".into(),
+        prior_state: dv(NULL),
+        planned_state: dv(b"\x82\xa2ip\xd4\x00\x00\xa4name\xa1a"),
+        config: dv(config),
+        ..Default::default()
+    }
+}
+
+/// The names the slow applies answered with (`stopped` or `running`), or their errors.
+async fn slow_applies(channel: &Channel, n: usize) -> Vec<tokio::task::JoinHandle<String>> {
+    (0..n)
+        .map(|_| {
+            let mut c = pb6::provider_client::ProviderClient::new(channel.clone());
+            tokio::spawn(async move {
+                let resp = c
+                    .apply_resource_change(slow_apply())
+                    .await
+                    .unwrap()
+                    .into_inner();
+                if !resp.diagnostics.is_empty() {
+                    return format!("error: {:?}", resp.diagnostics);
+                }
+                let state: serde_json::Value = DynamicValue {
+                    msgpack: resp.new_state.unwrap().msgpack,
+                    json: Vec::new(),
+                }
+                .decode()
+                .unwrap();
+                let ip = state["ip"].as_str().unwrap();
+                ip.split(' ').next().unwrap().to_owned()
+            })
+        })
+        .collect()
+}
+
+/// StopProvider is not a coin toss: every request in flight is served to its end (and
+/// sees its context stopped), so every apply that created an object reports it; the
+/// requests after it start afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_is_deterministic() {
+    use std::sync::atomic::Ordering;
+    let (_running, channel) = serve_plain().await;
+    let before = CREATED.load(Ordering::SeqCst);
+    let applies = slow_applies(&channel, 100).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel.clone());
+    client
+        .stop_provider(pb6::stop_provider::Request {})
+        .await
+        .unwrap();
+    let mut answers = Vec::new();
+    for a in applies {
+        answers.push(a.await.unwrap());
+    }
+    assert!(answers.iter().all(|a| a == "stopped"), "{answers:?}");
+    assert_eq!(CREATED.load(Ordering::SeqCst) - before, 100);
+
+    // After the stop: 200 requests, every one served, none sees a stopped context.
+    let after = slow_applies(&channel, 200).await;
+    let mut answers = Vec::new();
+    for a in after {
+        answers.push(a.await.unwrap());
+    }
+    assert!(answers.iter().all(|a| a == "running"), "{answers:?}");
+}
+
+/// A request whose client goes away still runs to its end, with its context stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_whose_client_leaves_runs_to_its_end() {
+    let (_running, channel) = serve_plain().await;
+    let mut c = pb6::provider_client::ProviderClient::new(channel.clone());
+    let mut req = slow_apply();
+    let obj = b"\x82\xa2ip\xd4\x00\x00\xa4name\xa6leaver".to_vec();
+    req.planned_state = dv(&obj);
+    req.config = dv(b"\x82\xa2ip\xc0\xa4name\xa6leaver");
+    let call = tokio::spawn(async move { c.apply_resource_change(req).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    call.abort();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(
+        CREATED_NAMES.lock().unwrap().iter().any(|n| n == "leaver"),
+        "the apply was dropped half-way"
+    );
+}
+
+/// What Terraform never sends is refused before the handler runs, naming the RPC and
+/// the field: an empty value (null is nil), unknowns in stored state or in an apply's
+/// configuration, and a provider_meta the provider has no schema for.
+#[tokio::test]
+async fn inputs_terraform_never_sends_are_refused() {
+    let (_running, channel) = serve_plain().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let known = b"\x82\xa2ip\xa11\xa4name\xa1a";
+    let unknown_name = b"\x82\xa2ip\xa11\xa4name\xd4\x00\x00";
+    let apply = |prior: &[u8], planned: Option<pb6::DynamicValue>, config: &[u8]| {
+        pb6::apply_resource_change::Request {
+            type_name: "test_slow".into(),
+            prior_state: dv(prior),
+            planned_state: planned,
+            config: dv(config),
+            ..Default::default()
+        }
+    };
+    let cases = [
+        (
+            apply(NULL, Some(pb6::DynamicValue::default()), known),
+            "ApplyResourceChange: `planned_state` is empty",
+            vec![],
+        ),
+        (
+            apply(NULL, None, known),
+            "ApplyResourceChange: `planned_state` is empty",
+            vec![],
+        ),
+        (
+            apply(unknown_name, dv(known), known),
+            "ApplyResourceChange: `prior_state` holds an unknown value",
+            vec!["name"],
+        ),
+        (
+            apply(NULL, dv(known), unknown_name),
+            "ApplyResourceChange: `config` holds an unknown value",
+            vec!["name"],
+        ),
+    ];
+    let before = CREATED.load(std::sync::atomic::Ordering::SeqCst);
+    for (req, summary, path) in cases {
+        let resp = client
+            .apply_resource_change(req)
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+        assert_eq!(resp.diagnostics[0].summary, summary);
+        assert_eq!(path_names(&resp.diagnostics[0].attribute), path);
+    }
+    assert_eq!(
+        CREATED.load(std::sync::atomic::Ordering::SeqCst),
+        before,
+        "a handler ran"
+    );
+
+    let resp = client
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "test_thing".into(),
+            prior_state: dv(unknown_name),
+            proposed_new_state: dv(known),
+            config: dv(known),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "PlanResourceChange: `prior_state` holds an unknown value"
+    );
+    let resp = client
+        .read_resource(pb6::read_resource::Request {
+            type_name: "test_thing".into(),
+            current_state: dv(unknown_name),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "ReadResource: `current_state` holds an unknown value"
+    );
+    let resp = client
+        .read_resource(pb6::read_resource::Request {
+            type_name: "test_thing".into(),
+            current_state: None,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "ReadResource: `current_state` is empty"
+    );
+    let resp = client
+        .read_resource(pb6::read_resource::Request {
+            type_name: "test_thing".into(),
+            current_state: dv(known),
+            provider_meta: dv(b"\x81\xa1a\xa1b"),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "ReadResource: unexpected `provider_meta`"
+    );
+    let resp = client
+        .validate_resource_config(pb6::validate_resource_config::Request {
+            type_name: "test_thing".into(),
+            config: None,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "ValidateResourceConfig: `config` is empty"
+    );
+}
+
+/// The schema's own validators run in the server, before the provider's handler.
+#[tokio::test]
+async fn the_schema_validators_run_before_the_handler() {
+    let (_running, channel) = serve_plain().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let validate = |config: &[u8]| pb6::validate_resource_config::Request {
+        type_name: "test_checked".into(),
+        config: dv(config),
+        ..Default::default()
+    };
+    let resp = client
+        .validate_resource_config(validate(b"\x82\xa2id\xc0\xa5level\xa5admin"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert_eq!(path_names(&resp.diagnostics[0].attribute), ["level"]);
+    assert_eq!(
+        resp.diagnostics[0].severity,
+        pb6::diagnostic::Severity::Error as i32
+    );
+    // A computed-only attribute set in the configuration.
+    let resp = client
+        .validate_resource_config(validate(b"\x82\xa2id\xa1x\xa5level\xa4read"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(path_names(&resp.diagnostics[0].attribute), ["id"]);
+    // A good one reaches the handler; an unknown one is not judged yet.
+    for config in [
+        &b"\x82\xa2id\xc0\xa5level\xa4read"[..],
+        b"\x82\xa2id\xc0\xa5level\xd4\x00\x00",
+    ] {
+        let resp = client
+            .validate_resource_config(validate(config))
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+        assert_eq!(resp.diagnostics[0].summary, "validated test_checked");
+    }
+}
+
+/// A failed apply that returns no state leaves the prior state: Terraform reads an empty
+/// new state as null and would forget the object.
+#[tokio::test]
+async fn a_failed_apply_keeps_the_prior_state() {
+    let (_running, channel) = serve_plain().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let prior = b"\x82\xa2id\xa11\xa5level\xa4read";
+    let resp = client
+        .apply_resource_change(pb6::apply_resource_change::Request {
+            type_name: "test_checked".into(),
+            prior_state: dv(prior),
+            planned_state: dv(b"\x82\xa2id\xa11\xa5level\xa5write"),
+            config: dv(b"\x82\xa2id\xc0\xa5level\xa5write"),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics[0].summary, "the store refused the value");
+    assert_eq!(resp.new_state.unwrap().msgpack, prior);
 }
 
 #[tokio::test]
@@ -541,7 +874,7 @@ async fn optional_services_answer_with_empty_results_or_errors() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(metadata.resources.len(), 2);
+    assert_eq!(metadata.resources.len(), 4);
 }
 
 #[tokio::test]
