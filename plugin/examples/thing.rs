@@ -258,16 +258,24 @@ impl Thing {
         self.save(&db)
     }
 
-    /// A fresh id such as `srv-3`, and its number, reserved in the database at once so
-    /// that applies running in parallel never get the same one.
+    /// A fresh id such as `srv-3`, and its number: never one handed out before (the
+    /// last number is kept beside the database), so a replaced object gets a new id.
     fn next_id(&self, prefix: &str, type_name: &str) -> Result<(String, u32), Diagnostic> {
         let _g = self.db.lock().map_err(|e| diag("database lock", e))?;
+        let counter = format!("{}.last-id", self.db_path);
+        let last: u32 = std::fs::read_to_string(&counter)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0);
         let mut db = self.load();
-        let mut n = db.len() as u32 + 1;
+        let mut n = last + 1;
         while db.contains_key(&format!("{prefix}-{n}")) {
             n += 1;
         }
+        std::fs::write(&counter, n.to_string())
+            .map_err(|e| diag("cannot write the database", e))?;
         let id = format!("{prefix}-{n}");
+        // Reserved at once, so that applies running in parallel never get the same one.
         db.insert(id.clone(), (type_name.to_owned(), serde_json::Value::Null));
         self.save(&db)?;
         Ok((id, n))

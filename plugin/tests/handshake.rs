@@ -7,32 +7,35 @@ use std::process::{Command, Stdio};
 
 use base64::Engine as _;
 
-/// The example provider: `cargo test` builds the package's examples before running its
-/// tests, next to the test binaries; when it is missing (a test target built on its
-/// own), it is built here.
+/// The example provider, built (or found up to date) by cargo next to the test binaries:
+/// `cargo test --test handshake` alone does not build examples, and a binary left from an
+/// earlier build may be stale.
 fn provider() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let path = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/thing");
-    if !path.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "tfvalue-plugin",
-                "--example",
-                "thing",
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success(), "building the example provider failed");
-    }
-    path
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let path = exe
+                .parent()
+                .unwrap()
+                .parent()
+                .unwrap()
+                .join("examples/thing");
+            let status = Command::new(env!("CARGO"))
+                .args([
+                    "build",
+                    "--quiet",
+                    "-p",
+                    "tfvalue-plugin",
+                    "--example",
+                    "thing",
+                ])
+                .status()
+                .unwrap();
+            assert!(status.success(), "building the example provider failed");
+            path
+        })
+        .clone()
 }
 
 #[test]
@@ -96,12 +99,8 @@ fn the_handshake_line_is_what_go_plugin_reads() {
     assert_eq!(fields.len(), 5, "no certificate without PLUGIN_CLIENT_CERT");
 
     // With a client certificate, the server's certificate follows, base64 without padding.
-    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
-    let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .self_signed(&key)
-        .unwrap();
-    let fields = handshake(&[("PLUGIN_CLIENT_CERT", &cert.pem()), ("THING_PROTOCOL", "5")]);
+    let cert = include_str!("../src/server/testdata/client.cert.pem");
+    let fields = handshake(&[("PLUGIN_CLIENT_CERT", cert), ("THING_PROTOCOL", "5")]);
     assert_eq!(fields[1], "5", "{fields:?}");
     assert_eq!(fields.len(), 6);
     assert!(!fields[5].ends_with('='));
@@ -109,4 +108,69 @@ fn the_handshake_line_is_what_go_plugin_reads() {
         .decode(&fields[5])
         .unwrap();
     assert_eq!(der.first(), Some(&0x30), "a DER certificate");
+}
+
+/// A PEM block with garbage inside is refused at start, with a message that says so;
+/// before, the server started and refused every client.
+#[test]
+fn a_client_certificate_that_is_not_one_fails_at_start() {
+    let garbage = "-----BEGIN CERTIFICATE-----\naGVsbG8gd29ybGQ=\n-----END CERTIFICATE-----\n";
+    let out = Command::new(provider())
+        .env(
+            tfvalue_plugin::MAGIC_COOKIE_KEY,
+            tfvalue_plugin::MAGIC_COOKIE_VALUE,
+        )
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("PLUGIN_CLIENT_CERT", garbage)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("PLUGIN_CLIENT_CERT holds a PEM block that is not a valid X.509 certificate"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "a handshake line was printed");
+}
+
+/// When the process that started the provider dies without `Shutdown` (Terraform
+/// killed), the provider does not linger.
+#[cfg(unix)]
+#[test]
+fn the_provider_ends_when_its_parent_dies() {
+    use std::time::{Duration, Instant};
+    // A shell starts the provider as Terraform would, prints its pid, and waits; then
+    // the shell is killed, and the provider is an orphan.
+    let mut shell = Command::new("sh")
+        .arg("-c")
+        .arg("\"$0\" & echo $!; wait")
+        .arg(provider())
+        .env(
+            tfvalue_plugin::MAGIC_COOKIE_KEY,
+            tfvalue_plugin::MAGIC_COOKIE_VALUE,
+        )
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env_remove("PLUGIN_CLIENT_CERT")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(shell.stdout.take().unwrap()).lines();
+    let pid: u32 = lines.next().unwrap().unwrap().trim().parse().unwrap();
+    let handshake = lines.next().unwrap().unwrap();
+    assert!(handshake.starts_with("1|6|tcp|"), "{handshake}");
+    let alive = || {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .unwrap_or_default()
+                .contains(") Z ")
+    };
+    assert!(alive());
+    shell.kill().unwrap();
+    shell.wait().unwrap();
+    let killed = Instant::now();
+    while alive() && killed.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(), "the provider {pid} outlived its parent by 5 s");
 }

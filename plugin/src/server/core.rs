@@ -53,7 +53,25 @@ pub(crate) struct Core<P> {
     /// The stop signal of the requests that arrive now; `StopProvider` fires it and puts
     /// a fresh one in its place, as go-plugin servers do with their stop channel.
     stop: Mutex<watch::Sender<bool>>,
+    /// How many handlers are running (including those whose client went away).
+    in_flight: Arc<watch::Sender<usize>>,
     log: Option<Mutex<std::fs::File>>,
+}
+
+/// Counts one running handler until dropped.
+struct InFlight(Arc<watch::Sender<usize>>);
+
+impl InFlight {
+    fn enter(count: &Arc<watch::Sender<usize>>) -> InFlight {
+        count.send_modify(|n| *n += 1);
+        InFlight(count.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 /// Whether a value may hold unknowns where it comes from.
@@ -141,6 +159,7 @@ impl<P: Provider> Core<P> {
             provider_entry,
             meta_type,
             stop: Mutex::new(watch::channel(false).0),
+            in_flight: Arc::new(watch::channel(0).0),
             log,
         }
     }
@@ -289,7 +308,12 @@ impl<P: Provider> Core<P> {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        let result = tokio::spawn(fut).await;
+        let running = InFlight::enter(&self.in_flight);
+        let result = tokio::spawn(async move {
+            let _running = running;
+            fut.await
+        })
+        .await;
         cancel.disarm();
         match result {
             Ok(v) => v,
@@ -798,6 +822,14 @@ impl<P: Provider> Core<P> {
             }
         }
         resp
+    }
+
+    /// Stops as for `StopProvider`, then waits (at most `limit`) for the handlers in
+    /// flight to end: the provider's parent is gone.
+    pub(crate) async fn stop_and_drain(&self, limit: std::time::Duration) {
+        let _ = self.stop().await;
+        let mut count = self.in_flight.subscribe();
+        let _ = tokio::time::timeout(limit, count.wait_for(|n| *n == 0)).await;
     }
 
     /// `StopProvider`: the requests in flight see their [`Context`] stopped (a fresh

@@ -8,6 +8,7 @@ mod tests_grpc;
 pub(crate) mod tls;
 
 use std::fmt;
+use std::future::Future;
 use std::io::Write;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::pin::Pin;
@@ -42,7 +43,31 @@ pub struct ServeConfig {
     address: String,
     versions: Vec<u32>,
     debug: bool,
+    limits: Limits,
 }
+
+/// What the server allows a connection: the largest message, and the time a new
+/// connection has to finish TLS and start speaking.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub(crate) max_message: usize,
+    pub(crate) connect_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_message: DEFAULT_MAX_MESSAGE_SIZE,
+            connect_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The largest gRPC message the server reads or writes by default: 256 MiB, the limit of
+/// terraform-plugin-go's servers (Go providers), so a value Terraform can send to a Go
+/// provider reaches a tfvalue one too. Terraform's own client allows up to 2 GiB; raise
+/// the limit with [`ServeConfig::max_message_size`].
+pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 256 << 20;
 
 impl ServeConfig {
     /// The provider's source address (`registry/namespace/name`), used in debug mode.
@@ -52,7 +77,34 @@ impl ServeConfig {
             address: address.into(),
             versions: vec![5, 6],
             debug: false,
+            limits: Limits::default(),
         }
+    }
+
+    /// The largest message (request or response) the server accepts, in bytes; the
+    /// default is [`DEFAULT_MAX_MESSAGE_SIZE`] (256 MiB). A larger request is refused
+    /// with `RESOURCE_EXHAUSTED` before its bytes are read into memory.
+    ///
+    /// ```
+    /// let config = tfvalue_plugin::ServeConfig::new("example.com/acme/thing")
+    ///     .max_message_size(1 << 30);
+    /// # let _ = config;
+    /// ```
+    #[must_use]
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.limits.max_message = bytes;
+        self
+    }
+
+    /// How long a new connection may take to finish its TLS handshake and send its first
+    /// bytes (10 seconds by default); one that stays silent longer is closed. An open
+    /// connection may then stay idle for as long as its peer answers HTTP/2 pings, and
+    /// a call may take as long as it takes: Terraform keeps one connection for a whole
+    /// command, idle while it waits for a person to approve a plan.
+    #[must_use]
+    pub fn connection_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.connect_timeout = timeout;
+        self
     }
 
     /// The provider's source address.
@@ -182,10 +234,25 @@ async fn bind(min: u16, max: u16) -> Result<TcpListener, ServeError> {
     })))
 }
 
-/// A connection the server accepted: TLS or plain.
-enum Conn {
+/// A connection the server accepted: TLS or plain, with the deadline for its first bytes
+/// (the HTTP/2 preface) until they arrive.
+struct Conn {
+    stream: Stream,
+    first_read: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+enum Stream {
     Plain(TcpStream),
     Tls(Box<tokio_rustls::server::TlsStream<TcpStream>>),
+}
+
+impl Conn {
+    fn new(stream: Stream, timeout: Duration) -> Conn {
+        Conn {
+            stream,
+            first_read: Some(Box::pin(tokio::time::sleep(timeout))),
+        }
+    }
 }
 
 impl tonic::transport::server::Connected for Conn {
@@ -199,10 +266,23 @@ impl AsyncRead for Conn {
         cx: &mut TaskContext<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            Conn::Tls(s) => Pin::new(s).poll_read(cx, buf),
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let r = match &mut this.stream {
+            Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => Pin::new(s).poll_read(cx, buf),
+        };
+        if let Some(deadline) = &mut this.first_read {
+            if matches!(r, Poll::Ready(_)) && buf.filled().len() > before {
+                this.first_read = None;
+            } else if r.is_pending() && deadline.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "the connection sent nothing in time",
+                )));
+            }
         }
+        r
     }
 }
 
@@ -212,30 +292,32 @@ impl AsyncWrite for Conn {
         cx: &mut TaskContext<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            Conn::Tls(s) => Pin::new(s).poll_write(cx, buf),
+        match &mut self.get_mut().stream {
+            Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Stream::Tls(s) => Pin::new(s).poll_write(cx, buf),
         }
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_flush(cx),
-            Conn::Tls(s) => Pin::new(s).poll_flush(cx),
+        match &mut self.get_mut().stream {
+            Stream::Plain(s) => Pin::new(s).poll_flush(cx),
+            Stream::Tls(s) => Pin::new(s).poll_flush(cx),
         }
     }
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            Conn::Tls(s) => Pin::new(s).poll_shutdown(cx),
+        match &mut self.get_mut().stream {
+            Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => Pin::new(s).poll_shutdown(cx),
         }
     }
 }
 
 /// Accepts connections, doing the TLS handshake when `tls` is set; a failed handshake
-/// (such as a client with the wrong certificate) drops that connection only.
+/// (such as a client with the wrong certificate), or one that does not finish within
+/// `timeout`, drops that connection only.
 fn incoming(
     listener: TcpListener,
     tls: Option<Arc<rustls::ServerConfig>>,
+    timeout: Duration,
 ) -> ReceiverStream<std::io::Result<Conn>> {
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     tokio::spawn(async move {
@@ -256,26 +338,26 @@ fn incoming(
             let tx = tx.clone();
             let acceptor = acceptor.clone();
             tokio::spawn(async move {
-                let conn = match acceptor {
-                    None => Conn::Plain(tcp),
-                    Some(a) => match a.accept(tcp).await {
-                        Ok(s) => Conn::Tls(Box::new(s)),
-                        Err(e) => {
+                let stream = match acceptor {
+                    None => Stream::Plain(tcp),
+                    Some(a) => match tokio::time::timeout(timeout, a.accept(tcp)).await {
+                        Ok(Ok(s)) => Stream::Tls(Box::new(s)),
+                        Ok(Err(e)) => {
                             eprintln!("tfvalue-plugin: TLS handshake refused: {e}");
+                            return;
+                        }
+                        Err(_) => {
+                            eprintln!("tfvalue-plugin: a connection did not finish TLS in time");
                             return;
                         }
                     },
                 };
-                let _ = tx.send(Ok(conn)).await;
+                let _ = tx.send(Ok(Conn::new(stream, timeout))).await;
             });
         }
     });
     ReceiverStream::new(rx)
 }
-
-/// go-plugin lets messages grow to the largest protobuf size (a state can be large); tonic
-/// would stop at 4 MiB.
-const MAX_MESSAGE: usize = i32::MAX as usize;
 
 /// What a running server needs to be reached, for tests and for [`serve`].
 pub(crate) struct Listening {
@@ -283,6 +365,7 @@ pub(crate) struct Listening {
     pub(crate) cert_der: Option<Vec<u8>>,
     pub(crate) shutdown: watch::Sender<bool>,
     pub(crate) done: tokio::task::JoinHandle<Result<(), ServeError>>,
+    stop_and_drain: StopAndDrain,
 }
 
 /// Starts serving `provider` on `listener` (TLS pinned to `client_pem` when given) and
@@ -291,6 +374,7 @@ pub(crate) fn start<P: Provider>(
     provider: P,
     listener: TcpListener,
     client_pem: Option<&str>,
+    limits: Limits,
 ) -> Result<Listening, ServeError> {
     let addr = listener.local_addr()?;
     let (cert_der, tls) = match client_pem {
@@ -302,22 +386,26 @@ pub(crate) fn start<P: Provider>(
     };
     let core = Arc::new(Core::new(provider));
     let (shutdown, shutdown_rx) = watch::channel(false);
-    let (mut health, health_service) = tonic_health::server::health_reporter();
+    let (health, health_service) = tonic_health::server::health_reporter();
     let router = tonic::transport::Server::builder()
+        // A peer that stops answering pings is gone (a killed Terraform whose socket
+        // was not closed); an idle one that answers is kept.
+        .http2_keepalive_interval(Some(Duration::from_secs(30)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
         .add_service(health_service)
         .add_service(
             crate::proto::tfplugin5::provider_server::ProviderServer::new(service::Service {
                 core: core.clone(),
             })
-            .max_decoding_message_size(MAX_MESSAGE)
-            .max_encoding_message_size(MAX_MESSAGE),
+            .max_decoding_message_size(limits.max_message)
+            .max_encoding_message_size(limits.max_message),
         )
         .add_service(
             crate::proto::tfplugin6::provider_server::ProviderServer::new(service::Service {
-                core,
+                core: core.clone(),
             })
-            .max_decoding_message_size(MAX_MESSAGE)
-            .max_encoding_message_size(MAX_MESSAGE),
+            .max_decoding_message_size(limits.max_message)
+            .max_encoding_message_size(limits.max_message),
         )
         .add_service(
             crate::proto::plugin::grpc_controller_server::GrpcControllerServer::new(
@@ -331,7 +419,12 @@ pub(crate) fn start<P: Provider>(
                 shutdown: shutdown_rx.clone(),
             }),
         );
-    let conns = incoming(listener, tls);
+    let conns = incoming(listener, tls, limits.connect_timeout);
+    let stopper = core.clone();
+    let stop_and_drain: StopAndDrain = Arc::new(move |limit| {
+        let core = stopper.clone();
+        Box::pin(async move { core.stop_and_drain(limit).await })
+    });
     let done = tokio::spawn(async move {
         health
             .set_service_status("plugin", tonic_health::ServingStatus::Serving)
@@ -354,8 +447,42 @@ pub(crate) fn start<P: Provider>(
         cert_der,
         shutdown,
         done,
+        stop_and_drain,
     })
 }
+
+/// Fires the stop signal of the requests in flight and waits (at most the given time)
+/// for their handlers to end.
+type StopAndDrain =
+    Arc<dyn Fn(Duration) -> Pin<Box<dyn std::future::Future<Output = ()> + Send>> + Send + Sync>;
+
+/// Ends serving when the process that started the provider is gone without calling
+/// `Shutdown` (Terraform killed, its pipes closed): the provider would otherwise live on
+/// as an orphan, as go-plugin servers do (they wait for `Shutdown` alone). The parent's
+/// death shows as a change of parent process id; it is checked every 200 ms. The
+/// requests in flight see their context stopped and get up to 10 seconds to end.
+#[cfg(unix)]
+fn watch_parent(running: &Listening) {
+    let parent = std::os::unix::process::parent_id();
+    let shutdown = running.shutdown.clone();
+    let stop_and_drain = running.stop_and_drain.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            if std::os::unix::process::parent_id() != parent {
+                eprintln!(
+                    "tfvalue-plugin: the process that started this provider is gone; stopping"
+                );
+                stop_and_drain(Duration::from_secs(10)).await;
+                shutdown.send_replace(true);
+                return;
+            }
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn watch_parent(_: &Listening) {}
 
 /// Ignores SIGINT, as go-plugin hosts expect: Terraform forwards Ctrl-C as
 /// `StopProvider`, and ends the plugin with `Shutdown`.
@@ -402,7 +529,8 @@ pub async fn serve<P: Provider>(provider: P, config: ServeConfig) -> Result<(), 
         .ok()
         .filter(|s| !s.trim().is_empty());
     ignore_sigint();
-    let running = start(provider, listener, client_pem.as_deref())?;
+    let running = start(provider, listener, client_pem.as_deref(), config.limits)?;
+    watch_parent(&running);
     let mut line = format!("1|{version}|tcp|{}|grpc", running.addr);
     if let Some(der) = &running.cert_der {
         line.push('|');
@@ -422,7 +550,7 @@ pub async fn serve<P: Provider>(provider: P, config: ServeConfig) -> Result<(), 
 async fn serve_debug<P: Provider>(provider: P, config: ServeConfig) -> Result<(), ServeError> {
     let version = config.versions.iter().copied().max().unwrap_or(6);
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await?;
-    let running = start(provider, listener, None)?;
+    let running = start(provider, listener, None, config.limits)?;
     let reattach = serde_json::json!({
         config.address.clone(): {
             "Protocol": "grpc",

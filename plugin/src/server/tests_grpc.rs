@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 use tfvalue::schema::{Attribute, Block, NestedType, Schema};
 use tfvalue::{DynamicValue, Type, Unknown};
@@ -140,7 +140,7 @@ impl Provider for Test {
 
 async fn serve_plain() -> (Listening, Channel) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let running = start(Test, listener, None).unwrap();
+    let running = start(Test, listener, None, super::Limits::default()).unwrap();
     let channel = Endpoint::from_shared(format!("http://{}", running.addr))
         .unwrap()
         .connect()
@@ -731,7 +731,7 @@ impl ServerCertVerifier for PinnedServer {
         c: &CertificateDer<'_>,
         d: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        let p = rustls::crypto::aws_lc_rs::default_provider();
+        let p = rustls::crypto::ring::default_provider();
         rustls::crypto::verify_tls12_signature(m, c, d, &p.signature_verification_algorithms)
     }
     fn verify_tls13_signature(
@@ -740,44 +740,110 @@ impl ServerCertVerifier for PinnedServer {
         c: &CertificateDer<'_>,
         d: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        let p = rustls::crypto::aws_lc_rs::default_provider();
+        let p = rustls::crypto::ring::default_provider();
         rustls::crypto::verify_tls13_signature(m, c, d, &p.signature_verification_algorithms)
     }
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        rustls::crypto::aws_lc_rs::default_provider()
+        rustls::crypto::ring::default_provider()
             .signature_verification_algorithms
             .supported_schemes()
     }
 }
 
 /// A client certificate like go-plugin's: self-signed ECDSA P-521 with SHA-512, a CA.
-fn client_cert() -> (String, CertificateDer<'static>, PrivateKeyDer<'static>) {
-    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P521_SHA512).unwrap();
-    let mut params = rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
-    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let cert = params.self_signed(&key).unwrap();
-    (
-        cert.pem(),
-        cert.der().clone(),
-        PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
-    )
+/// A P-521 client certificate of `testdata/` (see its README): its PEM, its DER and its
+/// signing key.
+fn client_cert(name: &str) -> (String, CertificateDer<'static>, Arc<P521Key>) {
+    use p521::pkcs8::DecodePrivateKey;
+    use rustls::pki_types::pem::PemObject;
+    let (cert, key) = match name {
+        "client" => (
+            include_str!("testdata/client.cert.pem"),
+            include_str!("testdata/client.pk8.pem"),
+        ),
+        _ => (
+            include_str!("testdata/other.cert.pem"),
+            include_str!("testdata/other.pk8.pem"),
+        ),
+    };
+    let der = CertificateDer::from_pem_slice(cert.as_bytes()).unwrap();
+    let key = rustls::pki_types::PrivatePkcs8KeyDer::from_pem_slice(key.as_bytes()).unwrap();
+    let secret = p521::SecretKey::from_pkcs8_der(key.secret_pkcs8_der()).unwrap();
+    let key = p521::ecdsa::SigningKey::from_bytes(&secret.to_bytes()).unwrap();
+    (cert.to_owned(), der, Arc::new(P521Key(key)))
+}
+
+/// A P-521 key signing TLS handshakes with SHA-512, as go-plugin's client does (ring
+/// cannot).
+struct P521Key(p521::ecdsa::SigningKey);
+
+impl std::fmt::Debug for P521Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("P521Key")
+    }
+}
+
+impl rustls::sign::SigningKey for P521Key {
+    fn choose_scheme(&self, offered: &[SignatureScheme]) -> Option<Box<dyn rustls::sign::Signer>> {
+        offered
+            .contains(&SignatureScheme::ECDSA_NISTP521_SHA512)
+            .then(|| Box::new(P521Signer(self.0.clone())) as Box<dyn rustls::sign::Signer>)
+    }
+    fn algorithm(&self) -> rustls::SignatureAlgorithm {
+        rustls::SignatureAlgorithm::ECDSA
+    }
+}
+
+struct P521Signer(p521::ecdsa::SigningKey);
+
+impl std::fmt::Debug for P521Signer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("P521Signer")
+    }
+}
+
+impl rustls::sign::Signer for P521Signer {
+    fn sign(&self, message: &[u8]) -> Result<Vec<u8>, rustls::Error> {
+        use p521::ecdsa::signature::Signer;
+        let sig: p521::ecdsa::Signature = self.0.sign(message);
+        Ok(sig.to_der().as_bytes().to_vec())
+    }
+    fn scheme(&self) -> SignatureScheme {
+        SignatureScheme::ECDSA_NISTP521_SHA512
+    }
+}
+
+#[derive(Debug)]
+struct ClientCert(Arc<rustls::sign::CertifiedKey>);
+
+impl rustls::client::ResolvesClientCert for ClientCert {
+    fn resolve(
+        &self,
+        _: &[&[u8]],
+        _: &[SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        Some(self.0.clone())
+    }
+    fn has_certs(&self) -> bool {
+        true
+    }
 }
 
 async fn tls_channel(
     addr: std::net::SocketAddr,
     server_der: Vec<u8>,
     cert: CertificateDer<'static>,
-    key: PrivateKeyDer<'static>,
+    key: Arc<P521Key>,
 ) -> Result<Channel, tonic::transport::Error> {
+    let certified = rustls::sign::CertifiedKey::new(vec![cert], key);
     let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
+        rustls::crypto::ring::default_provider(),
     ))
     .with_safe_default_protocol_versions()
     .unwrap()
     .dangerous()
     .with_custom_certificate_verifier(Arc::new(PinnedServer(server_der)))
-    .with_client_auth_cert(vec![cert], key)
-    .unwrap();
+    .with_client_cert_resolver(Arc::new(ClientCert(Arc::new(certified))));
     config.alpn_protocols = vec![b"h2".to_vec()];
     let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
     Endpoint::from_static("http://localhost")
@@ -806,9 +872,9 @@ async fn health_check(channel: Channel) -> Result<i32, tonic::Status> {
 
 #[tokio::test]
 async fn mutual_tls_accepts_only_the_pinned_p521_client_certificate() {
-    let (pem, cert, key) = client_cert();
+    let (pem, cert, key) = client_cert("client");
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let running = start(Test, listener, Some(&pem)).unwrap();
+    let running = start(Test, listener, Some(&pem), super::Limits::default()).unwrap();
     let server_der = running.cert_der.clone().unwrap();
 
     let channel = tls_channel(running.addr, server_der.clone(), cert, key)
@@ -820,7 +886,7 @@ async fn mutual_tls_accepts_only_the_pinned_p521_client_certificate() {
     );
 
     // Another certificate, of the same kind, is refused.
-    let (_, other_cert, other_key) = client_cert();
+    let (_, other_cert, other_key) = client_cert("other");
     let refused = match tls_channel(running.addr, server_der, other_cert, other_key).await {
         Err(_) => true,
         Ok(channel) => health_check(channel).await.is_err(),
@@ -932,6 +998,86 @@ async fn protocol_5_prepares_the_config_and_reads_flatmap_state() {
             }),
             ..Default::default()
         })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+}
+
+/// A connection that never speaks (or never starts TLS) is closed after the connection
+/// timeout; one that speaks is served.
+#[tokio::test]
+async fn silent_connections_are_closed() {
+    use tokio::io::AsyncReadExt;
+    let limits = super::Limits {
+        connect_timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let (pem, _, _) = client_cert("client");
+    for tls in [false, true] {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let running = start(Test, listener, tls.then_some(pem.as_str()), limits).unwrap();
+        let mut silent = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+        // The server may speak first (HTTP/2 settings); it then closes: end of stream,
+        // or a reset.
+        let closed = tokio::time::timeout(Duration::from_secs(5), async {
+            let mut buf = [0u8; 256];
+            loop {
+                match silent.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
+        assert!(
+            closed.is_ok(),
+            "tls {tls}: the silent connection is still open"
+        );
+    }
+    // A client that speaks at once is served, whatever the timeout.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Test, listener, None, limits).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(health_check(channel).await.is_ok());
+}
+
+/// A message over the configured limit is refused before it is read into memory.
+#[tokio::test]
+async fn messages_over_the_limit_are_refused() {
+    let limits = super::Limits {
+        max_message: 1 << 20,
+        ..Default::default()
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Test, listener, None, limits).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let big = |n: usize| pb6::upgrade_resource_state::Request {
+        type_name: "test_thing".into(),
+        version: 0,
+        raw_state: Some(pb6::RawState {
+            json: format!(r#"{{"name":"{}","ip":null}}"#, "x".repeat(n)).into_bytes(),
+            flatmap: Default::default(),
+        }),
+    };
+    let status = client
+        .upgrade_resource_state(big(2 << 20))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::OutOfRange, "{status}");
+    // Under the limit, served.
+    let resp = client
+        .upgrade_resource_state(big(100 << 10))
         .await
         .unwrap()
         .into_inner();
