@@ -322,3 +322,69 @@ fn summary(v: &Value) -> (bool, bool) {
     v.walk(&mut |_, v| refined |= v.as_unknown().is_some_and(|r| !r.is_empty()));
     (v.is_wholly_known(), refined)
 }
+
+/// `p` with each unknown replaced by what `o` (another value of the type) holds there.
+fn overlay(p: &Value, o: &Value) -> Value {
+    match (p, o) {
+        (Value::Unknown(_), o) => o.clone(),
+        (Value::Object(pm), Value::Object(om)) => Value::Object(
+            pm.iter()
+                .map(|(k, v)| {
+                    (
+                        k.to_string(),
+                        om.get(k).map_or_else(|| v.clone(), |ov| overlay(v, ov)),
+                    )
+                })
+                .collect(),
+        ),
+        (Value::Map(pm), Value::Map(om)) => Value::Map(
+            pm.iter()
+                .map(|(k, v)| {
+                    (
+                        k.to_string(),
+                        om.get(k).map_or_else(|| v.clone(), |ov| overlay(v, ov)),
+                    )
+                })
+                .collect(),
+        ),
+        (Value::List(pl), Value::List(ol)) => Value::List(
+            pl.iter()
+                .enumerate()
+                .map(|(i, v)| ol.get(i).map_or_else(|| v.clone(), |ov| overlay(v, ov)))
+                .collect(),
+        ),
+        (Value::Tuple(pl), Value::Tuple(ol)) => {
+            Value::Tuple(pl.iter().zip(ol).map(|(v, ov)| overlay(v, ov)).collect())
+        }
+        (Value::Set(_), o) if !p.is_wholly_known() => o.clone(),
+        (p, _) => p.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// `msgpack::keeps_plan` never says yes where the full check finds a problem, and says
+    /// yes when the applied value is the (wholly known) plan itself.
+    #[test]
+    fn keeps_plan_is_never_wrong(
+        (ty, planned, other) in arb_pair().prop_flat_map(|(t, v)| arb_value(&t).prop_map(move |o| (t.clone(), v.clone(), o)))
+    ) {
+        let applied = overlay(&planned, &other);
+        if !applied.is_wholly_known() {
+            // Not a value a provider may return from apply.
+            return Ok(());
+        }
+        let (Ok(pb), Ok(ab)) = (planned.to_msgpack(&ty), applied.to_msgpack(&ty)) else {
+            return Ok(());
+        };
+        let keeps = tfvalue::msgpack::keeps_plan(&pb, &ab, &ty, |r, v| r.admits(v));
+        let problems = tfvalue::schema::check_apply(&planned, &applied, &ty);
+        if keeps {
+            prop_assert!(problems.is_empty(), "keeps_plan said yes, the check found: {}", problems);
+        }
+        if planned.is_wholly_known() && !ty.has_dynamic() {
+            prop_assert!(tfvalue::msgpack::keeps_plan(&pb, &pb, &ty, |r, v| r.admits(v)));
+        }
+    }
+}

@@ -32,6 +32,70 @@ pub(crate) mod proto {
 }
 
 pub use diagnostic::{has_errors, Diagnostic, Severity};
+pub use server::DEFAULT_MAX_MESSAGE_SIZE;
+
+/// The server's handling of a request without gRPC (the checks, the handler, the checks
+/// of its answer), for the crate's benchmarks. Not part of the API: it may change in
+/// any release.
+#[doc(hidden)]
+pub mod __bench {
+    use std::sync::Arc;
+
+    use tfvalue::DynamicValue;
+
+    use crate::server::core::Core;
+    use crate::{ApplyResourceChangeResponse, PlanResourceChangeResponse, Provider};
+
+    /// A provider behind the server's request handling.
+    pub struct InProcess<P>(Arc<Core<P>>);
+
+    impl<P: Provider> InProcess<P> {
+        /// Serves `provider` in process.
+        pub fn new(provider: P) -> Self {
+            InProcess(Arc::new(Core::new(provider)))
+        }
+
+        /// `PlanResourceChange` (prior state, proposed new state, configuration).
+        pub async fn plan(
+            &self,
+            type_name: &str,
+            values: [DynamicValue; 3],
+            prior_private: Vec<u8>,
+        ) -> PlanResourceChangeResponse {
+            let [prior, proposed, config] = values;
+            self.0
+                .plan(
+                    type_name.to_owned(),
+                    prior,
+                    proposed,
+                    config,
+                    prior_private,
+                    DynamicValue::default(),
+                )
+                .await
+        }
+
+        /// `ApplyResourceChange` (prior state, planned state, configuration).
+        pub async fn apply(
+            &self,
+            type_name: &str,
+            values: [DynamicValue; 3],
+            planned_private: Vec<u8>,
+        ) -> ApplyResourceChangeResponse {
+            let [prior, planned, config] = values;
+            self.0
+                .apply(
+                    type_name.to_owned(),
+                    prior,
+                    planned,
+                    config,
+                    planned_private,
+                    DynamicValue::default(),
+                )
+                .await
+        }
+    }
+}
 pub use provider::*;
 pub use server::core::VALUE_LOG_ENV;
 pub use server::{

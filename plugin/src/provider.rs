@@ -310,6 +310,36 @@ impl PlanResourceChangeResponse {
     }
 }
 
+impl PlanResourceChangeRequest {
+    /// A request, as the server builds it (to call a handler in tests): no private data,
+    /// no `provider_meta`, a context that is never stopped.
+    ///
+    /// ```
+    /// use tfvalue::DynamicValue;
+    /// use tfvalue_plugin::PlanResourceChangeRequest;
+    ///
+    /// let null = DynamicValue::from_msgpack(vec![0xc0]);
+    /// let req = PlanResourceChangeRequest::new("acme_thing", null.clone(), null.clone(), null);
+    /// assert!(req.prior_private.is_empty());
+    /// ```
+    pub fn new(
+        type_name: impl Into<String>,
+        prior_state: DynamicValue,
+        proposed_new_state: DynamicValue,
+        config: DynamicValue,
+    ) -> Self {
+        PlanResourceChangeRequest {
+            type_name: type_name.into(),
+            prior_state,
+            proposed_new_state,
+            config,
+            prior_private: Vec::new(),
+            provider_meta: DynamicValue::default(),
+            ctx: Context::detached(),
+        }
+    }
+}
+
 /// `ApplyResourceChange`: make the plan real.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -330,6 +360,27 @@ pub struct ApplyResourceChangeRequest {
     pub provider_meta: DynamicValue,
     /// Stop signal.
     pub ctx: Context,
+}
+
+impl ApplyResourceChangeRequest {
+    /// A request, as the server builds it (to call a handler in tests): no private data,
+    /// no `provider_meta`, a context that is never stopped.
+    pub fn new(
+        type_name: impl Into<String>,
+        prior_state: DynamicValue,
+        planned_state: DynamicValue,
+        config: DynamicValue,
+    ) -> Self {
+        ApplyResourceChangeRequest {
+            type_name: type_name.into(),
+            prior_state,
+            planned_state,
+            config,
+            planned_private: Vec::new(),
+            provider_meta: DynamicValue::default(),
+            ctx: Context::detached(),
+        }
+    }
 }
 
 /// The answer to [`ApplyResourceChangeRequest`].

@@ -25,6 +25,10 @@ fn provider() -> PathBuf {
                 .args([
                     "build",
                     "--quiet",
+                    // The test profile (optimized a little): its dependencies are
+                    // the ones this test was built with.
+                    "--profile",
+                    "test",
                     "-p",
                     "tfvalue-plugin",
                     "--example",

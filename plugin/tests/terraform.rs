@@ -540,6 +540,10 @@ fn provider_binary() -> PathBuf {
                 .args([
                     "build",
                     "--quiet",
+                    // The test profile (optimized a little): its dependencies are
+                    // the ones this test was built with.
+                    "--profile",
+                    "test",
                     "-p",
                     "tfvalue-plugin",
                     "--example",

@@ -3,10 +3,11 @@
 use std::cmp::Ordering;
 
 use super::read::{number_from_token, SliceReader, Token};
-use super::value::from_msgpack_general;
+use super::value::{from_msgpack_general, read, Bail, Fast};
 use crate::error::Result;
 use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::types::Type;
+use crate::unknown::Refinements;
 use crate::unknown::{read_refinements, Decoded, RefineKind};
 use crate::value::Value;
 
@@ -74,17 +75,6 @@ pub fn validate(bytes: &[u8], ty: &Type) -> Result<Validated> {
     // Whatever the walk does not take on (and every error): the general path decides,
     // with its messages and paths.
     from_msgpack_general(bytes, ty).map(|v| Validated::of(&v))
-}
-
-/// The walk gave up: the general path decides.
-struct Bail;
-
-type Fast<T> = std::result::Result<T, Bail>;
-
-impl From<crate::error::Error> for Bail {
-    fn from(_: crate::error::Error) -> Bail {
-        Bail
-    }
 }
 
 fn check(r: &mut SliceReader<'_>, ty: &Type, depth: usize, out: &mut Validated) -> Fast<()> {
@@ -223,4 +213,169 @@ fn has_optional(ty: &Type) -> bool {
         Type::Tuple(ts) => ts.iter().any(has_optional),
         _ => false,
     }
+}
+
+/// Whether `applied` (the new state a provider returns from apply) provably keeps the plan
+/// `planned`, both of type `ty`, judged on the bytes: wherever the plan is known, the
+/// applied value is the same value (the same bytes), and wherever the plan is unknown,
+/// `admits` accepts the applied value with the unknown's refinements (it receives the
+/// decoded value; with no refinements the value is accepted without decoding it).
+///
+/// `true` means no check of the plan against the new state would find a problem; `false`
+/// means this test cannot tell (a difference, equal values in other bytes, a set whose
+/// elements were unknown, a `dynamic` value that changed), and the full check on decoded
+/// values decides, with its messages. `applied` must have been checked with
+/// [`validate`] (of its type, wholly known) first.
+///
+/// ```
+/// use tfvalue::{msgpack, Type};
+///
+/// let ty: Type = serde_json::from_str(r#"["object",{"id":"string","name":"string"}]"#)?;
+/// let planned = b"\x82\xa2id\xd4\x00\x00\xa4name\xa3web";
+/// let applied = b"\x82\xa2id\xa3i-1\xa4name\xa3web";
+/// assert!(msgpack::keeps_plan(planned, applied, &ty, |_, _| true));
+/// let renamed = b"\x82\xa2id\xa3i-1\xa4name\xa3api";
+/// assert!(!msgpack::keeps_plan(planned, renamed, &ty, |_, _| true));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn keeps_plan(
+    planned: &[u8],
+    applied: &[u8],
+    ty: &Type,
+    admits: impl Fn(&Refinements, &Value) -> bool,
+) -> bool {
+    let mut p = SliceReader::new(planned);
+    let mut a = SliceReader::new(applied);
+    matches!(
+        same_or_resolved(&mut p, &mut a, ty, DEFAULT_MAX_DEPTH, &admits),
+        Ok(true)
+    ) && p.remaining() == 0
+        && a.remaining() == 0
+}
+
+/// Reads one value from each side; `Ok(true)` when the applied one keeps the planned one.
+fn same_or_resolved(
+    p: &mut SliceReader<'_>,
+    a: &mut SliceReader<'_>,
+    ty: &Type,
+    depth: usize,
+    admits: &impl Fn(&Refinements, &Value) -> bool,
+) -> Fast<bool> {
+    let depth = depth.checked_sub(1).ok_or(Bail)?;
+    let marker = p.peek()?;
+    if marker == 0xc0 {
+        p.next()?;
+        return Ok(matches!(a.next()?, Token::Nil));
+    }
+    if matches!(marker, 0xc7..=0xc9 | 0xd4..=0xd8) {
+        let Token::Ext(raw) = p.next()? else {
+            return Err(Bail);
+        };
+        if *ty == Type::Dynamic {
+            return Err(Bail);
+        }
+        let refinements = super::unknown::Refinements::from_ext(raw)?;
+        return match read_refinements(refinements, RefineKind::of(ty))? {
+            // An unknown refined as null is the known null.
+            Decoded::Null => Ok(matches!(a.next()?, Token::Nil)),
+            Decoded::Unknown(r) if r.is_empty() => {
+                a.skip_value(depth)?;
+                Ok(true)
+            }
+            Decoded::Unknown(r) => {
+                let value = read(a, ty, depth)?;
+                Ok(admits(&r, &value))
+            }
+        };
+    }
+    // Containers whose elements are walked one by one (lists, tuples, maps, objects);
+    // anything else must be the same bytes.
+    match ty {
+        Type::List(_) | Type::Tuple(_) if !(matches!(ty, Type::List(t) if **t == Type::Dynamic)) => {
+            let (Token::Array(n), Token::Array(m)) = (p.next()?, a.next()?) else {
+                return Ok(false);
+            };
+            if n != m {
+                return Ok(false);
+            }
+            for i in 0..n as usize {
+                let t = match ty {
+                    Type::List(t) => &**t,
+                    Type::Tuple(ts) => ts.get(i).ok_or(Bail)?,
+                    _ => return Err(Bail),
+                };
+                if !same_or_resolved(p, a, t, depth, admits)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        Type::Map(_) | Type::Object(_) if !(matches!(ty, Type::Map(t) if **t == Type::Dynamic)) => {
+            let (Token::Map(n), Token::Map(m)) = (p.next()?, a.next()?) else {
+                return Ok(false);
+            };
+            if n != m {
+                return Ok(false);
+            }
+            for _ in 0..n {
+                let (Token::Str(pk), Token::Str(ak)) = (p.next()?, a.next()?) else {
+                    return Ok(false);
+                };
+                if pk != ak {
+                    return Ok(false);
+                }
+                let t = match ty {
+                    Type::Object(o) => o
+                        .attributes()
+                        .get(std::str::from_utf8(pk).map_err(|_| Bail)?)
+                        .ok_or(Bail)?,
+                    Type::Map(t) => &**t,
+                    _ => return Err(Bail),
+                };
+                if !same_or_resolved(p, a, t, depth, admits)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        _ => {
+            let (ps, pe) = span(p, depth)?;
+            let (as_, ae) = span(a, depth)?;
+            let planned = p.input_full().get(ps..pe).ok_or(Bail)?;
+            let applied = a.input_full().get(as_..ae).ok_or(Bail)?;
+            // A set (or `dynamic` value) with an unknown inside cannot be matched on its
+            // bytes: the full check correlates its elements.
+            Ok(planned == applied && !has_ext(planned, depth)?)
+        }
+    }
+}
+
+/// The byte range of the next value.
+fn span(r: &mut SliceReader<'_>, depth: usize) -> Fast<(usize, usize)> {
+    let start = r.pos();
+    r.skip_value(depth)?;
+    Ok((start, r.pos()))
+}
+
+/// Whether the value in `bytes` holds an extension (an unknown) anywhere.
+fn has_ext(bytes: &[u8], depth: usize) -> Fast<bool> {
+    let mut r = SliceReader::new(bytes);
+    let mut pending: u64 = 1;
+    let mut budget = depth;
+    while pending > 0 {
+        pending -= 1;
+        match r.next()? {
+            Token::Ext(_) => return Ok(true),
+            Token::Array(n) => {
+                budget = budget.checked_sub(1).ok_or(Bail)?;
+                pending += u64::from(n);
+            }
+            Token::Map(n) => {
+                budget = budget.checked_sub(1).ok_or(Bail)?;
+                pending += 2 * u64::from(n);
+            }
+            _ => {}
+        }
+    }
+    Ok(false)
 }

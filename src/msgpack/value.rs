@@ -74,9 +74,9 @@ pub fn to_msgpack_general(v: &Value, ty: &Type) -> Result<Vec<u8>> {
 }
 
 /// The fast path gave up: the general path decides.
-struct Bail;
+pub(super) struct Bail;
 
-type Fast<T> = std::result::Result<T, Bail>;
+pub(super) type Fast<T> = std::result::Result<T, Bail>;
 
 impl From<crate::error::Error> for Bail {
     fn from(_: crate::error::Error) -> Bail {
@@ -191,7 +191,7 @@ fn len32(n: usize) -> Fast<u32> {
 // ---------------------------------------------------------------------------------------
 // Reading
 
-fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Value> {
+pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Value> {
     let depth = depth.checked_sub(1).ok_or(Bail)?;
     if *ty == Type::Dynamic {
         return Err(Bail);

@@ -652,17 +652,14 @@ impl<P: Provider> Core<P> {
             return fail(Self::unknown_type("resource", &type_name));
         };
         let ty = &entry.ty;
-        let mut planned_checked = Validated::default();
         for (name, dv, known) in [
             ("prior_state", &prior_state, Known::Wholly),
             ("planned_state", &planned_state, Known::Maybe),
             // Terraform checks that the configuration is wholly known before it applies.
             ("config", &config, Known::Wholly),
         ] {
-            match self.check_input(Field { rpc: RPC, name }, dv, ty, known) {
-                Ok(c) if name == "planned_state" => planned_checked = c,
-                Ok(_) => {}
-                Err(d) => return fail(d),
+            if let Err(d) = self.check_input(Field { rpc: RPC, name }, dv, ty, known) {
+                return fail(d);
             }
         }
         if let Err(d) = self.check_meta(RPC, &provider_meta) {
@@ -708,14 +705,14 @@ impl<P: Provider> Core<P> {
             // A destroy: Terraform itself checks that the result is null.
             return resp;
         }
-        if kept_plan.is_none()
-            && planned_checked.is_wholly_known()
-            && resp.new_state.msgpack == planned_bytes
-        {
-            // The plan was wholly known and came true to the byte.
+        let planned_source = kept_plan.as_deref().unwrap_or(&planned_bytes);
+        // On the bytes first: known parts the same, unknowns resolved within their
+        // refinements. Only what that cannot tell is decoded and checked in full.
+        if tfvalue::msgpack::keeps_plan(planned_source, &resp.new_state.msgpack, ty, |r, v| {
+            r.admits(v)
+        }) {
             return resp;
         }
-        let planned_source = kept_plan.as_deref().unwrap_or(&planned_bytes);
         let (planned, new) = match (
             Value::from_msgpack(planned_source, ty),
             resp.new_state.decode_value(ty),

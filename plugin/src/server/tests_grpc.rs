@@ -1083,3 +1083,98 @@ async fn messages_over_the_limit_are_refused() {
         .into_inner();
     assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
 }
+
+/// Peak memory while serving a large request stays within twice the request's size:
+/// the example provider (its own process, so that its peak is its own) upgrades a 64 MiB
+/// state of the current version (the default upgrade, which streams JSON to MessagePack).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn peak_memory_stays_within_twice_the_request() {
+    use std::io::BufRead;
+    let status = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "--profile",
+            "test",
+            "-p",
+            "tfvalue-plugin",
+            "--example",
+            "thing",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exe = std::env::current_exe().unwrap();
+    let thing = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/thing");
+    let mut child = std::process::Command::new(thing)
+        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
+        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+        .env("PLUGIN_MIN_PORT", "22000")
+        .env("PLUGIN_MAX_PORT", "22999")
+        .env_remove("PLUGIN_CLIENT_CERT")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line.split('|').nth(3).unwrap().to_owned();
+    let peak_kib = |pid: u32| -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let channel = Endpoint::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = pb6::provider_client::ProviderClient::new(channel)
+        .max_decoding_message_size(usize::MAX)
+        .max_encoding_message_size(usize::MAX);
+    let upgrade = |id: &str| pb6::upgrade_resource_state::Request {
+        type_name: "thing_volume".into(),
+        version: 0,
+        raw_state: Some(pb6::RawState {
+            json: format!(r#"{{"id":"vol-1","server_id":"{id}","size_gb":5}}"#).into_bytes(),
+            flatmap: Default::default(),
+        }),
+    };
+    // A small request first: what the process holds anyway.
+    let resp = client
+        .upgrade_resource_state(upgrade("srv-1"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let before = peak_kib(child.id());
+    let size = 32usize << 20;
+    let started = std::time::Instant::now();
+    let resp = client
+        .upgrade_resource_state(upgrade(&"x".repeat(size)))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert!(resp.upgraded_state.unwrap().msgpack.len() > size);
+    let grown = (peak_kib(child.id()) - before) as f64 * 1024.0;
+    let _ = child.kill();
+    let _ = child.wait();
+    println!(
+        "peak grew by {:.2} x the request ({size} bytes, {:.1?})",
+        grown / size as f64,
+        started.elapsed()
+    );
+    assert!(
+        grown <= 2.0 * size as f64 + (4 << 20) as f64,
+        "peak memory grew by {:.2} x the request",
+        grown / size as f64
+    );
+}
