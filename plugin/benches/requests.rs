@@ -212,7 +212,7 @@ fn bench(c: &mut Criterion) {
         .build()
         .expect("runtime");
     let server = InProcess::new(Bench);
-    for (workload, tags, rules) in [("2KB", 10, 3), ("200KB", 2500, 300)] {
+    for (workload, tags, rules) in [("2KB", 30, 3), ("200KB", 4000, 500)] {
         let config = config(tags, rules);
         let null = DynamicValue::from_msgpack(vec![0xc0]);
         // Create: prior null, proposed = configuration (computed attributes null).

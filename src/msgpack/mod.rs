@@ -45,7 +45,7 @@ use std::io;
 
 pub use de::{Deserializer, DEFAULT_MAX_DEPTH};
 pub use ser::{Compound, Serializer};
-pub use validate::{keeps_plan, validate, Validated};
+pub use validate::{keeps_plan, validate, validate_structure, Validated};
 /// The general (serde) paths of `Value::from_msgpack` and `Value::to_msgpack`, which the
 /// fast paths hand everything they do not take on; for tests that hold the two to the same
 /// bytes.

@@ -67,9 +67,43 @@ impl Validated {
 /// Exactly those of [`Value::from_msgpack`] on the same bytes: the value's path and
 /// what was expected.
 pub fn validate(bytes: &[u8], ty: &Type) -> Result<Validated> {
+    validate_with(bytes, ty, Strings::Utf8)
+}
+
+/// As [`validate`], except that strings are not checked for UTF-8: what a server checks
+/// of a value it hands to code that decodes it, since a decode checks every string it
+/// reads (and a string nobody reads is never trusted). Everything else is checked: the
+/// value's shape against the type (kinds, attribute names, lengths, map keys in order
+/// and distinct), numbers, refinements, and whether it is wholly known.
+///
+/// ```
+/// use tfvalue::{msgpack, Type};
+///
+/// let ty: Type = serde_json::from_str(r#"["object",{"name":"string"}]"#)?;
+/// assert!(msgpack::validate_structure(b"\x81\xa4name\xa2\xff\xfe", &ty).is_ok());
+/// assert!(msgpack::validate(b"\x81\xa4name\xa2\xff\xfe", &ty).is_err());
+/// assert!(msgpack::validate_structure(b"\x81\xa4name\x05", &ty).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// Those of [`validate`], but for invalid UTF-8 in strings.
+pub fn validate_structure(bytes: &[u8], ty: &Type) -> Result<Validated> {
+    validate_with(bytes, ty, Strings::Unchecked)
+}
+
+/// Whether strings are checked for UTF-8.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strings {
+    Utf8,
+    Unchecked,
+}
+
+fn validate_with(bytes: &[u8], ty: &Type, strings: Strings) -> Result<Validated> {
     let mut r = SliceReader::new(bytes);
     let mut out = Validated::default();
-    if check(&mut r, ty, DEFAULT_MAX_DEPTH, &mut out).is_ok() && r.remaining() == 0 {
+    if check(&mut r, ty, DEFAULT_MAX_DEPTH, strings, &mut out).is_ok() && r.remaining() == 0 {
         return Ok(out);
     }
     // Whatever the walk does not take on (and every error): the general path decides,
@@ -77,7 +111,13 @@ pub fn validate(bytes: &[u8], ty: &Type) -> Result<Validated> {
     from_msgpack_general(bytes, ty).map(|v| Validated::of(&v))
 }
 
-fn check(r: &mut SliceReader<'_>, ty: &Type, depth: usize, out: &mut Validated) -> Fast<()> {
+fn check(
+    r: &mut SliceReader<'_>,
+    ty: &Type,
+    depth: usize,
+    strings: Strings,
+    out: &mut Validated,
+) -> Fast<()> {
     let depth = depth.checked_sub(1).ok_or(Bail)?;
     let marker = r.peek()?;
     if marker == 0xc0 {
@@ -101,7 +141,9 @@ fn check(r: &mut SliceReader<'_>, ty: &Type, depth: usize, out: &mut Validated) 
     match ty {
         Type::String => match r.next()? {
             Token::Str(b) => {
-                r.utf8(b)?;
+                if strings == Strings::Utf8 {
+                    r.utf8(b)?;
+                }
                 Ok(())
             }
             _ => Err(Bail),
@@ -130,7 +172,7 @@ fn check(r: &mut SliceReader<'_>, ty: &Type, depth: usize, out: &mut Validated) 
                 return Err(Bail);
             }
             for _ in 0..n {
-                check(r, t, depth, out)?;
+                check(r, t, depth, strings, out)?;
             }
             Ok(())
         }
@@ -151,9 +193,11 @@ fn check(r: &mut SliceReader<'_>, ty: &Type, depth: usize, out: &mut Validated) 
                 if prev.is_some_and(|p| p.cmp(k) != Ordering::Less) {
                     return Err(Bail);
                 }
-                r.utf8(k)?;
+                if strings == Strings::Utf8 {
+                    r.utf8(k)?;
+                }
                 prev = Some(k);
-                check(r, t, depth, out)?;
+                check(r, t, depth, strings, out)?;
             }
             Ok(())
         }
@@ -169,7 +213,7 @@ fn check(r: &mut SliceReader<'_>, ty: &Type, depth: usize, out: &mut Validated) 
                     Token::Str(k) if k == key.as_bytes() => {}
                     _ => return Err(Bail),
                 }
-                check(r, aty, depth, out)?;
+                check(r, aty, depth, strings, out)?;
             }
             Ok(())
         }
@@ -181,7 +225,7 @@ fn check(r: &mut SliceReader<'_>, ty: &Type, depth: usize, out: &mut Validated) 
                 return Err(Bail);
             }
             for t in ts {
-                check(r, t, depth, out)?;
+                check(r, t, depth, strings, out)?;
             }
             Ok(())
         }
@@ -198,7 +242,7 @@ fn check(r: &mut SliceReader<'_>, ty: &Type, depth: usize, out: &mut Validated) 
             if inner.has_dynamic() || has_optional(&inner) {
                 return Err(Bail);
             }
-            check(r, &inner, depth, out)
+            check(r, &inner, depth, strings, out)
         }
     }
 }

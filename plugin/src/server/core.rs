@@ -224,7 +224,14 @@ impl<P: Provider> Core<P> {
                 )),
             );
         }
-        let checked = dv.validate(ty).map_err(|e| {
+        // The shape, numbers, refinements and unknowns; the UTF-8 of strings is checked
+        // by whatever decodes them (a typed decode or a Value), once.
+        let checked = if dv.msgpack.is_empty() {
+            dv.validate(ty)
+        } else {
+            tfvalue::msgpack::validate_structure(&dv.msgpack, ty)
+        }
+        .map_err(|e| {
             Diagnostic::from_value_error(
                 format!("{rpc}: the `{name}` sent by Terraform does not decode"),
                 &e,
