@@ -129,7 +129,7 @@ pub trait TfModel: TfValue {
     /// let planned = Server { name: "web".to_owned().into(), ip: Unknown::unknown().with_prefix("10.") };
     /// let applied = Server { name: "web".to_owned().into(), ip: "192.168.0.9".to_owned().into() };
     /// let diags = Server::check_apply(&planned, &applied);
-    /// assert_eq!(diags.to_string(), r#"final value "192.168.0.9" does not start with the refined prefix "10." at ip"#);
+    /// assert_eq!(diags.to_string(), r#"Provider produced inconsistent result after apply: final value "192.168.0.9" does not start with the refined prefix "10." at ip"#);
     /// # }
     /// ```
     fn check_apply(planned: &Self, applied: &Self) -> Diagnostics

@@ -58,7 +58,15 @@ fn path(text: &[&str]) -> AttributePath {
 
 /// `(kind, "message at path")` for each diagnostic, for whole-list assertions.
 fn listed(d: &Diagnostics) -> Vec<(DiagnosticKind, String)> {
-    d.iter().map(|d| (d.kind(), d.to_string())).collect()
+    // The kind fixes the summary; what varies is the detail and the path.
+    d.iter()
+        .map(|d| {
+            let shown = d.to_string();
+            let prefix = format!("{}: ", d.kind().summary());
+            assert!(shown.starts_with(&prefix), "{shown}");
+            (d.kind(), shown[prefix.len()..].to_owned())
+        })
+        .collect()
 }
 
 fn ty(json: &str) -> Type {

@@ -8,6 +8,7 @@
 
 mod convert;
 mod diagnostic;
+pub mod framework;
 mod provider;
 mod server;
 
@@ -31,7 +32,7 @@ pub(crate) mod proto {
     }
 }
 
-pub use diagnostic::{has_errors, Diagnostic, Severity};
+pub use diagnostic::{has_errors, Diagnostic, Diagnostics, Severity};
 pub use provider::*;
 pub use server::core::VALUE_LOG_ENV;
 pub use server::{

@@ -33,8 +33,8 @@ impl Block {
     ///     .attribute("name", Attribute::of_type(Type::String))
     ///     .block("network", NestedBlock::single(Block::new()).min_items(1));
     /// assert_eq!(bad.check_schema().to_string(), "\
-    /// attribute must be required, optional or computed at name
-    /// a single block has min_items equal to max_items, both 0 or 1 at network");
+    /// Invalid provider schema: attribute must be required, optional or computed at name
+    /// Invalid provider schema: a single block has min_items equal to max_items, both 0 or 1 at network");
     /// ```
     pub fn check_schema(&self) -> Diagnostics {
         let mut out = Diagnostics::new();

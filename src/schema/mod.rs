@@ -526,7 +526,7 @@ impl Attribute {
     /// let v = Value::Object([("tier".to_owned(), Value::from("gold"))].into());
     /// assert_eq!(
     ///     block.validate(&v).to_string(),
-    ///     r#"value must be one of "standard", "premium", found "gold" at tier"#
+    ///     r#"Invalid attribute value: value must be one of "standard", "premium", found "gold" at tier"#
     /// );
     /// ```
     #[must_use]

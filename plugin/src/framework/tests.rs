@@ -1,0 +1,1 @@
+//! Unit tests of the framework: routing and handler errors, without Terraform.
