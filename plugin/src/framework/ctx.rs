@@ -2,7 +2,8 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tfvalue::AttributePath;
+use serde::de::DeserializeOwned;
+use tfvalue::{AttributePath, DynamicValue};
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::provider::Context;
@@ -34,6 +35,7 @@ pub struct Ctx<C = ()> {
     private: Mutex<Vec<u8>>,
     warnings: Mutex<Vec<Diagnostic>>,
     replace: Mutex<Vec<AttributePath>>,
+    config: Option<DynamicValue>,
 }
 
 fn take<T: Default>(m: &Mutex<T>) -> T {
@@ -50,7 +52,13 @@ impl<C> Ctx<C> {
             private: Mutex::new(private),
             warnings: Mutex::new(Vec::new()),
             replace: Mutex::new(Vec::new()),
+            config: None,
         }
+    }
+
+    pub(crate) fn with_config(mut self, config: DynamicValue) -> Self {
+        self.config = Some(config);
+        self
     }
 
     pub(crate) fn with_terraform_version(mut self, version: String) -> Self {
@@ -82,6 +90,23 @@ impl<C> Ctx<C> {
     /// [`ProviderConfig::configure`](super::ProviderConfig::configure), empty elsewhere.
     pub fn terraform_version(&self) -> &str {
         &self.terraform_version
+    }
+
+    /// The configuration, decoded into `M` (usually the resource's model): in
+    /// `modify_plan` (it may hold unknowns), `create` and `update` (wholly known; the
+    /// place to read write-only attributes, which are null in the plan). `None` where
+    /// there is no configuration (`read`, `delete`, `import`, null configuration).
+    ///
+    /// # Errors
+    ///
+    /// The configuration does not fit `M`.
+    pub fn config<M: DeserializeOwned>(&self) -> Result<Option<M>, Diagnostic> {
+        match &self.config {
+            None => Ok(None),
+            Some(dv) => dv.decode::<Option<M>>().map_err(|e| {
+                Diagnostic::from_value_error("the configuration does not fit its model", &e)
+            }),
+        }
     }
 
     /// Adds a warning: Terraform shows it and the operation goes on. (Errors are what a

@@ -599,7 +599,8 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 req.ctx.clone(),
                 &self.type_name,
                 req.prior_private.clone(),
-            );
+            )
+            .with_config(req.config.clone());
             let result = self.plan_inner(&cx, &req).await;
             let mut diagnostics = cx.take_warnings();
             match result {
@@ -629,7 +630,8 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 req.ctx.clone(),
                 &self.type_name,
                 req.planned_private.clone(),
-            );
+            )
+            .with_config(req.config.clone());
             let result = self.apply_inner(&cx, &req).await;
             let mut diagnostics = cx.take_warnings();
             match result {

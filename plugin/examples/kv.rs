@@ -1,0 +1,283 @@
+//! `terraform-provider-kv`: a key-value store in a JSON file, written on the framework
+//! (`tfvalue_plugin::framework`).
+//!
+//! The provider block names the store (`path`, a `.json` file); resource `kv_entry` is
+//! one entry, data source `kv_lookup` reads one. The file maps each key to the entry's
+//! state as tfvalue JSON; edit it behind Terraform's back and `terraform refresh` sees
+//! it. `KV_PROTOCOL=5` or `6` serves one protocol only.
+
+use std::collections::BTreeMap;
+use std::io::ErrorKind;
+use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+use tfvalue::codec::Codec;
+use tfvalue::schema::Planner;
+use tfvalue::{AttributePath, Dynamic, Number, Refinements, TfModel, TfValue, Unknown};
+use tfvalue_plugin::framework::*;
+use tfvalue_plugin::{serve_main, Diagnostic, ServeConfig};
+
+/// The provider block.
+#[derive(TfValue, Serialize, Deserialize)]
+struct Config {
+    /// The store: a `.json` file (a missing file is an empty store).
+    path: Unknown<String>,
+}
+
+/// A rule of an entry.
+#[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Rule {
+    name: Unknown<String>,
+    #[tfvalue(optional)]
+    priority: Unknown<Option<Number>>,
+}
+
+/// Who may do what with an entry.
+#[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Acl {
+    principal: Unknown<String>,
+    #[tfvalue(one_of = ["read", "write", "admin"])]
+    level: Unknown<String>,
+}
+
+/// An entry of the store.
+#[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[tfvalue(version = 1)]
+struct Entry {
+    /// The key; changing it replaces the entry.
+    #[tfvalue(requires_replace)]
+    key: Unknown<String>,
+    #[tfvalue(optional)]
+    value: Unknown<Option<String>>,
+    /// Seconds to live (default 3600).
+    #[tfvalue(optional, computed)]
+    ttl: Unknown<Option<Number>>,
+    /// `kv-<key>`.
+    #[tfvalue(computed)]
+    id: Unknown<Option<String>>,
+    /// 1 on create, one more on every change.
+    #[tfvalue(computed)]
+    version: Unknown<Option<u64>>,
+    #[tfvalue(optional)]
+    tags: Unknown<Option<BTreeMap<String, Unknown<String>>>>,
+    #[tfvalue(block)]
+    rule: Unknown<Vec<Rule>>,
+    #[tfvalue(block = "set")]
+    acl: Unknown<Vec<Acl>>,
+    #[tfvalue(optional)]
+    meta: Dynamic,
+}
+
+/// Schema version 0 of an entry: the value under `data`, no rules, acls or meta.
+#[derive(TfValue, Serialize, Deserialize)]
+struct EntryV0 {
+    key: String,
+    #[tfvalue(optional)]
+    data: Option<String>,
+    #[tfvalue(optional, computed)]
+    ttl: Option<Number>,
+    #[tfvalue(computed)]
+    id: Option<String>,
+    #[tfvalue(computed)]
+    version: Option<u64>,
+    #[tfvalue(optional)]
+    tags: Option<BTreeMap<String, Unknown<String>>>,
+}
+
+/// The data source: an entry looked up by key.
+#[derive(TfValue, Serialize, Deserialize)]
+struct Lookup {
+    key: Unknown<String>,
+    #[tfvalue(computed)]
+    id: Unknown<Option<String>>,
+    #[tfvalue(computed)]
+    value: Unknown<Option<String>>,
+    #[tfvalue(computed)]
+    ttl: Unknown<Option<Number>>,
+    #[tfvalue(computed)]
+    version: Unknown<Option<u64>>,
+    #[tfvalue(computed)]
+    tags: Unknown<Option<BTreeMap<String, Unknown<String>>>>,
+}
+
+type Db = BTreeMap<String, Entry>;
+
+/// The client: the store's file, one writer at a time.
+struct Store {
+    path: PathBuf,
+    lock: Mutex<()>,
+}
+
+impl Store {
+    /// Runs `f` on the store's entries; saves them when `save`.
+    fn with<T>(&self, save: bool, f: impl FnOnce(&mut Db) -> Result<T>) -> Result<T> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut db: Db = match std::fs::read(&self.path) {
+            Ok(bytes) => tfvalue::json::from_slice(&bytes)?,
+            Err(e) if e.kind() == ErrorKind::NotFound => Db::new(),
+            Err(e) => return Err(e.into()),
+        };
+        let out = f(&mut db)?;
+        if save {
+            std::fs::write(&self.path, tfvalue::json::to_vec(&db)?)?;
+        }
+        Ok(out)
+    }
+}
+
+fn at(attr: &str, summary: &str) -> Diagnostic {
+    Diagnostic::error(summary).at(AttributePath::new().attr(attr))
+}
+
+impl ProviderConfig for Config {
+    type Client = Store;
+
+    fn validate(&self) -> Result<()> {
+        match self.path.known() {
+            Some(p) if !p.ends_with(".json") => {
+                Err(at("path", "path must name a .json file").into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    async fn configure(self, _cx: &Ctx) -> Result<Store> {
+        self.validate()?;
+        let path = PathBuf::from(self.path.into_known().unwrap_or_default());
+        match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(dir) if !dir.is_dir() => Err(at("path", "the store's directory does not exist")
+                .with_detail(format!("`{}` is not a directory.", dir.display()))
+                .into()),
+            _ => Ok(Store {
+                path,
+                lock: Mutex::new(()),
+            }),
+        }
+    }
+}
+
+struct EntryResource;
+
+/// The entry's key, known at apply.
+fn key(e: &Entry) -> String {
+    e.key.known().cloned().unwrap_or_default()
+}
+
+/// Writes `e` as the new state of its key; on create, the key must be new.
+fn save(store: &Store, mut e: Entry, version: u64, create: bool) -> Result<Entry> {
+    if e.value.value().is_some_and(|v| v == "FAIL") {
+        return Err(at("value", "the store refused the value").into());
+    }
+    e.id = format!("kv-{}", key(&e)).into();
+    e.version = version.into();
+    store.with(true, |db| {
+        if create && db.contains_key(&key(&e)) {
+            return Err(at("key", "the store already holds this key")
+                .with_detail(format!("Import it: terraform import <address> {}", key(&e)))
+                .into());
+        }
+        db.insert(key(&e), e.clone());
+        Ok(e)
+    })
+}
+
+impl Resource<Store> for EntryResource {
+    type Model = Entry;
+    const IMPORT_ID: &'static str = "key";
+
+    fn planner(&self) -> Planner {
+        Entry::planner().refine("id", Refinements::new().not_null().with_prefix("kv-"))
+    }
+
+    fn upgrade(&self) -> Codec<Entry> {
+        Codec::new().upgrade_from(|old: EntryV0| Entry {
+            key: old.key.into(),
+            value: old.data.into(),
+            ttl: old.ttl.into(),
+            id: old.id.into(),
+            version: old.version.into(),
+            tags: old.tags.into(),
+            rule: Vec::new().into(),
+            acl: Vec::new().into(),
+            meta: Dynamic::null(),
+        })
+    }
+
+    async fn modify_plan(
+        &self,
+        cx: &Ctx<Store>,
+        prior: Option<&Entry>,
+        e: &mut Entry,
+    ) -> Result<()> {
+        let config: Option<Entry> = cx.config()?;
+        if config.is_some_and(|c| c.ttl.is_null()) {
+            e.ttl = Number::from(3600u32).into();
+        }
+        if prior.is_some_and(|p| p != e) {
+            e.version = Unknown::unknown();
+        }
+        Ok(())
+    }
+
+    async fn create(&self, cx: &Ctx<Store>, e: Entry) -> Result<Entry> {
+        save(cx.client(), e, 1, true)
+    }
+
+    async fn read(&self, cx: &Ctx<Store>, e: Entry) -> Result<Option<Entry>> {
+        cx.client().with(false, |db| Ok(db.remove(&key(&e))))
+    }
+
+    async fn update(&self, cx: &Ctx<Store>, prior: Entry, e: Entry) -> Result<Entry> {
+        let version = prior.version.value().copied().unwrap_or(0);
+        let next = if e.version.is_unknown() {
+            version + 1
+        } else {
+            version
+        };
+        save(cx.client(), e, next, false)
+    }
+
+    async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {
+        cx.client().with(true, |db| Ok(drop(db.remove(&key(&e)))))
+    }
+
+    async fn import(&self, cx: &Ctx<Store>, key: String) -> Result<Option<Entry>> {
+        match cx.client().with(false, |db| Ok(db.remove(&key)))? {
+            Some(e) => Ok(Some(e)),
+            None => Err(Diagnostic::error("no such entry")
+                .with_detail(format!("The store has no key `{key}`."))
+                .into()),
+        }
+    }
+}
+
+struct LookupSource;
+
+impl DataSource<Store> for LookupSource {
+    type Model = Lookup;
+
+    async fn read(&self, cx: &Ctx<Store>, mut l: Lookup) -> Result<Lookup> {
+        let k = l.key.known().cloned().unwrap_or_default();
+        let Some(e) = cx.client().with(false, |db| Ok(db.remove(&k)))? else {
+            return Err(at("key", "no such entry").into());
+        };
+        (l.id, l.value, l.ttl, l.version, l.tags) = (e.id, e.value, e.ttl, e.version, e.tags);
+        Ok(l)
+    }
+}
+
+fn main() {
+    let versions: &[u32] = match std::env::var("KV_PROTOCOL").as_deref() {
+        Ok("5") => &[5],
+        Ok("6") => &[6],
+        _ => &[5, 6],
+    };
+    let provider = Framework::new_with::<Config>()
+        .resource("kv_entry", EntryResource)
+        .data_source("kv_lookup", LookupSource);
+    serve_main(
+        provider,
+        ServeConfig::new("example.com/acme/kv").protocol_versions(versions),
+    );
+}
