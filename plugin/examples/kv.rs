@@ -16,7 +16,7 @@ use tfvalue::codec::Codec;
 use tfvalue::schema::Planner;
 use tfvalue::{AttributePath, Dynamic, Number, Refinements, TfModel, TfValue, Unknown};
 use tfvalue_plugin::framework::*;
-use tfvalue_plugin::{serve_main, Diagnostic, ServeConfig};
+use tfvalue_plugin::{serve_main, ServeConfig};
 
 /// The provider block.
 #[derive(TfValue, Serialize, Deserialize)]

@@ -92,7 +92,7 @@ pub use self::convert::import_stub;
 use self::convert::Wire;
 pub use self::ctx::Ctx;
 pub use self::traits::{DataSource, Model, NoConfig, ProviderConfig, Resource};
-use crate::diagnostic::{Diagnostic, Diagnostics};
+pub use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::provider::*;
 
 /// What every framework handler returns: its model, or the [`Diagnostics`] saying why it
