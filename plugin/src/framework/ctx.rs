@@ -2,8 +2,9 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::de::DeserializeOwned;
-use tfvalue::{AttributePath, DynamicValue};
+use tfvalue::{AttributePath, DynamicValue, Type};
+
+use super::Model;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::provider::Context;
@@ -35,7 +36,7 @@ pub struct Ctx<C = ()> {
     private: Mutex<Vec<u8>>,
     warnings: Mutex<Vec<Diagnostic>>,
     replace: Mutex<Vec<AttributePath>>,
-    config: Option<DynamicValue>,
+    config: Option<(DynamicValue, Type)>,
 }
 
 fn take<T: Default>(m: &Mutex<T>) -> T {
@@ -56,8 +57,8 @@ impl<C> Ctx<C> {
         }
     }
 
-    pub(crate) fn with_config(mut self, config: DynamicValue) -> Self {
-        self.config = Some(config);
+    pub(crate) fn with_config(mut self, config: DynamicValue, ty: &Type) -> Self {
+        self.config = Some((config, ty.clone()));
         self
     }
 
@@ -100,13 +101,18 @@ impl<C> Ctx<C> {
     /// # Errors
     ///
     /// The configuration does not fit `M`.
-    pub fn config<M: DeserializeOwned>(&self) -> Result<Option<M>, Diagnostic> {
-        match &self.config {
-            None => Ok(None),
-            Some(dv) => dv.decode::<Option<M>>().map_err(|e| {
-                Diagnostic::from_value_error("the configuration does not fit its model", &e)
-            }),
-        }
+    pub fn config<M: Model>(&self) -> Result<Option<M>, Diagnostic> {
+        let Some((dv, ty)) = &self.config else {
+            return Ok(None);
+        };
+        let decoded = if *ty == M::tf_type() {
+            dv.decode::<Option<M>>()
+        } else {
+            // The schema served differs from the model's (fewer attributes).
+            dv.decode_value(ty)
+                .and_then(super::convert::from_wire_value::<M>)
+        };
+        decoded.map_err(|e| super::convert::misfit("the configuration", &self.type_name, &e))
     }
 
     /// Adds a warning: Terraform shows it and the operation goes on. (Errors are what a

@@ -48,29 +48,8 @@
 //! }
 //! ```
 //!
-//! # terraform-plugin-framework's concepts here
-//!
-//! | terraform-plugin-framework (Go) | tfvalue-plugin |
-//! | --- | --- |
-//! | `provider.Provider` (`Schema`, `Configure`) | a model implementing [`ProviderConfig`]; [`Framework::new_with`] |
-//! | `resp.ResourceData` / `req.ProviderData` (type-asserted in each resource's `Configure`) | [`ProviderConfig::Client`], reached as [`Ctx::client`] |
-//! | `resource.Resource` (`Metadata`, `Schema`) | [`Resource`] with a `#[derive(TfValue)]` model, registered with [`Framework::resource`] under its type name |
-//! | `Create`, `Read`, `Update`, `Delete` | [`Resource::create`], [`read`](Resource::read) (`None`: the object is gone, `resp.State.RemoveResource`), [`update`](Resource::update), [`delete`](Resource::delete) |
-//! | `resp.Diagnostics.AddError`, `AddAttributeError` | `Err(..)` of a [`Result`]: `?` on any error, or a [`Diagnostic`](crate::Diagnostic) with [`at`](crate::Diagnostic::at) |
-//! | `resp.Diagnostics.AddWarning` | [`Ctx::warn`] |
-//! | `ResourceWithImportState`, `resource.ImportStatePassthroughID` | [`Resource::import`]; by default passthrough to [`Resource::IMPORT_ID`] |
-//! | `ResourceWithUpgradeState` (`UpgradeState` map of `StateUpgrader`s) | [`Resource::upgrade`]: a [`tfvalue::codec::Codec`] with a model per old version |
-//! | `ResourceWithValidateConfig`, `ConfigValidators` | [`Resource::validate`] on the typed configuration |
-//! | attribute `Validators` (`stringvalidator.OneOf`, `LengthBetween`, `RegexMatches`) | `#[tfvalue(one_of = [..], min_length = N, max_length = N, pattern = "..")]`, run by the server before `validate` |
-//! | `ResourceWithModifyPlan` | [`Resource::modify_plan`] |
-//! | `planmodifier` `RequiresReplace()` | `#[tfvalue(requires_replace)]` (or [`Ctx::requires_replace`] in `modify_plan`) |
-//! | `planmodifier` `UseStateForUnknown()` | `#[tfvalue(computed, use_state_for_unknown)]` (computed attributes are otherwise unknown on any change) |
-//! | `Default: stringdefault.StaticString(..)` | `#[tfvalue(optional, computed, default = ..)]` |
-//! | refinements of unknowns (`RefineAsNotNull`, `RefineWithPrefix`) | declared on the attribute, or [`tfvalue::schema::Planner::refine`] in [`Resource::planner`] |
-//! | `types.String` (null, unknown, value) | `Unknown<Option<String>>` (`Unknown<String>` for a required attribute) |
-//! | `resp.Private.SetKey` | [`Ctx::set_private`] (opaque bytes, passed through) |
-//! | `datasource.DataSource` (`Read`) | [`DataSource`] ([`DataSource::read`]) |
-//! | `resource.Test` (terraform-plugin-testing) | the `testing` module: steps against a real Terraform |
+//! The crate documentation has a table from terraform-plugin-framework's concepts to
+//! these ("terraform-plugin-framework's concepts here").
 
 mod convert;
 mod ctx;
@@ -600,7 +579,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 &self.type_name,
                 req.prior_private.clone(),
             )
-            .with_config(req.config.clone());
+            .with_config(req.config.clone(), &self.wire.ty);
             let result = self.plan_inner(&cx, &req).await;
             let mut diagnostics = cx.take_warnings();
             match result {
@@ -631,7 +610,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 &self.type_name,
                 req.planned_private.clone(),
             )
-            .with_config(req.config.clone());
+            .with_config(req.config.clone(), &self.wire.ty);
             let result = self.apply_inner(&cx, &req).await;
             let mut diagnostics = cx.take_warnings();
             match result {

@@ -426,7 +426,8 @@ impl<P: Provider> Core<P> {
                         resp.diagnostics.push(
                             Diagnostic::error("Provider produced inconsistent result after apply")
                                 .with_detail(format!(
-                                    "When applying changes to `{type_name}`, the provider produced a new state that breaks its plan: {p}. This is a bug in the provider."
+                                    "When applying changes to `{type_name}`, the provider produced a new state that breaks its plan: {} at {}. This is a bug in the provider.",
+                                    p.detail, p.path()
                                 ))
                                 .at(p.path().clone()),
                         );
