@@ -10,6 +10,7 @@ mod convert;
 mod diagnostic;
 mod provider;
 mod server;
+pub mod testing;
 
 /// The code generated from `proto/`; internal, never part of the API.
 #[allow(
