@@ -11,6 +11,7 @@ mod diagnostic;
 pub mod framework;
 mod provider;
 mod server;
+pub mod testing;
 
 /// The code generated from `proto/`; internal, never part of the API.
 #[allow(
