@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use tfvalue::codec::Codec;
 use tfvalue::schema::Planner;
 use tfvalue::{AttributePath, Dynamic, Number, Refinements, TfModel, TfValue, Unknown};
@@ -110,17 +111,29 @@ struct Store {
 }
 
 impl Store {
-    /// Runs `f` on the store's entries; saves them when `save`.
+    /// Runs `f` on the store's entries; saves them when `save`. Each entry is kept as
+    /// tfvalue's JSON of its model (a map of them could not hold two types of `meta`).
     fn with<T>(&self, save: bool, f: impl FnOnce(&mut Db) -> Result<T>) -> Result<T> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut db: Db = match std::fs::read(&self.path) {
-            Ok(bytes) => tfvalue::json::from_slice(&bytes)?,
-            Err(e) if e.kind() == ErrorKind::NotFound => Db::new(),
+        let raw: BTreeMap<String, Box<RawValue>> = match std::fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)?,
+            Err(e) if e.kind() == ErrorKind::NotFound => BTreeMap::new(),
             Err(e) => return Err(e.into()),
         };
+        let mut db = Db::new();
+        for (k, v) in raw {
+            db.insert(k, tfvalue::json::from_slice(v.get().as_bytes())?);
+        }
         let out = f(&mut db)?;
         if save {
-            std::fs::write(&self.path, tfvalue::json::to_vec(&db)?)?;
+            let mut raw = BTreeMap::new();
+            for (k, e) in &db {
+                raw.insert(
+                    k,
+                    RawValue::from_string(String::from_utf8(tfvalue::json::to_vec(e)?)?)?,
+                );
+            }
+            std::fs::write(&self.path, serde_json::to_vec(&raw)?)?;
         }
         Ok(out)
     }
