@@ -252,7 +252,9 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {
-        cx.client().with(true, |db| Ok(drop(db.remove(&key(&e)))))
+        cx.client()
+            .with(true, |db| Ok(db.remove(&key(&e))))
+            .map(drop)
     }
 
     async fn import(&self, cx: &Ctx<Store>, key: String) -> Result<Option<Entry>> {

@@ -490,9 +490,9 @@ fn thing_replace_and_taint(protocol: u32) {
         all.sort();
         all.dedup();
         assert_eq!(all.len(), 10, "ids handed out twice: {servers:?} {volumes:?}");
-        for i in 0..5 {
+        for (i, server) in servers.iter().enumerate() {
             let v: Volume = state.resource(&format!("thing_volume.v[{i}]"))?;
-            assert_eq!(v.server_id, servers[i]);
+            assert_eq!(&v.server_id, server);
         }
         let f: Server = state.resource("thing_server.follower")?;
         assert_eq!(f.disk.len(), 2);
