@@ -122,16 +122,13 @@ impl Store {
         };
         let mut db = Db::new();
         for (k, v) in raw {
-            db.insert(k, tfvalue::json::from_slice(v.get().as_bytes())?);
+            db.insert(k, tfvalue::json::from_str(v.get())?);
         }
         let out = f(&mut db)?;
         if save {
             let mut raw = BTreeMap::new();
             for (k, e) in &db {
-                raw.insert(
-                    k,
-                    RawValue::from_string(String::from_utf8(tfvalue::json::to_vec(e)?)?)?,
-                );
+                raw.insert(k, RawValue::from_string(tfvalue::json::to_string(e)?)?);
             }
             std::fs::write(&self.path, serde_json::to_vec(&raw)?)?;
         }
@@ -242,13 +239,13 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn update(&self, cx: &Ctx<Store>, prior: Entry, e: Entry) -> Result<Entry> {
-        let version = prior.version.value().copied().unwrap_or(0);
-        let next = if e.version.is_unknown() {
-            version + 1
-        } else {
-            version
-        };
-        save(cx.client(), e, next, false)
+        let changed = u64::from(e.version.is_unknown());
+        save(
+            cx.client(),
+            e,
+            prior.version.value().map_or(1, |v| v + changed),
+            false,
+        )
     }
 
     async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {
@@ -258,12 +255,10 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn import(&self, cx: &Ctx<Store>, key: String) -> Result<Option<Entry>> {
-        match cx.client().with(false, |db| Ok(db.remove(&key)))? {
-            Some(e) => Ok(Some(e)),
-            None => Err(Diagnostic::error("no such entry")
-                .with_detail(format!("The store has no key `{key}`."))
-                .into()),
-        }
+        let found = cx.client().with(false, |db| Ok(db.remove(&key)))?;
+        found
+            .map(Some)
+            .ok_or_else(|| at("key", "no such entry").into())
     }
 }
 
