@@ -203,8 +203,14 @@ fn prior_state_proposed_new_state_and_the_plan() {
         ..proposed.clone()
     };
     let plan = plan_model(Some(&prior), Some(&proposed), Some(&config)).unwrap();
-    // The computed values are kept; the unknown name replaces the server.
-    assert_eq!(plan.planned.as_ref(), Some(&proposed));
+    // The object changes, so its computed attributes (neither `use_state_for_unknown`)
+    // are unknown; the unknown name replaces the server.
+    let expected = Server {
+        id: Unknown::unknown(),
+        ipv4_address: Unknown::unknown(),
+        ..proposed.clone()
+    };
+    assert_eq!(plan.planned.as_ref(), Some(&expected));
     assert_eq!(plan.requires_replace, [AttributePath::new().attr("name")]);
 
     // The planned state a provider returns on create, with refined unknowns (ext 12):
@@ -234,10 +240,12 @@ fn prior_state_proposed_new_state_and_the_plan() {
     };
     let plan = Server::planner()
         .refine("id", Refinements::new().not_null())
+        .unwrap()
         .refine(
             "ipv4_address",
             Refinements::new().not_null().with_prefix("10.0."),
         )
+        .unwrap()
         .plan_model(None, Some(&create), Some(&create))
         .unwrap();
     assert!(plan.requires_replace.is_empty());
