@@ -7,15 +7,12 @@
 //! it. `KV_PROTOCOL=5` or `6` serves one protocol only.
 
 use std::collections::BTreeMap;
-use std::io::ErrorKind;
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use tfvalue::codec::Codec;
-use tfvalue::schema::Planner;
-use tfvalue::{AttributePath, Dynamic, Number, Refinements, TfModel, TfValue, Unknown};
+use tfvalue::{AttributePath, Dynamic, Number, TfValue, Unknown};
 use tfvalue_plugin::framework::*;
 use tfvalue_plugin::{serve_main, ServeConfig};
 
@@ -51,11 +48,11 @@ struct Entry {
     key: Unknown<String>,
     #[tfvalue(optional)]
     value: Unknown<Option<String>>,
-    /// Seconds to live (default 3600).
-    #[tfvalue(optional, computed)]
+    /// Seconds to live.
+    #[tfvalue(optional, computed, default = 3600)]
     ttl: Unknown<Option<Number>>,
     /// `kv-<key>`.
-    #[tfvalue(computed)]
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null, prefix = "kv-"))]
     id: Unknown<Option<String>>,
     /// 1 on create, one more on every change.
     #[tfvalue(computed)]
@@ -104,20 +101,17 @@ struct Lookup {
 
 type Db = BTreeMap<String, Entry>;
 
-/// The client: the store's file, one writer at a time.
-struct Store {
-    path: PathBuf,
-    lock: Mutex<()>,
-}
+/// The client: the store's file, and a lock for one writer at a time.
+struct Store(PathBuf, Mutex<()>);
 
 impl Store {
     /// Runs `f` on the store's entries; saves them when `save`. Each entry is kept as
     /// tfvalue's JSON of its model (a map of them could not hold two types of `meta`).
     fn with<T>(&self, save: bool, f: impl FnOnce(&mut Db) -> Result<T>) -> Result<T> {
-        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let raw: BTreeMap<String, Box<RawValue>> = match std::fs::read(&self.path) {
+        let _guard = self.1.lock().unwrap_or_else(PoisonError::into_inner);
+        let raw: BTreeMap<String, Box<RawValue>> = match std::fs::read(&self.0) {
             Ok(bytes) => serde_json::from_slice(&bytes)?,
-            Err(e) if e.kind() == ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
             Err(e) => return Err(e.into()),
         };
         let mut db = Db::new();
@@ -130,7 +124,7 @@ impl Store {
             for (k, e) in &db {
                 raw.insert(k, RawValue::from_string(tfvalue::json::to_string(e)?)?);
             }
-            std::fs::write(&self.path, serde_json::to_vec(&raw)?)?;
+            std::fs::write(&self.0, serde_json::to_vec(&raw)?)?;
         }
         Ok(out)
     }
@@ -144,26 +138,19 @@ impl ProviderConfig for Config {
     type Client = Store;
 
     fn validate(&self) -> Result<()> {
-        match self.path.known() {
-            Some(p) if !p.ends_with(".json") => {
-                Err(at("path", "path must name a .json file").into())
-            }
-            _ => Ok(()),
+        if self.path.known().is_some_and(|p| !p.ends_with(".json")) {
+            return Err(at("path", "path must name a .json file").into());
         }
+        Ok(())
     }
 
     async fn configure(self, _cx: &Ctx) -> Result<Store> {
-        self.validate()?;
         let path = PathBuf::from(self.path.into_known().unwrap_or_default());
-        match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            Some(dir) if !dir.is_dir() => Err(at("path", "the store's directory does not exist")
-                .with_detail(format!("`{}` is not a directory.", dir.display()))
-                .into()),
-            _ => Ok(Store {
-                path,
-                lock: Mutex::new(()),
-            }),
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) {
+            return Err(at("path", "the store's directory does not exist").into());
         }
+        Ok(Store(path, Mutex::default()))
     }
 }
 
@@ -183,9 +170,7 @@ fn save(store: &Store, mut e: Entry, version: u64, create: bool) -> Result<Entry
     e.version = version.into();
     store.with(true, |db| {
         if create && db.contains_key(&key(&e)) {
-            return Err(at("key", "the store already holds this key")
-                .with_detail(format!("Import it: terraform import <address> {}", key(&e)))
-                .into());
+            return Err(at("key", "the key exists: terraform import it").into());
         }
         db.insert(key(&e), e.clone());
         Ok(e)
@@ -196,12 +181,8 @@ impl Resource<Store> for EntryResource {
     type Model = Entry;
     const IMPORT_ID: &'static str = "key";
 
-    fn planner(&self) -> Planner {
-        Entry::planner().refine("id", Refinements::new().not_null().with_prefix("kv-"))
-    }
-
-    fn upgrade(&self) -> Codec<Entry> {
-        Codec::new().upgrade_from(|old: EntryV0| Entry {
+    fn upgrade(&self) -> tfvalue::codec::Codec<Entry> {
+        tfvalue::codec::Codec::new().upgrade_from(|old: EntryV0| Entry {
             key: old.key.into(),
             value: old.data.into(),
             ttl: old.ttl.into(),
@@ -214,22 +195,6 @@ impl Resource<Store> for EntryResource {
         })
     }
 
-    async fn modify_plan(
-        &self,
-        cx: &Ctx<Store>,
-        prior: Option<&Entry>,
-        e: &mut Entry,
-    ) -> Result<()> {
-        let config: Option<Entry> = cx.config()?;
-        if config.is_some_and(|c| c.ttl.is_null()) {
-            e.ttl = Number::from(3600u32).into();
-        }
-        if prior.is_some_and(|p| p != e) {
-            e.version = Unknown::unknown();
-        }
-        Ok(())
-    }
-
     async fn create(&self, cx: &Ctx<Store>, e: Entry) -> Result<Entry> {
         save(cx.client(), e, 1, true)
     }
@@ -239,13 +204,8 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn update(&self, cx: &Ctx<Store>, prior: Entry, e: Entry) -> Result<Entry> {
-        let changed = u64::from(e.version.is_unknown());
-        save(
-            cx.client(),
-            e,
-            prior.version.value().map_or(1, |v| v + changed),
-            false,
-        )
+        let version = prior.version.value().map_or(1, |v| v + 1);
+        save(cx.client(), e, version, false)
     }
 
     async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {
@@ -256,9 +216,9 @@ impl Resource<Store> for EntryResource {
 
     async fn import(&self, cx: &Ctx<Store>, key: String) -> Result<Option<Entry>> {
         let found = cx.client().with(false, |db| Ok(db.remove(&key)))?;
-        found
-            .map(Some)
-            .ok_or_else(|| at("key", "no such entry").into())
+        Ok(Some(
+            found.ok_or_else(|| Diagnostic::error("no such entry"))?,
+        ))
     }
 }
 
@@ -278,16 +238,14 @@ impl DataSource<Store> for LookupSource {
 }
 
 fn main() {
-    let versions: &[u32] = match std::env::var("KV_PROTOCOL").as_deref() {
-        Ok("5") => &[5],
-        Ok("6") => &[6],
-        _ => &[5, 6],
+    let versions = match std::env::var("KV_PROTOCOL").as_deref() {
+        Ok("5") => vec![5],
+        Ok("6") => vec![6],
+        _ => vec![5, 6],
     };
-    let provider = Framework::new_with::<Config>()
+    let kv = Framework::new_with::<Config>()
         .resource("kv_entry", EntryResource)
         .data_source("kv_lookup", LookupSource);
-    serve_main(
-        provider,
-        ServeConfig::new("example.com/acme/kv").protocol_versions(versions),
-    );
+    let config = ServeConfig::new("example.com/acme/kv");
+    serve_main(kv, config.protocol_versions(&versions));
 }

@@ -27,8 +27,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tfvalue::codec::Codec;
-use tfvalue::schema::{Planner, Schema};
-use tfvalue::{AttributePath, Dynamic, Refinements, TfModel, TfValue, Unknown};
+use tfvalue::schema::Schema;
+use tfvalue::{AttributePath, Dynamic, TfModel, TfValue, Unknown};
 use tfvalue_plugin::framework::*;
 use tfvalue_plugin::{serve_main, ServeConfig};
 
@@ -39,7 +39,7 @@ struct Disk {
     #[tfvalue(required)]
     size_gb: Unknown<u32>,
     /// `ssd` (the default) or `hdd`.
-    #[tfvalue(optional, computed)]
+    #[tfvalue(optional, computed, default = "ssd")]
     kind: Unknown<Option<String>>,
 }
 
@@ -57,19 +57,19 @@ struct Endpoint {
 #[tfvalue(version = 2)]
 struct Server {
     /// Assigned by the cloud.
-    #[tfvalue(computed)]
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null))]
     id: Unknown<Option<String>>,
     /// The server's name; changing it replaces the server.
     #[tfvalue(required, requires_replace)]
     name: Unknown<String>,
-    /// Number of CPUs (default 1).
-    #[tfvalue(optional, computed)]
+    /// Number of CPUs.
+    #[tfvalue(optional, computed, default = 1)]
     size: Unknown<Option<u32>>,
     /// Labels.
     #[tfvalue(optional)]
     tags: Unknown<Option<BTreeMap<String, Unknown<String>>>>,
     /// The address, known after creation; always in 10.0.0.0/16.
-    #[tfvalue(computed)]
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null, prefix = "10.0."))]
     ip_address: Unknown<Option<String>>,
     /// Anything at all.
     #[tfvalue(optional)]
@@ -111,7 +111,7 @@ struct ServerV0 {
 /// A volume attached to a server.
 #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
 struct Volume {
-    #[tfvalue(computed)]
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null))]
     id: Unknown<Option<String>>,
     /// The server's id: unknown in configuration until the server exists.
     #[tfvalue(required, requires_replace)]
@@ -235,15 +235,6 @@ impl Resource for Servers {
         schema
     }
 
-    fn planner(&self) -> Planner {
-        Server::planner()
-            .refine("id", Refinements::new().not_null())
-            .refine(
-                "ip_address",
-                Refinements::new().not_null().with_prefix("10.0."),
-            )
-    }
-
     fn upgrade(&self) -> Codec<Server> {
         Codec::<Server>::new()
             .step_from(|old: ServerV0| ServerV1 {
@@ -298,24 +289,6 @@ impl Resource for Servers {
         }
     }
 
-    /// Defaults: one CPU, SSD disks.
-    async fn modify_plan(&self, cx: &Ctx, _prior: Option<&Server>, s: &mut Server) -> Result<()> {
-        let Some(config) = cx.config::<Server>()? else {
-            return Ok(());
-        };
-        if config.size.is_null() {
-            s.size = Some(1).into();
-        }
-        if let (Unknown::Known(planned), Unknown::Known(configured)) = (&mut s.disk, &config.disk) {
-            for (d, c) in planned.iter_mut().zip(configured) {
-                if c.kind.is_null() {
-                    d.kind = Some("ssd".to_owned()).into();
-                }
-            }
-        }
-        Ok(())
-    }
-
     async fn create(&self, _cx: &Ctx, s: Server) -> Result<Server> {
         let break_promise = self.break_promise;
         self.db.store(
@@ -357,10 +330,6 @@ struct Volumes {
 
 impl Resource for Volumes {
     type Model = Volume;
-
-    fn planner(&self) -> Planner {
-        Volume::planner().refine("id", Refinements::new().not_null())
-    }
 
     async fn create(&self, _cx: &Ctx, v: Volume) -> Result<Volume> {
         let server_id = v.server_id.known().cloned().unwrap_or_default();

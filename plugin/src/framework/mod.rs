@@ -141,7 +141,11 @@ fn configure_provider<P: ProviderConfig>(
             .with_terraform_version(req.terraform_version);
         let result = match convert::decode::<P>(&req.config, &wire, "the configuration", "provider")
         {
-            Ok(Some(p)) => p.configure(&cx).await,
+            // Validated again: what was unknown when Terraform validated it is known now.
+            Ok(Some(p)) => match p.validate() {
+                Ok(()) => p.configure(&cx).await,
+                Err(d) => Err(d),
+            },
             Ok(None) => Err(Diagnostic::error("the provider configuration is null").into()),
             Err(d) => Err(d),
         };

@@ -4,7 +4,6 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use tfvalue::codec::{Codec, RawState};
-use tfvalue::schema::Planner;
 use tfvalue::{AttributePath, DynamicValue, Refinements, TfModel, TfValue, Type, Unknown, Value};
 
 use super::*;
@@ -17,8 +16,11 @@ struct Item {
     name: Unknown<String>,
     #[tfvalue(optional)]
     size: Unknown<Option<u64>>,
-    #[tfvalue(computed)]
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null, prefix = "i-"))]
     id: Unknown<Option<String>>,
+    /// Changed by the API on every update.
+    #[tfvalue(computed)]
+    etag: Unknown<Option<String>>,
 }
 
 #[derive(TfValue, Serialize, Deserialize)]
@@ -82,15 +84,12 @@ impl Resource<Log> for Items {
     type Model = Item;
     const IMPORT_ID: &'static str = "name";
 
-    fn planner(&self) -> Planner {
-        Item::planner().refine("id", Refinements::new().not_null().with_prefix("i-"))
-    }
-
     fn upgrade(&self) -> Codec<Item> {
         Codec::new().upgrade_from(|old: ItemV0| Item {
             name: old.name.into(),
             size: old.count.into(),
             id: Unknown::Known(None),
+            etag: Unknown::Known(None),
         })
     }
 
@@ -127,6 +126,7 @@ impl Resource<Log> for Items {
             std::fs::read("/no/such/dir/item")?;
         }
         planned.id = format!("i-{}", planned.name.known().unwrap()).into();
+        planned.etag = "e".to_owned().into();
         cx.warn(Diagnostic::warning("created slowly"));
         cx.set_private(b"after-create".to_vec());
         Ok(planned)
@@ -141,11 +141,12 @@ impl Resource<Log> for Items {
         Ok(Some(Item {
             id: format!("i-{name}").into(),
             size: Some(7).into(),
+            etag: "e".to_owned().into(),
             ..state
         }))
     }
 
-    async fn update(&self, cx: &Ctx<Log>, prior: Item, planned: Item) -> Result<Item> {
+    async fn update(&self, cx: &Ctx<Log>, prior: Item, mut planned: Item) -> Result<Item> {
         cx.client().push(format!(
             "update {:?} -> {:?}",
             prior.size.value(),
@@ -155,6 +156,9 @@ impl Resource<Log> for Items {
             return Err(Diagnostic::error("unlucky")
                 .at(AttributePath::new().attr("size"))
                 .into());
+        }
+        if planned.etag.is_unknown() {
+            planned.etag = "e-next".to_owned().into();
         }
         Ok(planned)
     }
@@ -209,10 +213,12 @@ fn null() -> DynamicValue {
     DynamicValue::from_msgpack(vec![0xc0])
 }
 
+/// An item; its `etag` is known, null or unknown as its `id` is.
 fn item(name: &str, size: Option<u64>, id: Unknown<Option<String>>) -> Item {
     Item {
         name: name.to_owned().into(),
         size: size.into(),
+        etag: id.clone().map(|id| id.map(|_| "e".to_owned())),
         id,
     }
 }
@@ -356,6 +362,24 @@ async fn configure_errors_and_warnings() {
     assert!(diags[0].is_error());
     assert!(diags[0].summary.contains("No such file"), "{}", diags[0]);
     assert!(f.client().is_err(), "a failed configure leaves no client");
+
+    // The typed validation runs again before configure (values unknown when Terraform
+    // validated are known now).
+    let f = framework();
+    let config = DynamicValue::encode(&Cfg {
+        label: Some(String::new()).into(),
+    })
+    .unwrap();
+    let diags = f
+        .configure_provider(ConfigureProviderRequest {
+            terraform_version: "1.0.3".into(),
+            config,
+            ctx: ctx(),
+        })
+        .await;
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].to_string(), "label must not be empty at label");
+    assert!(f.client().is_err());
 }
 
 #[tokio::test]
@@ -388,6 +412,7 @@ async fn validate_runs_the_typed_hooks() {
         name: Unknown::unknown(),
         size: Unknown::unknown(),
         id: Unknown::null(),
+        etag: Unknown::null(),
     };
     assert!(validate(dv(&unknown)).await.is_empty());
 }
@@ -469,6 +494,22 @@ async fn plan_create_update_no_change_and_destroy() {
         .plan_resource_change(plan_req(prior.clone(), prior.clone(), config.clone()))
         .await;
     assert_eq!(resp.planned_state.msgpack, prior.msgpack);
+    assert_eq!(client.take(), ["modify_plan prior=true"]);
+
+    // An update: `id` is kept (use_state_for_unknown), `etag` (changed by the API on every
+    // update) is unknown.
+    let proposed = dv(&item("a", Some(2), Some("i-a".to_owned()).into()));
+    let resp = f
+        .plan_resource_change(plan_req(
+            prior.clone(),
+            proposed,
+            dv(&item("a", Some(2), Unknown::null())),
+        ))
+        .await;
+    let planned = decode(&resp.planned_state).unwrap();
+    assert_eq!(planned.id, Unknown::from(Some("i-a".to_owned())));
+    assert_eq!(planned.etag, Unknown::unknown());
+    assert!(resp.requires_replace.is_empty());
     assert_eq!(client.take(), ["modify_plan prior=true"]);
 
     // A change of a requires_replace attribute.
@@ -654,9 +695,13 @@ async fn upgrade_through_the_codec() {
         Some(item("old", Some(3), Unknown::null()))
     );
     let resp = upgrade(1, r#"{"name":"new","size":null,"id":"i-new"}"#).await;
+    // State without `etag` (written before it existed) reads it as null.
     assert_eq!(
         decode(&resp.upgraded_state),
-        Some(item("new", None, Some("i-new".to_owned()).into()))
+        Some(Item {
+            etag: Unknown::Known(None),
+            ..item("new", None, Some("i-new".to_owned()).into())
+        })
     );
     let resp = upgrade(2, r#"{}"#).await;
     assert_eq!(resp.diagnostics.len(), 1);
@@ -748,12 +793,17 @@ async fn a_schema_narrower_than_the_model() {
         }
     }
     let f = Framework::new().resource("t_item", Narrow);
-    let ty = Type::object([("name", Type::String), ("id", Type::String)]);
+    let ty = Type::object([
+        ("name", Type::String),
+        ("id", Type::String),
+        ("etag", Type::String),
+    ]);
     let planned = DynamicValue::encode_value(
         &Value::Object(
             [
                 ("name".to_owned(), Value::from("n")),
                 ("id".to_owned(), Value::Unknown(Refinements::new())),
+                ("etag".to_owned(), Value::Null),
             ]
             .into(),
         ),

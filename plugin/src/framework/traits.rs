@@ -295,6 +295,9 @@ pub trait ProviderConfig: Model {
     type Client: Send + Sync + 'static;
 
     /// Checks the provider block beyond what the schema says; it may hold unknowns.
+    /// Called in `ValidateProviderConfig`, and again in `ConfigureProvider` before
+    /// [`configure`](ProviderConfig::configure) (where values unknown at validation,
+    /// such as `var.x` in `terraform validate`, are known).
     ///
     /// # Errors
     ///
