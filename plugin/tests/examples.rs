@@ -287,7 +287,7 @@ fn kv_lifecycle(protocol: u32) {
             "{}\nresource \"kv_entry\" \"dup\" {{\n  key = \"alpha\"\n}}\n",
             cfg("two", "gamma")
         ))
-        .expect_error("the store already holds this key.*terraform import")
+        .expect_error("Error: the key exists: terraform import it")
         .check(move |state| {
             assert!(!state.contains("kv_entry.dup"));
             assert_eq!(store_json(&s6)["alpha"]["value"], "two");
