@@ -396,7 +396,7 @@ fn check_schema_reports_misplaced_planner_facts() {
     let found: Vec<String> = block
         .check_schema()
         .iter()
-        .map(ToString::to_string)
+        .map(|d| format!("{} at {}", d.detail(), d.path()))
         .collect();
     assert_eq!(
         found,

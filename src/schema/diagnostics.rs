@@ -95,7 +95,7 @@ pub enum Severity {
 /// let err = Value::from_json(br#"{"size":"big"}"#, &Type::object([("size", Type::Number)])).unwrap_err();
 /// let d = Diagnostic::from(err);
 /// assert_eq!((d.severity, d.path().to_string()), (Severity::Error, "size".to_owned()));
-/// assert_eq!(d.to_string(), "Invalid value: invalid type: string \"big\", expected a number at size");
+/// assert_eq!(d.to_string(), r#"Invalid value: invalid number "big" at size"#);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
