@@ -396,8 +396,13 @@ impl<P: Provider> Core<P> {
         // The plan as the provider made it, refinements included, when it was kept.
         let mut planned = inputs.swap_remove(1);
         if let Some(bytes) = kept_plan {
-            if let Ok(v) = Value::from_msgpack(&bytes, ty) {
-                planned = v;
+            // A destroy (also the destroy half of a replacement, taint or `-replace`)
+            // has a null planned state, while the private data Terraform passes may
+            // still hold the plan of the object's creation: that plan is not this one.
+            if !planned.is_null() {
+                if let Ok(v) = Value::from_msgpack(&bytes, ty) {
+                    planned = v;
+                }
             }
         }
         let req = ApplyResourceChangeRequest {
