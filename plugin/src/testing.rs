@@ -44,6 +44,7 @@
 //! | step | commands | passes when |
 //! |---|---|---|
 //! | [`Step::config`] | `init` (first time), `apply`, checks, `plan` | apply succeeds, the checks pass, and the plan after it has no changes |
+//! | `.taint(a)`, `.replace(a)` | `taint a` then `apply`, or `apply -replace=a` | as above, the resource replaced |
 //! | `.plan_only()` | `init` (first time), `plan` | the plan has no changes |
 //! | `.expect_non_empty_plan()` | as above | the plan (after apply) has changes |
 //! | `.expect_error(p)` | `init`, `apply` (or `plan`), checks | the command fails and its output matches `p` |
@@ -364,15 +365,17 @@ pub struct Step {
 }
 
 enum StepKind {
-    Config {
-        hcl: String,
-        plan_only: bool,
-        non_empty_plan: bool,
-    },
-    Refresh {
-        non_empty_plan: bool,
-    },
+    Config(ConfigOptions),
+    Refresh { non_empty_plan: bool },
     Import(ImportOptions),
+}
+
+struct ConfigOptions {
+    hcl: String,
+    plan_only: bool,
+    non_empty_plan: bool,
+    taint: Vec<String>,
+    replace: Vec<String>,
 }
 
 struct ImportOptions {
@@ -394,11 +397,13 @@ impl Step {
     /// block: the case adds one for the provider under test.
     pub fn config(hcl: impl Into<String>) -> ConfigStep {
         ConfigStep(Step {
-            kind: StepKind::Config {
+            kind: StepKind::Config(ConfigOptions {
                 hcl: hcl.into(),
                 plan_only: false,
                 non_empty_plan: false,
-            },
+                taint: Vec::new(),
+                replace: Vec::new(),
+            }),
             common: Common::default(),
         })
     }
@@ -434,8 +439,8 @@ impl Step {
 
     fn describe(&self) -> String {
         match &self.kind {
-            StepKind::Config { plan_only, .. } if *plan_only => "plan".to_owned(),
-            StepKind::Config { .. } => "config".to_owned(),
+            StepKind::Config(o) if o.plan_only => "plan".to_owned(),
+            StepKind::Config(_) => "config".to_owned(),
             StepKind::Refresh { .. } => "refresh".to_owned(),
             StepKind::Import(o) => format!("import {}", o.address),
         }
@@ -505,25 +510,40 @@ common_methods!(ImportStep);
 common_methods!(RefreshStep);
 
 impl ConfigStep {
+    fn with(mut self, f: impl FnOnce(&mut ConfigOptions)) -> Self {
+        if let StepKind::Config(o) = &mut self.0.kind {
+            f(o);
+        }
+        self
+    }
+
     /// Only plans the configuration (no apply); the plan must show no changes, or must
     /// show some with [`ConfigStep::expect_non_empty_plan`].
     #[must_use]
-    pub fn plan_only(mut self) -> Self {
-        if let StepKind::Config { plan_only, .. } = &mut self.0.kind {
-            *plan_only = true;
-        }
-        self
+    pub fn plan_only(self) -> Self {
+        self.with(|o| o.plan_only = true)
     }
 
     /// Expects the plan (after apply, or the only plan of a
     /// [`plan_only`](ConfigStep::plan_only) step) to show changes, and fails if it
     /// shows none.
     #[must_use]
-    pub fn expect_non_empty_plan(mut self) -> Self {
-        if let StepKind::Config { non_empty_plan, .. } = &mut self.0.kind {
-            *non_empty_plan = true;
-        }
-        self
+    pub fn expect_non_empty_plan(self) -> Self {
+        self.with(|o| o.non_empty_plan = true)
+    }
+
+    /// Marks the resource at `address` tainted (`terraform taint`) before the apply, so
+    /// that the apply replaces it.
+    #[must_use]
+    pub fn taint(self, address: impl Into<String>) -> Self {
+        self.with(|o| o.taint.push(address.into()))
+    }
+
+    /// Applies with `-replace=<address>`: the resource is replaced even though nothing
+    /// in it changed.
+    #[must_use]
+    pub fn replace(self, address: impl Into<String>) -> Self {
+        self.with(|o| o.replace.push(address.into()))
     }
 
     /// Sets an input variable for this step (`TF_VAR_<name>`), and for the destroy at the
@@ -845,6 +865,14 @@ impl TestCase {
         &self.dir.0
     }
 
+    /// The case's working directory (`work/` in [`TestCase::dir`]), where configuration
+    /// steps run and Terraform keeps its state file (`terraform.tfstate`): a
+    /// [`before`](ConfigStep::before) hook may write an old state there to test a state
+    /// upgrade.
+    pub fn work_dir(&self) -> PathBuf {
+        self.dir.0.join("work")
+    }
+
     /// The provider's source address (`example.com/acme/thing`); its last part is the
     /// provider's name, which prefixes its resource types. Default:
     /// `example.com/test/<name>`, the name coming from the binary's name.
@@ -1068,7 +1096,7 @@ impl Runner {
             ),
         )
         .map_err(|e| io("cannot write the CLI configuration", e))?;
-        let work = root.join("work");
+        let work = case.work_dir();
         std::fs::create_dir_all(&work).map_err(|e| io("cannot create the working directory", e))?;
         let mut env = case.env.clone();
         if let Some(p) = case.protocol {
@@ -1360,18 +1388,9 @@ impl Runner {
                 hook();
             }
             match kind {
-                StepKind::Config {
-                    hcl,
-                    plan_only,
-                    non_empty_plan,
-                } => self.config_step(
-                    &hcl,
-                    plan_only,
-                    non_empty_plan,
-                    common.checks,
-                    &common.expect_error,
-                    common.env,
-                )?,
+                StepKind::Config(o) => {
+                    self.config_step(o, common.checks, &common.expect_error, common.env)?;
+                }
                 StepKind::Refresh { non_empty_plan } => {
                     self.refresh_step(
                         non_empty_plan,
@@ -1441,13 +1460,19 @@ impl Runner {
 
     fn config_step(
         &mut self,
-        hcl: &str,
-        plan_only: bool,
-        non_empty_plan: bool,
+        o: ConfigOptions,
         checks: Vec<Check>,
         expect_error: &Option<String>,
         env: Vec<(OsString, OsString)>,
     ) -> Result<(), Error> {
+        let ConfigOptions {
+            hcl,
+            plan_only,
+            non_empty_plan,
+            taint,
+            replace,
+        } = o;
+        let hcl = hcl.as_str();
         let work = self.work.clone();
         self.write_config(&work, hcl)?;
         if !self.initialized {
@@ -1480,7 +1505,16 @@ impl Runner {
             }
             return self.checks(checks, &work);
         }
-        let run = self.terraform(&work, &["apply", "-no-color", "-auto-approve"], &env)?;
+        for address in &taint {
+            let run = self.terraform(&work, &["taint", "-no-color", address], &env)?;
+            if run.code != Some(0) {
+                return Err(run.failed(format!("{}: `terraform taint` failed", self.where_())));
+            }
+        }
+        let replace: Vec<String> = replace.iter().map(|a| format!("-replace={a}")).collect();
+        let mut args = vec!["apply", "-no-color", "-auto-approve"];
+        args.extend(replace.iter().map(String::as_str));
+        let run = self.terraform(&work, &args, &env)?;
         if self.expect(&run, expect_error, &[0])? {
             return self.checks(checks, &work);
         }

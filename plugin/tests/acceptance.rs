@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use tfvalue::{Dynamic, TfValue, Unknown, Value};
-use tfvalue_plugin::testing::{Outcome, ProviderBinary, Step, TestCase, TERRAFORM_ENV};
+use tfvalue_plugin::testing::{
+    CheckResult, Outcome, ProviderBinary, Step, TestCase, TERRAFORM_ENV,
+};
 
 /// `thing_server`'s model, as the example declares it (the test reads the state into it).
 #[derive(TfValue, Deserialize, Debug)]
@@ -122,10 +124,31 @@ fn drift(db: &Path, size: u32) {
     std::fs::write(db, serde_json::to_vec(&v).unwrap()).unwrap();
 }
 
+/// Changes a stored server's address behind Terraform's back.
+fn set_ip(db: &Path, ip: &str) {
+    let mut v = read_db(db);
+    for (_, record) in v.as_object_mut().unwrap().iter_mut() {
+        if record[0] == "thing_server" {
+            record[1]["ip_address"] = ip.into();
+        }
+    }
+    std::fs::write(db, serde_json::to_vec(&v).unwrap()).unwrap();
+}
+
+/// The server was created anew: its address is a fresh one, not `old`.
+fn new_address(s: &tfvalue_plugin::testing::State, old: &str) -> CheckResult {
+    let web: Server = s.resource("thing_server.web")?;
+    let ip = web.ip_address.known().cloned().flatten().unwrap();
+    assert!(ip.starts_with("10.0.0.") && ip != old, "{ip}");
+    Ok(())
+}
+
 fn lifecycle(protocol: u32) {
     let (case, db) = case(protocol);
     let db2 = db.clone();
     let db3 = db.clone();
+    let db4 = db.clone();
+    let db5 = db.clone();
     let outcome = case
         .step(Step::config(config(2, r#"{ env = "test" }"#)).check(|s| {
             let web: Server = s.resource("thing_server.web")?;
@@ -175,6 +198,21 @@ fn lifecycle(protocol: u32) {
         )
         // Applying the configuration again undoes the drift.
         .step(Step::config(config(4, r#"{ env = "prod", team = "a" }"#)))
+        // Taint and -replace: the server is created anew, with a new address (the
+        // refresh before each apply reads the address set here; an update in place
+        // would keep it).
+        .step(
+            Step::config(config(4, r#"{ env = "prod", team = "a" }"#))
+                .before(move || set_ip(&db4, "10.9.9.9"))
+                .taint("thing_server.web")
+                .check(|s| new_address(s, "10.9.9.9")),
+        )
+        .step(
+            Step::config(config(4, r#"{ env = "prod", team = "a" }"#))
+                .before(move || set_ip(&db5, "10.9.9.8"))
+                .replace("thing_server.web")
+                .check(|s| new_address(s, "10.9.9.8")),
+        )
         // Import into a new directory, compared with the applied state.
         .step(Step::import("thing_volume.data").verify())
         .step(Step::import("thing_server.web").verify())

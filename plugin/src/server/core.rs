@@ -395,12 +395,14 @@ impl<P: Provider> Core<P> {
         let (kept_plan, planned_private) = unwrap_plan(planned_private);
         // The plan as the provider made it, refinements included, when it was kept.
         let mut planned = inputs.swap_remove(1);
-        // Only for the plan it was made for: the destroy half of a replacement (planned
-        // state null) carries the private data of the create plan. (Stopgap until the
-        // server fix of issue #19 item 1 lands; the framework's replace/taint tests need it.)
-        if let Some(bytes) = kept_plan.filter(|_| !planned.is_null()) {
-            if let Ok(v) = Value::from_msgpack(&bytes, ty) {
-                planned = v;
+        if let Some(bytes) = kept_plan {
+            // A destroy (also the destroy half of a replacement, taint or `-replace`)
+            // has a null planned state, while the private data Terraform passes may
+            // still hold the plan of the object's creation: that plan is not this one.
+            if !planned.is_null() {
+                if let Ok(v) = Value::from_msgpack(&bytes, ty) {
+                    planned = v;
+                }
             }
         }
         let req = ApplyResourceChangeRequest {
