@@ -126,30 +126,8 @@ output "looked_up_ttl" {{ value = data.kv_lookup.a.ttl }}
     )
 }
 
-/// Marks a resource instance tainted in the case's state, as `terraform taint` does.
-fn taint(case_dir: &Path, type_name: &str, name: &str, index: Option<u64>) {
-    let path = case_dir.join("work/terraform.tfstate");
-    let mut state: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    let mut found = false;
-    for r in state["resources"].as_array_mut().unwrap() {
-        if r["type"] == type_name && r["name"] == name && r["mode"] == "managed" {
-            for i in r["instances"].as_array_mut().unwrap() {
-                if index.is_none_or(|n| i["index_key"] == n) {
-                    i["status"] = "tainted".into();
-                    found = true;
-                }
-            }
-        }
-    }
-    assert!(found, "{type_name}.{name} is not in the state");
-    state["serial"] = (state["serial"].as_u64().unwrap() + 1).into();
-    std::fs::write(&path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
-}
-
 fn kv_lifecycle(protocol: u32) {
     let (case, store) = kv_case(protocol);
-    let dir = case.dir().to_path_buf();
     let cfg = |a: &str, b: &str| kv_config(&store, a, b);
     let s = store.clone();
     let s2 = store.clone();
@@ -225,10 +203,10 @@ fn kv_lifecycle(protocol: u32) {
         );
         Ok(())
     }))
-    // Taint: replaced on the next apply, with a fresh version.
+    // Taint (`terraform taint`): replaced on the next apply, with a fresh version.
     .step(
         Step::config(cfg("two", "gamma"))
-            .before(move || taint(&dir, "kv_entry", "a", None))
+            .taint("kv_entry.a")
             .check(|state| {
                 let a: Entry = state.resource("kv_entry.a")?;
                 assert_eq!((a.id.as_deref(), a.version), (Some("kv-alpha"), Some(1)));
@@ -267,8 +245,20 @@ fn kv_lifecycle(protocol: u32) {
     .step(Step::config(cfg("two", "gamma")).check(move |state| {
         assert!(state.contains(r#"kv_entry.each["ü"]"#));
         assert_eq!(store_json(&s5)["alpha"]["value"], "two");
+        let a: Entry = state.resource("kv_entry.a")?;
+        assert_eq!(a.version, Some(2), "the drift was undone by an update");
         Ok(())
     }))
+    // `-replace`: replaced although nothing changed, with a fresh version.
+    .step(
+        Step::config(cfg("two", "gamma"))
+            .replace("kv_entry.a")
+            .check(|state| {
+                let a: Entry = state.resource("kv_entry.a")?;
+                assert_eq!(a.version, Some(1));
+                Ok(())
+            }),
+    )
     // Import by key, and of a key the store lacks.
     .step(Step::import("kv_entry.a").id("alpha").verify())
     .step(
@@ -464,7 +454,6 @@ resource "thing_server" "follower" {{
 
 fn thing_replace_and_taint(protocol: u32) {
     let (case, db) = thing_case(protocol);
-    let dir = case.dir().to_path_buf();
     let ids = |state: &tfvalue_plugin::testing::State, prefix: &str, n: usize| {
         let mut ids = Vec::new();
         for i in 0..n {
@@ -513,7 +502,7 @@ fn thing_replace_and_taint(protocol: u32) {
     // Taint.
     .step(
         Step::config(fleet("renamed"))
-            .before(move || taint(&dir, "thing_server", "fleet", Some(1)))
+            .taint("thing_server.fleet[1]")
             .check(|state| {
                 let s: Server = state.resource("thing_server.fleet[1]")?;
                 assert!(s.ip_address.unwrap().starts_with("10.0."));
