@@ -109,11 +109,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // PlanResourceChange on create: no prior state; the proposal is the configuration.
     // The computed attributes become unknown, refined as the provider knows they will be.
     let planner = Server::planner()
-        .refine("id", Refinements::new().not_null())
+        .refine("id", Refinements::new().not_null())?
         .refine(
             "ipv4_address",
             Refinements::new().not_null().with_prefix("10.0."),
-        );
+        )?;
     let plan = planner.plan_model(None, Some(&config), Some(&config))?;
     let Some(planned) = plan.planned else {
         return Err("a create is never planned as a destroy".into());

@@ -129,7 +129,7 @@ pub trait TfModel: TfValue {
     /// let planned = Server { name: "web".to_owned().into(), ip: Unknown::unknown().with_prefix("10.") };
     /// let applied = Server { name: "web".to_owned().into(), ip: "192.168.0.9".to_owned().into() };
     /// let diags = Server::check_apply(&planned, &applied);
-    /// assert_eq!(diags.to_string(), r#"final value "192.168.0.9" does not start with the refined prefix "10." at ip"#);
+    /// assert_eq!(diags.to_string(), r#"Provider produced inconsistent result after apply: final value "192.168.0.9" does not start with the refined prefix "10." at ip"#);
     /// # }
     /// ```
     fn check_apply(planned: &Self, applied: &Self) -> Diagnostics
@@ -307,13 +307,22 @@ tuple!(A B C D E F G H I J K L);
 /// What `#[derive(TfValue)]` expands to. Not public API: it may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::number::Number;
+    pub use crate::schema::DefaultValue;
     pub use crate::schema::{
         Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting,
         Schema, StringKind, Validator,
     };
     pub use crate::types::Type;
+    pub use crate::unknown::Refinements;
     pub use crate::{tf_value::TfModel, tf_value::TfValue};
     pub use core::option::Option::{self, None, Some};
+
+    /// A number literal the derive has checked (`default = 0.1`, `refine(min = 1)`);
+    /// zero for text it would have rejected.
+    pub fn number(text: &str) -> Number {
+        text.parse().unwrap_or_else(|_| Number::from(0))
+    }
 
     /// The schema facts of a field, as the derive found them.
     #[derive(Clone, Copy, Debug, Default)]

@@ -445,7 +445,7 @@ fn a_derived_schema_validates_its_own_values() {
     let d = Fw::block().validate(&v);
     assert_eq!(
         d.to_string(),
-        "at least 1 block is required, found 0 at rule"
+        "Too few blocks: at least 1 block is required, found 0 at rule"
     );
 
     // A plan/apply check between two model values.
@@ -468,7 +468,7 @@ fn a_derived_schema_validates_its_own_values() {
     let d = Fw::block().check_apply(&planned, &applied);
     assert_eq!(
         d.to_string(),
-        r#"final value "sg-1" does not start with the refined prefix "fw-" at id"#
+        r#"Provider produced inconsistent result after apply: final value "sg-1" does not start with the refined prefix "fw-" at id"#
     );
 }
 

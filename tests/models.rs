@@ -203,8 +203,14 @@ fn prior_state_proposed_new_state_and_the_plan() {
         ..proposed.clone()
     };
     let plan = plan_model(Some(&prior), Some(&proposed), Some(&config)).unwrap();
-    // The computed values are kept; the unknown name replaces the server.
-    assert_eq!(plan.planned.as_ref(), Some(&proposed));
+    // The object changes, so its computed attributes (neither `use_state_for_unknown`)
+    // are unknown; the unknown name replaces the server.
+    let expected = Server {
+        id: Unknown::unknown(),
+        ipv4_address: Unknown::unknown(),
+        ..proposed.clone()
+    };
+    assert_eq!(plan.planned.as_ref(), Some(&expected));
     assert_eq!(plan.requires_replace, [AttributePath::new().attr("name")]);
 
     // The planned state a provider returns on create, with refined unknowns (ext 12):
@@ -234,10 +240,12 @@ fn prior_state_proposed_new_state_and_the_plan() {
     };
     let plan = Server::planner()
         .refine("id", Refinements::new().not_null())
+        .unwrap()
         .refine(
             "ipv4_address",
             Refinements::new().not_null().with_prefix("10.0."),
         )
+        .unwrap()
         .plan_model(None, Some(&create), Some(&create))
         .unwrap();
     assert!(plan.requires_replace.is_empty());
@@ -274,11 +282,11 @@ fn check_apply_on_models() {
         [
             (
                 DiagnosticKind::Refinement,
-                r#"final value "192.168.0.1" does not start with the refined prefix "10.0." at ipv4_address"#.to_owned()
+                r#"Provider produced inconsistent result after apply: final value "192.168.0.1" does not start with the refined prefix "10.0." at ipv4_address"#.to_owned()
             ),
             (
                 DiagnosticKind::Changed,
-                r#"was "web-1", but now "web-2" at name"#.to_owned()
+                r#"Provider produced inconsistent result after apply: was "web-1", but now "web-2" at name"#.to_owned()
             ),
         ]
     );
@@ -490,7 +498,7 @@ fn a_string_enum_is_a_string_attribute_that_accepts_its_variants() {
     let d = b.validate_config(&bad);
     assert_eq!(
         d.to_string(),
-        r#"value must be one of "standard", "high-io", "gp3", found "fast" at tier"#
+        r#"Invalid attribute value: value must be one of "standard", "high-io", "gp3", found "fast" at tier"#
     );
     assert_eq!(d[0].kind(), DiagnosticKind::Validator);
     assert_eq!(d[0].summary(), "Invalid attribute value");
@@ -541,10 +549,10 @@ fn validators_report_diagnostics_with_paths() {
     assert_eq!(
         found,
         [
-            "length must be at least 3, found 2 at name",
-            r#"value must match the pattern `^[a-z]+-?\d*$`, found "Fw" at name"#,
-            "number of elements must be at most 2, found 3 at rule[1].cidrs",
-            r#"value must be one of "tcp", "udp", found "icmp" at rule[1].protocol"#,
+            "Invalid attribute value: length must be at least 3, found 2 at name",
+            r#"Invalid attribute value: value must match the pattern `^[a-z]+-?\d*$`, found "Fw" at name"#,
+            "Invalid attribute value: number of elements must be at most 2, found 3 at rule[1].cidrs",
+            r#"Invalid attribute value: value must be one of "tcp", "udp", found "icmp" at rule[1].protocol"#,
         ]
     );
 }
@@ -556,7 +564,8 @@ fn diagnostics_have_severity_summary_detail_and_path() {
     assert_eq!(d.severity(), Severity::Error);
     assert_eq!(d.summary(), "Invalid value");
     assert!(!d.detail().is_empty());
-    let w = Diagnostic::warning("Deprecated", "use `size_gb`")
+    let w = Diagnostic::warning("Deprecated")
+        .with_detail("use `size_gb`")
         .with_path(AttributePath::new().attr("size"));
     assert_eq!(
         (w.severity(), w.summary(), w.detail()),

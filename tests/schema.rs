@@ -58,7 +58,15 @@ fn path(text: &[&str]) -> AttributePath {
 
 /// `(kind, "message at path")` for each diagnostic, for whole-list assertions.
 fn listed(d: &Diagnostics) -> Vec<(DiagnosticKind, String)> {
-    d.iter().map(|d| (d.kind(), d.to_string())).collect()
+    // The kind fixes the summary; what varies is the detail and the path.
+    d.iter()
+        .map(|d| {
+            let shown = d.to_string();
+            let prefix = format!("{}: ", d.kind().summary());
+            assert!(shown.starts_with(&prefix), "{shown}");
+            (d.kind(), shown[prefix.len()..].to_owned())
+        })
+        .collect()
 }
 
 fn ty(json: &str) -> Type {
@@ -1182,11 +1190,11 @@ fn block_check_apply_follows_the_schema() {
     // Root presence.
     assert_eq!(
         b.check_apply(&Value::Null, &planned).to_string(),
-        "root object was absent, but now present"
+        "Provider produced inconsistent result after apply: root object was absent, but now present"
     );
     assert_eq!(
         b.check_apply(&planned, &Value::Null).to_string(),
-        "root object was present, but now absent"
+        "Provider produced inconsistent result after apply: root object was present, but now absent"
     );
     // An unknown single block placeholder may turn out absent.
     assert!(b
@@ -1265,7 +1273,11 @@ fn check_schema_reports_every_broken_rule() {
         );
     let d = b.check_schema();
     assert!(d.iter().all(|d| d.kind() == DiagnosticKind::Schema));
-    let found: Vec<String> = d.iter().map(ToString::to_string).collect();
+    // The kind fixes the summary; what varies is the detail and the path.
+    let found: Vec<String> = d
+        .iter()
+        .map(|d| format!("{} at {}", d.detail(), d.path()))
+        .collect();
     assert_eq!(
         found,
         [

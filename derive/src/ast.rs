@@ -26,6 +26,8 @@ pub struct Field<'a> {
     pub description: Option<String>,
     pub markdown: bool,
     pub validators: Validators,
+    /// `default`, `use_state_for_unknown`, `refine(...)`, checked.
+    pub plan: crate::plan::PlanAttrs,
 }
 
 /// `one_of`, `min_length`, `max_length`, `pattern`.
@@ -156,6 +158,27 @@ fn primitive_name(ty: &Type) -> Option<String> {
     PRIMITIVES.contains(&name.as_str()).then_some(name)
 }
 
+/// Checks the planner's facts of a field (`crate::plan`) against its role and type.
+fn plan_check(
+    ty: &Type,
+    role: &Role<'_>,
+    flags: &Flags,
+    plan: &crate::plan::PlanAttrs,
+    errors: &mut Errors,
+) {
+    let s = shape(ty);
+    let primitive = primitive_name(s.elem);
+    let kind = crate::plan::FieldKind {
+        block: matches!(role, Role::Block { .. }),
+        nested: matches!(role, Role::Nested { .. }),
+        computed: flags.computed,
+        primitive: primitive.as_deref(),
+        collection: s.collection.is_some(),
+        dynamic: s.dynamic,
+    };
+    crate::plan::check(plan, &kind, errors);
+}
+
 /// Terraform attribute and block names: lowercase letters, digits and underscores.
 fn valid_name(name: &str) -> bool {
     !name.is_empty()
@@ -284,6 +307,7 @@ impl<'a> Container<'a> {
                 .or_else(|| attr::doc_comment(&field.attrs));
             let markdown = field_attrs.markdown.is_some();
             let (role, flags, validators) = field_role(field, &field_attrs, errors);
+            plan_check(&field.ty, &role, &flags, &field_attrs.plan, errors);
             out.push(Field {
                 original: field,
                 name,
@@ -292,6 +316,7 @@ impl<'a> Container<'a> {
                 description,
                 markdown,
                 validators,
+                plan: field_attrs.plan,
             });
         }
         let description = attrs

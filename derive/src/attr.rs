@@ -81,6 +81,8 @@ pub struct FieldAttrs {
     pub min_length: Option<At<u64>>,
     pub max_length: Option<At<u64>>,
     pub pattern: Option<At<String>>,
+    /// `default`, `use_state_for_unknown`, `refine(...)`.
+    pub plan: crate::plan::PlanAttrs,
 }
 
 /// `#[tfvalue(...)]` on the struct.
@@ -109,7 +111,7 @@ pub struct SerdeContainer {
     pub transparent: Option<Span>,
 }
 
-fn key_name(meta: &ParseNestedMeta) -> String {
+pub(crate) fn key_name(meta: &ParseNestedMeta) -> String {
     let path = &meta.path;
     let mut s = String::new();
     for (i, seg) in path.segments.iter().enumerate() {
@@ -123,7 +125,7 @@ fn key_name(meta: &ParseNestedMeta) -> String {
 
 /// Skips whatever follows a key (`= value` or `(...)`), so parsing can go on after a
 /// mistake.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+pub(crate) fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         let _: Expr = meta.value()?.parse()?;
     } else if meta.input.peek(syn::token::Paren) {
@@ -135,7 +137,11 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 }
 
 /// A flag: `sensitive`. Reports `sensitive = ...` and repeats.
-fn flag(meta: &ParseNestedMeta, slot: &mut Option<Span>, errors: &mut Errors) -> syn::Result<()> {
+pub(crate) fn flag(
+    meta: &ParseNestedMeta,
+    slot: &mut Option<Span>,
+    errors: &mut Errors,
+) -> syn::Result<()> {
     let span = meta.path.span();
     let name = key_name(meta);
     if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
@@ -176,7 +182,10 @@ fn lit_str(expr: &Expr) -> Option<&LitStr> {
     }
 }
 
-fn string_value(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<At<String>>> {
+pub(crate) fn string_value(
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+) -> syn::Result<Option<At<String>>> {
     let name = key_name(meta);
     let Some(expr) = value_expr(meta, errors)? else {
         return Ok(None);
@@ -249,7 +258,7 @@ fn string_list(
     Ok(Some(At { value: out, span }))
 }
 
-fn int_value<N: std::str::FromStr>(
+pub(crate) fn int_value<N: std::str::FromStr>(
     meta: &ParseNestedMeta,
     errors: &mut Errors,
     what: &str,
@@ -281,7 +290,7 @@ where
     }
 }
 
-fn set_once<T>(
+pub(crate) fn set_once<T>(
     slot: &mut Option<At<T>>,
     value: Option<At<T>>,
     key: Span,
@@ -425,6 +434,14 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                     set_once(&mut out.pattern, v, span, "pattern", errors);
                     Ok(())
                 }
+                // default = <literal>
+                "default" => crate::plan::default(&meta, &mut out.plan, errors),
+                // use_state_for_unknown
+                "use_state_for_unknown" => {
+                    crate::plan::use_state_for_unknown(&meta, &mut out.plan, errors)
+                }
+                // refine(not_null, prefix = "...", min = N, ...)
+                "refine" => crate::plan::refine(&meta, &mut out.plan, errors),
                 "rename" | "rename_all" => {
                     errors.push(
                         span,

@@ -145,6 +145,7 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
             pattern: #pattern,
         }
     };
+    let plan = crate::plan::tokens(&field.plan, krate);
     match &field.role {
         Role::Attribute => {
             let ty = &field.original.ty;
@@ -152,7 +153,7 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
                 #krate::__private::attribute::<#ty>
             };
             quote! {
-                let __block = __block.attribute(#name, #call(#facts));
+                let __block = __block.attribute(#name, #call(#facts) #plan);
             }
         }
         Role::Nested { nesting, elem } => {
@@ -161,7 +162,7 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
                 #krate::__private::nested_attribute::<#elem>
             };
             quote! {
-                let __block = __block.attribute(#name, #call(#nesting, #facts));
+                let __block = __block.attribute(#name, #call(#nesting, #facts) #plan);
             }
         }
         Role::Block {

@@ -9,6 +9,7 @@ mod ast;
 mod attr;
 mod expand;
 mod pattern;
+mod plan;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

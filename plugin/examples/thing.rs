@@ -1,4 +1,5 @@
-//! `terraform-provider-thing`: an example provider built on tfvalue-plugin.
+//! `terraform-provider-thing`: an example provider built on the framework
+//! (`tfvalue_plugin::framework`).
 //!
 //! Its "cloud" is a JSON file (`THING_DB`, default `thing-db.json` in the working
 //! directory), so that a test can see and change what the provider created.
@@ -11,28 +12,34 @@
 //!   the server exists.
 //! - `thing_info`: a data source.
 //!
+//! Every configurable field is `Unknown<..>`: configuration that refers to another
+//! resource (`server_id = thing_server.web.id`, `name = var.n`) is unknown at validate
+//! and plan time, and a plain `String` field could not hold it.
+//!
 //! `THING_PROTOCOL=5` serves protocol 5 only (the schema then leaves out `endpoints`,
 //! which protocol 5 cannot carry). `THING_BREAK_PROMISE=1` makes apply return an address
 //! outside the refined prefix, to show the server's apply check. Run with `--debug` to
 //! attach Terraform by `TF_REATTACH_PROVIDERS`.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use tfvalue::codec::Codec;
 use tfvalue::schema::Schema;
-use tfvalue::{AttributePath, Dynamic, DynamicValue, TfModel, TfValue, Unknown, Value};
-use tfvalue_plugin::*;
+use tfvalue::{AttributePath, Dynamic, TfModel, TfValue, Unknown};
+use tfvalue_plugin::framework::*;
+use tfvalue_plugin::{serve_main, ServeConfig};
 
 /// A disk of a server.
 #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
 struct Disk {
     /// Size in GiB.
     #[tfvalue(required)]
-    size_gb: u32,
+    size_gb: Unknown<u32>,
     /// `ssd` (the default) or `hdd`.
-    #[tfvalue(optional, computed)]
+    #[tfvalue(optional, computed, default = "ssd")]
     kind: Unknown<Option<String>>,
 }
 
@@ -40,9 +47,9 @@ struct Disk {
 #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
 struct Endpoint {
     #[tfvalue(required)]
-    host: String,
+    host: Unknown<String>,
     #[tfvalue(optional)]
-    port: Option<u16>,
+    port: Unknown<Option<u16>>,
 }
 
 /// A server.
@@ -50,28 +57,27 @@ struct Endpoint {
 #[tfvalue(version = 2)]
 struct Server {
     /// Assigned by the cloud.
-    #[tfvalue(computed)]
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null))]
     id: Unknown<Option<String>>,
-    /// The server's name; changing it replaces the server. `Unknown`: a configuration
-    /// may set it from a reference or a variable, unknown until then.
-    #[tfvalue(required)]
+    /// The server's name; changing it replaces the server.
+    #[tfvalue(required, requires_replace)]
     name: Unknown<String>,
-    /// Number of CPUs (default 1).
-    #[tfvalue(optional, computed)]
+    /// Number of CPUs.
+    #[tfvalue(optional, computed, default = 1)]
     size: Unknown<Option<u32>>,
     /// Labels.
     #[tfvalue(optional)]
-    tags: Option<BTreeMap<String, String>>,
+    tags: Unknown<Option<BTreeMap<String, Unknown<String>>>>,
     /// The address, known after creation; always in 10.0.0.0/16.
-    #[tfvalue(computed)]
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null, prefix = "10.0."))]
     ip_address: Unknown<Option<String>>,
     /// Anything at all.
     #[tfvalue(optional)]
-    metadata: Option<Dynamic>,
+    metadata: Dynamic,
     #[tfvalue(block, min_items = 1, max_items = 3)]
-    disk: Vec<Disk>,
+    disk: Unknown<Vec<Disk>>,
     #[tfvalue(nested_type, optional)]
-    endpoints: Option<Vec<Endpoint>>,
+    endpoints: Unknown<Option<Vec<Endpoint>>>,
 }
 
 /// Schema version 1 of a server, as stored in JSON state.
@@ -105,43 +111,132 @@ struct ServerV0 {
 /// A volume attached to a server.
 #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
 struct Volume {
-    #[tfvalue(computed)]
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null))]
     id: Unknown<Option<String>>,
     /// The server's id: unknown in configuration until the server exists.
-    #[tfvalue(required)]
+    #[tfvalue(required, requires_replace)]
     server_id: Unknown<String>,
     #[tfvalue(required)]
-    size_gb: u32,
+    size_gb: Unknown<u32>,
 }
 
 /// The data source: a greeting for a name.
 #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
 struct Info {
     #[tfvalue(required)]
-    name: String,
+    name: Unknown<String>,
     #[tfvalue(computed)]
-    greeting: Option<String>,
+    greeting: Unknown<Option<String>>,
 }
 
-/// A stored object: its resource type and its state as tfvalue JSON.
-type Db = BTreeMap<String, (String, serde_json::Value)>;
-
-struct Thing {
-    /// Protocol 6, or protocol 5 without `endpoints`.
-    v6: bool,
-    db_path: String,
-    db: Mutex<()>,
-    server_codec: Codec<Server>,
+/// The "cloud": objects by id, each its resource type and its state as tfvalue JSON.
+struct Db {
+    path: String,
+    lock: Mutex<()>,
 }
+
+type Records = BTreeMap<String, (String, serde_json::Value)>;
 
 fn diag(summary: &str, e: impl std::fmt::Display) -> Diagnostic {
     Diagnostic::error(summary).with_detail(e.to_string())
 }
 
-impl Thing {
-    fn new() -> Self {
-        let v6 = std::env::var("THING_PROTOCOL").as_deref() != Ok("5");
-        let server_codec = Codec::<Server>::new()
+impl Db {
+    /// Runs `f` on the records under the lock (so that ids stay unique when Terraform
+    /// applies in parallel), saving them when `save`.
+    fn with<T>(&self, save: bool, f: impl FnOnce(&mut Records) -> Result<T>) -> Result<T> {
+        let _g = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut records: Records = std::fs::read(&self.path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        let out = f(&mut records)?;
+        if save {
+            let text = serde_json::to_vec_pretty(&records)
+                .map_err(|e| diag("cannot write the database", e))?;
+            std::fs::write(&self.path, text)?;
+        }
+        Ok(out)
+    }
+
+    fn fetch<M: DeserializeOwned>(&self, id: &str) -> Result<Option<M>> {
+        self.with(false, |r| match r.get(id) {
+            None => Ok(None),
+            Some((_, v)) => Ok(Some(tfvalue::json::from_slice(&serde_json::to_vec(v)?)?)),
+        })
+    }
+
+    /// Stores `m` under its id, or under a fresh one (`srv-3`) given to `assign` with its
+    /// number when `m` has none yet.
+    fn store<M: Serialize>(
+        &self,
+        type_name: &str,
+        mut m: M,
+        id_of: impl Fn(&M) -> Option<String>,
+        assign: impl FnOnce(&mut M, String, usize),
+        prefix: &str,
+    ) -> Result<M> {
+        self.with(true, |r| {
+            let id = match id_of(&m) {
+                Some(id) => id,
+                None => {
+                    let n = (r.len() + 1..)
+                        .find(|n| !r.contains_key(&format!("{prefix}-{n}")))
+                        .unwrap_or_default();
+                    let id = format!("{prefix}-{n}");
+                    assign(&mut m, id.clone(), n);
+                    id
+                }
+            };
+            let value = serde_json::from_slice(&tfvalue::json::to_vec(&m)?)?;
+            r.insert(id, (type_name.to_owned(), value));
+            Ok(m)
+        })
+    }
+
+    fn remove(&self, id: Option<&String>) -> Result<()> {
+        self.with(true, |r| {
+            if let Some(id) = id {
+                r.remove(id);
+            }
+            Ok(())
+        })
+    }
+
+    fn import<M: DeserializeOwned>(&self, type_name: &str, id: &str) -> Result<Option<M>> {
+        match self.fetch(id)? {
+            Some(m) => Ok(Some(m)),
+            None => Err(Diagnostic::error("cannot import")
+                .with_detail(format!("There is no {type_name} with id `{id}`."))
+                .into()),
+        }
+    }
+}
+
+fn known_id(id: &Unknown<Option<String>>) -> Option<String> {
+    id.value().cloned()
+}
+
+struct Servers {
+    db: Arc<Db>,
+    /// Protocol 6, or protocol 5 without `endpoints`.
+    v6: bool,
+    break_promise: bool,
+}
+
+impl Resource for Servers {
+    type Model = Server;
+
+    fn schema(&self) -> Schema {
+        let mut schema = Server::schema();
+        if !self.v6 {
+            schema.block.attributes.remove("endpoints");
+        }
+        schema
+    }
+
+    fn upgrade(&self) -> Codec<Server> {
+        Codec::<Server>::new()
             .step_from(|old: ServerV0| ServerV1 {
                 id: old.id,
                 name: old.name,
@@ -150,422 +245,162 @@ impl Thing {
                 ip_address: None,
             })
             .upgrade_from(|old: ServerV1| Server {
-                id: Unknown::Known(old.id),
-                name: Unknown::Known(old.name),
-                size: Unknown::Known(old.size),
-                tags: old.tags,
-                ip_address: Unknown::Known(old.ip_address),
-                metadata: None,
+                id: old.id.into(),
+                name: old.name.into(),
+                size: old.size.into(),
+                tags: old
+                    .tags
+                    .map(|t| t.into_iter().map(|(k, v)| (k, v.into())).collect())
+                    .into(),
+                ip_address: old.ip_address.into(),
+                metadata: Dynamic::null(),
                 // Version 1 servers had one 10 GiB SSD.
                 disk: vec![Disk {
-                    size_gb: 10,
-                    kind: Unknown::Known(Some("ssd".into())),
-                }],
-                endpoints: None,
-            });
-        Thing {
-            v6,
-            db_path: std::env::var("THING_DB").unwrap_or_else(|_| "thing-db.json".into()),
-            db: Mutex::new(()),
-            server_codec,
+                    size_gb: 10.into(),
+                    kind: Some("ssd".to_owned()).into(),
+                }]
+                .into(),
+                endpoints: None.into(),
+            })
+    }
+
+    fn validate(&self, s: &Server) -> Result<()> {
+        if s.name.known().is_some_and(String::is_empty) {
+            return Err(Diagnostic::error("name must not be empty")
+                .at(AttributePath::new().attr("name"))
+                .into());
+        }
+        let disks = s.disk.known().map(Vec::as_slice).unwrap_or_default();
+        let errors: Vec<Diagnostic> = disks
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.size_gb.known() == Some(&0))
+            .map(|(i, _)| {
+                Diagnostic::error("a disk needs a size").at(AttributePath::new()
+                    .attr("disk")
+                    .index(i as u64)
+                    .attr("size_gb"))
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.into_iter().collect::<Diagnostics>())
         }
     }
 
-    fn server_schema(&self) -> Schema {
-        let mut schema = Server::schema();
-        if !self.v6 {
-            schema.block.attributes.remove("endpoints");
-        }
-        schema
+    async fn create(&self, _cx: &Ctx, s: Server) -> Result<Server> {
+        let break_promise = self.break_promise;
+        self.db.store(
+            "thing_server",
+            s,
+            |s| known_id(&s.id),
+            |s, id, n| {
+                s.id = Some(id).into();
+                let net = if break_promise { "192.168.0" } else { "10.0.0" };
+                s.ip_address = Some(format!("{net}.{n}")).into();
+            },
+            "srv",
+        )
     }
 
-    /// Decodes a value of `M`; over protocol 5, attributes the wire lacks read as null.
-    fn decode<M: TfModel + serde::de::DeserializeOwned>(
-        &self,
-        dv: &DynamicValue,
-        wire: &Schema,
-    ) -> Result<Option<M>, Diagnostic> {
-        let mut v = dv.decode_value(&wire.implied_type())?;
-        if v.is_null() {
-            return Ok(None);
-        }
-        if let Value::Object(m) = &mut v {
-            for name in M::block().attributes.keys() {
-                m.entry(name.clone()).or_insert(Value::Null);
-            }
-        }
-        Ok(Some(tfvalue::from_value(&v)?))
-    }
-
-    /// Encodes a value of `M` with the attributes of `wire` only.
-    fn encode<M: TfModel + Serialize>(
-        &self,
-        m: Option<&M>,
-        wire: &Schema,
-    ) -> Result<DynamicValue, Diagnostic> {
-        let Some(m) = m else {
-            return Ok(DynamicValue::from_msgpack(vec![0xc0]));
-        };
-        let mut v = tfvalue::to_value(m)?;
-        if let Value::Object(map) = &mut v {
-            map.retain(|k, _| {
-                wire.block.attributes.contains_key(k.as_str())
-                    || wire.block.block_types.contains_key(k.as_str())
-            });
-        }
-        Ok(DynamicValue::encode_value(&v, &wire.implied_type())?)
-    }
-
-    fn load(&self) -> Db {
-        std::fs::read(&self.db_path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
-    }
-
-    fn save(&self, db: &Db) -> Result<(), Diagnostic> {
-        let text =
-            serde_json::to_vec_pretty(db).map_err(|e| diag("cannot write the database", e))?;
-        std::fs::write(&self.db_path, text).map_err(|e| diag("cannot write the database", e))
-    }
-
-    fn store<M: Serialize>(&self, type_name: &str, id: &str, m: &M) -> Result<(), Diagnostic> {
-        let _g = self.db.lock().map_err(|e| diag("database lock", e))?;
-        let json = tfvalue::json::to_vec(m)?;
-        let value = serde_json::from_slice(&json).map_err(|e| diag("database record", e))?;
-        let mut db = self.load();
-        db.insert(id.to_owned(), (type_name.to_owned(), value));
-        self.save(&db)
-    }
-
-    fn fetch<M: serde::de::DeserializeOwned>(&self, id: &str) -> Result<Option<M>, Diagnostic> {
-        let _g = self.db.lock().map_err(|e| diag("database lock", e))?;
-        match self.load().get(id) {
-            // Not there, or reserved by an apply still running.
-            None => Ok(None),
-            Some((_, v)) if v.is_null() => Ok(None),
-            Some((_, v)) => {
-                let bytes = serde_json::to_vec(v).map_err(|e| diag("database record", e))?;
-                Ok(Some(tfvalue::json::from_slice(&bytes)?))
-            }
+    async fn read(&self, _cx: &Ctx, s: Server) -> Result<Option<Server>> {
+        match known_id(&s.id) {
+            Some(id) => self.db.fetch(&id),
+            None => Ok(Some(s)),
         }
     }
 
-    fn remove(&self, id: &str) -> Result<(), Diagnostic> {
-        let _g = self.db.lock().map_err(|e| diag("database lock", e))?;
-        let mut db = self.load();
-        db.remove(id);
-        self.save(&db)
+    async fn update(&self, cx: &Ctx, _prior: Server, s: Server) -> Result<Server> {
+        self.create(cx, s).await
     }
 
-    /// A fresh id such as `srv-3`, and its number: never one handed out before (the
-    /// last number is kept beside the database), so a replaced object gets a new id.
-    fn next_id(&self, prefix: &str, type_name: &str) -> Result<(String, u32), Diagnostic> {
-        let _g = self.db.lock().map_err(|e| diag("database lock", e))?;
-        let counter = format!("{}.last-id", self.db_path);
-        let last: u32 = std::fs::read_to_string(&counter)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(0);
-        let mut db = self.load();
-        let mut n = last + 1;
-        while db.contains_key(&format!("{prefix}-{n}")) {
-            n += 1;
-        }
-        std::fs::write(&counter, n.to_string())
-            .map_err(|e| diag("cannot write the database", e))?;
-        let id = format!("{prefix}-{n}");
-        // Reserved at once, so that applies running in parallel never get the same one.
-        db.insert(id.clone(), (type_name.to_owned(), serde_json::Value::Null));
-        self.save(&db)?;
-        Ok((id, n))
+    async fn delete(&self, _cx: &Ctx, s: Server) -> Result<()> {
+        self.db.remove(known_id(&s.id).as_ref())
     }
 
-    fn plan_server(
-        &self,
-        req: &PlanResourceChangeRequest,
-    ) -> Result<PlanResourceChangeResponse, Diagnostic> {
-        let wire = self.server_schema();
-        let prior: Option<Server> = self.decode(&req.prior_state, &wire)?;
-        let Some(mut planned) = self.decode::<Server>(&req.proposed_new_state, &wire)? else {
-            // Destroy: nothing to plan.
-            return Ok(PlanResourceChangeResponse::new(
-                req.proposed_new_state.clone(),
-            ));
-        };
-        if planned.size == Unknown::Known(None) {
-            planned.size = Unknown::Known(Some(1));
-        }
-        for d in &mut planned.disk {
-            if d.kind == Unknown::Known(None) {
-                d.kind = Unknown::Known(Some("ssd".into()));
-            }
-        }
-        let mut requires_replace = Vec::new();
-        match &prior {
-            Some(p) if p.name != planned.name => {
-                requires_replace.push(AttributePath::new().attr("name"));
-                planned.id = Unknown::unknown().not_null();
-                planned.ip_address = Unknown::unknown().not_null().with_prefix("10.0.");
-            }
-            Some(_) => {}
-            None => {
-                planned.id = Unknown::unknown().not_null();
-                planned.ip_address = Unknown::unknown().not_null().with_prefix("10.0.");
-            }
-        }
-        let mut resp = PlanResourceChangeResponse::new(self.encode(Some(&planned), &wire)?);
-        resp.requires_replace = requires_replace;
-        Ok(resp)
+    async fn import(&self, _cx: &Ctx, id: String) -> Result<Option<Server>> {
+        self.db.import("thing_server", &id)
     }
+}
 
-    fn apply_server(
-        &self,
-        req: &ApplyResourceChangeRequest,
-    ) -> Result<ApplyResourceChangeResponse, Diagnostic> {
-        let wire = self.server_schema();
-        let prior: Option<Server> = self.decode(&req.prior_state, &wire)?;
-        let Some(mut planned) = self.decode::<Server>(&req.planned_state, &wire)? else {
-            if let Some(Unknown::Known(Some(id))) = prior.as_ref().map(|p| &p.id) {
-                self.remove(id)?;
-            }
-            return Ok(ApplyResourceChangeResponse::new(
-                self.encode::<Server>(None, &wire)?,
-            ));
-        };
-        if planned.id.is_unknown() {
-            let (id, n) = self.next_id("srv", "thing_server")?;
-            planned.id = Unknown::Known(Some(id));
-            let ip = if std::env::var("THING_BREAK_PROMISE").as_deref() == Ok("1") {
-                format!("192.168.0.{n}")
-            } else {
-                format!("10.0.0.{n}")
-            };
-            planned.ip_address = Unknown::Known(Some(ip));
-        }
-        if let Unknown::Known(Some(id)) = &planned.id {
-            self.store("thing_server", id, &planned)?;
-        }
-        Ok(ApplyResourceChangeResponse::new(
-            self.encode(Some(&planned), &wire)?,
-        ))
-    }
+struct Volumes {
+    db: Arc<Db>,
+}
 
-    fn apply_volume(
-        &self,
-        req: &ApplyResourceChangeRequest,
-    ) -> Result<ApplyResourceChangeResponse, Diagnostic> {
-        let wire = Volume::schema();
-        let prior: Option<Volume> = self.decode(&req.prior_state, &wire)?;
-        let Some(mut planned) = self.decode::<Volume>(&req.planned_state, &wire)? else {
-            if let Some(Unknown::Known(Some(id))) = prior.as_ref().map(|p| &p.id) {
-                self.remove(id)?;
-            }
-            return Ok(ApplyResourceChangeResponse::new(
-                self.encode::<Volume>(None, &wire)?,
-            ));
-        };
-        let Unknown::Known(server_id) = &planned.server_id else {
-            return Err(Diagnostic::error("server_id is still unknown at apply"));
-        };
-        if self.fetch::<Server>(server_id)?.is_none() {
+impl Resource for Volumes {
+    type Model = Volume;
+
+    async fn create(&self, _cx: &Ctx, v: Volume) -> Result<Volume> {
+        let server_id = v.server_id.known().cloned().unwrap_or_default();
+        if self.db.fetch::<Server>(&server_id)?.is_none() {
             return Err(Diagnostic::error("no such server")
                 .with_detail(format!("There is no server `{server_id}`."))
-                .at(AttributePath::new().attr("server_id")));
+                .at(AttributePath::new().attr("server_id"))
+                .into());
         }
-        if planned.id.is_unknown() {
-            planned.id = Unknown::Known(Some(self.next_id("vol", "thing_volume")?.0));
-        }
-        if let Unknown::Known(Some(id)) = &planned.id {
-            self.store("thing_volume", id, &planned)?;
-        }
-        Ok(ApplyResourceChangeResponse::new(
-            self.encode(Some(&planned), &wire)?,
-        ))
+        self.db.store(
+            "thing_volume",
+            v,
+            |v| known_id(&v.id),
+            |v, id, _| v.id = Some(id).into(),
+            "vol",
+        )
     }
 
-    /// Refresh: the stored object, or null when it is gone.
-    fn read<M: TfModel + Serialize + serde::de::DeserializeOwned>(
-        &self,
-        req: &ReadResourceRequest,
-        wire: &Schema,
-        id_of: impl Fn(&M) -> Option<String>,
-    ) -> Result<ReadResourceResponse, Diagnostic> {
-        let Some(current) = self.decode::<M>(&req.current_state, wire)? else {
-            return Ok(ReadResourceResponse::new(
-                req.current_state.clone(),
-                req.private.clone(),
-            ));
-        };
-        let Some(id) = id_of(&current) else {
-            return Ok(ReadResourceResponse::new(
-                req.current_state.clone(),
-                req.private.clone(),
-            ));
-        };
-        let found: Option<M> = self.fetch(&id)?;
-        Ok(ReadResourceResponse::new(
-            self.encode(found.as_ref(), wire)?,
-            req.private.clone(),
-        ))
+    async fn read(&self, _cx: &Ctx, v: Volume) -> Result<Option<Volume>> {
+        match known_id(&v.id) {
+            Some(id) => self.db.fetch(&id),
+            None => Ok(Some(v)),
+        }
+    }
+
+    async fn update(&self, cx: &Ctx, _prior: Volume, v: Volume) -> Result<Volume> {
+        self.create(cx, v).await
+    }
+
+    async fn delete(&self, _cx: &Ctx, v: Volume) -> Result<()> {
+        self.db.remove(known_id(&v.id).as_ref())
+    }
+
+    async fn import(&self, _cx: &Ctx, id: String) -> Result<Option<Volume>> {
+        self.db.import("thing_volume", &id)
     }
 }
 
-fn known_id(id: &Unknown<Option<String>>) -> Option<String> {
-    id.known().cloned().flatten()
-}
+struct Greeting;
 
-impl Provider for Thing {
-    fn schemas(&self) -> Schemas {
-        Schemas::new()
-            .resource("thing_server", self.server_schema())
-            .resource("thing_volume", Volume::schema())
-            .data_source("thing_info", Info::schema())
-    }
+impl DataSource for Greeting {
+    type Model = Info;
 
-    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
-        if req.type_name != "thing_server" {
-            return Vec::new();
-        }
-        match self.decode::<Server>(&req.config, &self.server_schema()) {
-            Ok(Some(s)) if s.name.known().is_some_and(String::is_empty) => {
-                vec![Diagnostic::error("name must not be empty")
-                    .at(AttributePath::new().attr("name"))]
-            }
-            Ok(Some(s)) => s
-                .disk
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.size_gb == 0)
-                .map(|(i, _)| {
-                    Diagnostic::error("a disk needs a size").at(AttributePath::new()
-                        .attr("disk")
-                        .index(i as u64)
-                        .attr("size_gb"))
-                })
-                .collect(),
-            Ok(None) => Vec::new(),
-            Err(d) => vec![d],
-        }
-    }
-
-    async fn upgrade_resource_state(
-        &self,
-        req: UpgradeResourceStateRequest,
-    ) -> UpgradeResourceStateResponse {
-        if req.type_name != "thing_server" {
-            return same_version_upgrade(&req);
-        }
-        let wire = self.server_schema();
-        let result = self
-            .server_codec
-            .decode(req.version, &req.raw_state)
-            .map_err(|e| Diagnostic::from_value_error("cannot upgrade the stored state", &e))
-            .and_then(|m| self.encode(Some(&m), &wire));
-        match result {
-            Ok(dv) => UpgradeResourceStateResponse::new(dv),
-            Err(d) => d.into(),
-        }
-    }
-
-    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
-        let result = match req.type_name.as_str() {
-            "thing_server" => self.read::<Server>(&req, &self.server_schema(), |s| known_id(&s.id)),
-            _ => self.read::<Volume>(&req, &Volume::schema(), |v| known_id(&v.id)),
-        };
-        result.unwrap_or_else(Into::into)
-    }
-
-    async fn plan_resource_change(
-        &self,
-        req: PlanResourceChangeRequest,
-    ) -> PlanResourceChangeResponse {
-        let result = match req.type_name.as_str() {
-            "thing_server" => self.plan_server(&req),
-            _ => (|| {
-                let wire = Volume::schema();
-                let prior: Option<Volume> = self.decode(&req.prior_state, &wire)?;
-                let Some(mut planned) = self.decode::<Volume>(&req.proposed_new_state, &wire)?
-                else {
-                    return Ok(PlanResourceChangeResponse::new(
-                        req.proposed_new_state.clone(),
-                    ));
-                };
-                let mut resp_replace = Vec::new();
-                match &prior {
-                    Some(p) if p.server_id != planned.server_id => {
-                        resp_replace.push(AttributePath::new().attr("server_id"));
-                        planned.id = Unknown::unknown().not_null();
-                    }
-                    Some(_) => {}
-                    None => planned.id = Unknown::unknown().not_null(),
-                }
-                let mut resp = PlanResourceChangeResponse::new(self.encode(Some(&planned), &wire)?);
-                resp.requires_replace = resp_replace;
-                Ok(resp)
-            })(),
-        };
-        result.unwrap_or_else(Into::into)
-    }
-
-    async fn apply_resource_change(
-        &self,
-        req: ApplyResourceChangeRequest,
-    ) -> ApplyResourceChangeResponse {
-        let result = match req.type_name.as_str() {
-            "thing_server" => self.apply_server(&req),
-            _ => self.apply_volume(&req),
-        };
-        result.unwrap_or_else(Into::into)
-    }
-
-    async fn import_resource_state(
-        &self,
-        req: ImportResourceStateRequest,
-    ) -> ImportResourceStateResponse {
-        let result = (|| {
-            let wire = match req.type_name.as_str() {
-                "thing_server" => self.server_schema(),
-                _ => Volume::schema(),
-            };
-            let state = if req.type_name == "thing_server" {
-                self.encode(self.fetch::<Server>(&req.id)?.as_ref(), &wire)?
-            } else {
-                self.encode(self.fetch::<Volume>(&req.id)?.as_ref(), &wire)?
-            };
-            if state.msgpack == [0xc0] {
-                return Err(Diagnostic::error("cannot import").with_detail(format!(
-                    "There is no {} with id `{}`.",
-                    req.type_name, req.id
-                )));
-            }
-            Ok(ImportResourceStateResponse::new(vec![
-                ImportedResource::new(&req.type_name, state),
-            ]))
-        })();
-        result.unwrap_or_else(Into::into)
-    }
-
-    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
-        let result = (|| {
-            let wire = Info::schema();
-            let Some(mut info) = self.decode::<Info>(&req.config, &wire)? else {
-                return Err(Diagnostic::error("no configuration"));
-            };
-            info.greeting = Some(format!("hello, {}", info.name));
-            Ok(ReadDataSourceResponse::new(
-                self.encode(Some(&info), &wire)?,
-            ))
-        })();
-        result.unwrap_or_else(Into::into)
+    async fn read(&self, _cx: &Ctx, mut info: Info) -> Result<Info> {
+        let name = info.name.known().cloned().unwrap_or_default();
+        info.greeting = Some(format!("hello, {name}")).into();
+        Ok(info)
     }
 }
 
 fn main() {
-    let thing = Thing::new();
-    let versions: &[u32] = if thing.v6 { &[6] } else { &[5] };
+    let v6 = std::env::var("THING_PROTOCOL").as_deref() != Ok("5");
+    let db = Arc::new(Db {
+        path: std::env::var("THING_DB").unwrap_or_else(|_| "thing-db.json".into()),
+        lock: Mutex::new(()),
+    });
+    let break_promise = std::env::var("THING_BREAK_PROMISE").as_deref() == Ok("1");
+    let provider = Framework::new()
+        .resource(
+            "thing_server",
+            Servers {
+                db: db.clone(),
+                v6,
+                break_promise,
+            },
+        )
+        .resource("thing_volume", Volumes { db })
+        .data_source("thing_info", Greeting);
+    let versions: &[u32] = if v6 { &[6] } else { &[5] };
     serve_main(
-        thing,
+        provider,
         ServeConfig::new("example.com/acme/thing").protocol_versions(versions),
     );
 }

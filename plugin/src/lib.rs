@@ -8,8 +8,10 @@
 
 mod convert;
 mod diagnostic;
+pub mod framework;
 mod provider;
 mod server;
+pub mod testing;
 
 /// The code generated from `proto/`; internal, never part of the API.
 #[allow(
@@ -31,7 +33,7 @@ pub(crate) mod proto {
     }
 }
 
-pub use diagnostic::{has_errors, Diagnostic, Severity};
+pub use diagnostic::{has_errors, Diagnostic, Diagnostics, Severity};
 pub use server::DEFAULT_MAX_MESSAGE_SIZE;
 
 /// The server's handling of a request without gRPC (the checks, the handler, the checks

@@ -47,8 +47,8 @@ use crate::value::{sorted_refs, Value};
 /// let diags = check_apply(&planned, &applied, &ty);
 /// let found: Vec<String> = diags.iter().map(ToString::to_string).collect();
 /// assert_eq!(found, [
-///     r#"final value "arn:aws:iam::123:role/logs" does not start with the refined prefix "arn:aws:s3:::" at arn"#,
-///     r#"was "logs", but now "logs-2" at name"#,
+///     r#"Provider produced inconsistent result after apply: final value "arn:aws:iam::123:role/logs" does not start with the refined prefix "arn:aws:s3:::" at arn"#,
+///     r#"Provider produced inconsistent result after apply: was "logs", but now "logs-2" at name"#,
 /// ]);
 /// assert_eq!(diags[0].kind(), DiagnosticKind::Refinement);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -78,7 +78,7 @@ impl Block {
     /// let block = Block::new().attribute("password", Attribute::required(Type::String).sensitive());
     /// let obj = |s: &str| Value::Object([("password".to_owned(), Value::from(s))].into());
     /// let diags = block.check_apply(&obj("hunter2"), &obj("hunter3"));
-    /// assert_eq!(diags.to_string(), "inconsistent values for sensitive attribute at password");
+    /// assert_eq!(diags.to_string(), "Provider produced inconsistent result after apply: inconsistent values for sensitive attribute at password");
     /// ```
     pub fn check_apply(&self, planned: &Value, applied: &Value) -> Diagnostics {
         let mut c = Checker::default();

@@ -18,7 +18,14 @@ impl Block {
     ///   unless `max_items` is 0;
     /// - `SET` blocks and `SET` nested attributes contain no `dynamic` and no write-only
     ///   attribute (set elements are hashed by their exact type, and marks inside a set
-    ///   move up to the set).
+    ///   move up to the set);
+    ///
+    /// and the provider-side rules of the [`Planner`](super::Planner)'s facts: a
+    /// [`default`](Attribute::default), [`use_state_for_unknown`](Attribute::use_state_for_unknown)
+    /// and [`refinements`](Attribute::refinements) only on computed attributes; a default of
+    /// the attribute's own type, and neither of the other two beside it (a default is
+    /// never planned unknown); a prefix only on strings, bounds only on numbers, lengths
+    /// only on collections, and no refinement of a `dynamic` attribute.
     ///
     /// ```
     /// use tfvalue::schema::{Attribute, Block, NestedBlock};
@@ -33,8 +40,8 @@ impl Block {
     ///     .attribute("name", Attribute::of_type(Type::String))
     ///     .block("network", NestedBlock::single(Block::new()).min_items(1));
     /// assert_eq!(bad.check_schema().to_string(), "\
-    /// attribute must be required, optional or computed at name
-    /// a single block has min_items equal to max_items, both 0 or 1 at network");
+    /// Invalid provider schema: attribute must be required, optional or computed at name
+    /// Invalid provider schema: a single block has min_items equal to max_items, both 0 or 1 at network");
     /// ```
     pub fn check_schema(&self) -> Diagnostics {
         let mut out = Diagnostics::new();
@@ -151,6 +158,9 @@ fn check_attribute(
         if let Some(message) = v.schema_problem() {
             problem(out, path, message);
         }
+    }
+    for message in super::plan_facts::problems(attr) {
+        problem(out, path, message);
     }
     if let Some(nested) = attr.nested_type() {
         if nested.nesting == ObjectNesting::Set {

@@ -74,72 +74,130 @@ pub enum Severity {
 
 /// One problem as Terraform shows it: a [`Severity`], a summary, a detail, and the
 /// [`AttributePath`] of the attribute it is about (Terraform points at the configuration
-/// line that set it). These are the fields of tfplugin's `Diagnostic`.
+/// line that set it). These are the fields of tfplugin's `Diagnostic`; this is the one
+/// diagnostic type of tfvalue and of `tfvalue-plugin` (which re-exports it).
 ///
-/// Display reads like [`Error`](crate::Error): the detail, then ` at ` and the path.
+/// Display shows the summary, the detail and the path, in that order, leaving out what
+/// is empty (`summary: detail at path`); a warning starts with `warning: `.
 ///
 /// ```
 /// use tfvalue::schema::{Diagnostic, Severity};
 /// use tfvalue::{AttributePath, Type, Value};
 ///
-/// let d = Diagnostic::warning("Deprecated attribute", "use `size_gb` instead")
-///     .with_path(AttributePath::new().attr("size"));
-/// assert_eq!(d.severity(), Severity::Warning);
-/// assert_eq!(d.summary(), "Deprecated attribute");
-/// assert_eq!(d.to_string(), "use `size_gb` instead at size");
+/// let d = Diagnostic::warning("deprecated attribute")
+///     .with_detail("use `size_gb` instead")
+///     .at(AttributePath::new().attr("size"));
+/// assert_eq!(d.severity, Severity::Warning);
+/// assert_eq!(d.summary, "deprecated attribute");
+/// assert_eq!(d.to_string(), "warning: deprecated attribute: use `size_gb` instead at size");
 ///
 /// // An error from decoding becomes an error diagnostic at its path.
 /// let err = Value::from_json(br#"{"size":"big"}"#, &Type::object([("size", Type::Number)])).unwrap_err();
 /// let d = Diagnostic::from(err);
-/// assert_eq!((d.severity(), d.path().to_string()), (Severity::Error, "size".to_owned()));
+/// assert_eq!((d.severity, d.path().to_string()), (Severity::Error, "size".to_owned()));
+/// assert_eq!(d.to_string(), r#"Invalid value: invalid number "big" at size"#);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// One line saying what is wrong (Terraform's `Error: ...` line).
+    pub summary: String,
+    /// More about it, in a sentence or more; may be empty.
+    pub detail: String,
+    /// The attribute the problem is about; `None` for the whole value (or resource).
+    pub attribute: Option<AttributePath>,
     kind: DiagnosticKind,
-    severity: Severity,
-    summary: std::borrow::Cow<'static, str>,
-    path: AttributePath,
-    message: String,
 }
+
+/// The path of a diagnostic about no attribute.
+static ROOT: AttributePath = AttributePath::new();
 
 impl Diagnostic {
     /// An error of this kind, with the kind's [summary](DiagnosticKind::summary) and
     /// `message` as the detail.
     pub fn new(kind: DiagnosticKind, path: AttributePath, message: impl Into<String>) -> Self {
         Diagnostic {
+            severity: Severity::Error,
+            summary: kind.summary().to_owned(),
+            detail: message.into(),
+            attribute: None,
             kind,
-            severity: Severity::Error,
-            summary: std::borrow::Cow::Borrowed(kind.summary()),
-            path,
-            message: message.into(),
         }
+        .at(path)
     }
 
-    /// An error in the provider's own words, about the whole value until
-    /// [`with_path`](Diagnostic::with_path).
-    pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Self {
+    /// An error with this summary, about the whole value until [`at`](Diagnostic::at).
+    ///
+    /// ```
+    /// use tfvalue::schema::Diagnostic;
+    /// use tfvalue::AttributePath;
+    ///
+    /// let d = Diagnostic::error("invalid size")
+    ///     .with_detail("size must be a power of two")
+    ///     .at(AttributePath::new().attr("disk").index(0).attr("size"));
+    /// assert!(d.is_error());
+    /// assert_eq!(d.to_string(), "invalid size: size must be a power of two at disk[0].size");
+    /// ```
+    pub fn error(summary: impl Into<String>) -> Self {
         Diagnostic {
-            kind: DiagnosticKind::Other,
             severity: Severity::Error,
-            summary: std::borrow::Cow::Owned(summary.into()),
-            path: AttributePath::new(),
-            message: detail.into(),
+            summary: summary.into(),
+            detail: String::new(),
+            attribute: None,
+            kind: DiagnosticKind::Other,
         }
     }
 
-    /// A warning in the provider's own words.
-    pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Self {
+    /// A warning with this summary: Terraform shows it and goes on.
+    pub fn warning(summary: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
-            ..Diagnostic::error(summary, detail)
+            ..Diagnostic::error(summary)
         }
     }
 
-    /// The same diagnostic about the attribute at `path`.
+    /// An error for a value that did not decode or encode: the summary says what was
+    /// being done, the detail is tfvalue's message and the attribute its path.
+    ///
+    /// ```
+    /// use tfvalue::schema::Diagnostic;
+    /// use tfvalue::{DynamicValue, PathStep};
+    ///
+    /// #[derive(serde::Deserialize, Debug)]
+    /// struct Config { size: u32 }
+    ///
+    /// let dv = DynamicValue::from_json(br#"{"size":"big"}"#.to_vec());
+    /// let err = dv.decode::<Config>().unwrap_err();
+    /// let d = Diagnostic::from_value_error("invalid configuration", &err);
+    /// assert_eq!(d.path().steps(), [PathStep::Attr("size".into())]);
+    /// ```
+    pub fn from_value_error(summary: impl Into<String>, err: &crate::error::Error) -> Self {
+        Diagnostic::error(summary)
+            .with_detail(err.message())
+            .at(err.path().clone())
+    }
+
+    /// The same diagnostic with this detail.
     #[must_use]
-    pub fn with_path(mut self, path: AttributePath) -> Self {
-        self.path = path;
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = detail.into();
         self
+    }
+
+    /// The same diagnostic about the attribute at `path` (an empty path: about the whole
+    /// value).
+    #[must_use]
+    pub fn at(mut self, path: AttributePath) -> Self {
+        self.attribute = if path.is_empty() { None } else { Some(path) };
+        self
+    }
+
+    /// The same diagnostic about the attribute at `path` (as [`at`](Diagnostic::at)).
+    #[must_use]
+    pub fn with_path(self, path: AttributePath) -> Self {
+        self.at(path)
     }
 
     /// The same diagnostic with this severity.
@@ -159,6 +217,11 @@ impl Diagnostic {
         self.severity
     }
 
+    /// Whether this is an error.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
     /// The short summary (Terraform's `Error: ...` line).
     pub fn summary(&self) -> &str {
         &self.summary
@@ -166,38 +229,48 @@ impl Diagnostic {
 
     /// The detail: what is wrong, in a sentence.
     pub fn detail(&self) -> &str {
-        &self.message
+        &self.detail
     }
 
     /// Where in the value the problem is; empty for the value itself.
     pub fn path(&self) -> &AttributePath {
-        &self.path
+        self.attribute.as_ref().unwrap_or(&ROOT)
     }
 
     /// The detail (kept for callers of the first version; same as [`Diagnostic::detail`]).
     pub fn message(&self) -> &str {
-        &self.message
+        &self.detail
     }
 }
 
 impl From<crate::error::Error> for Diagnostic {
     /// An error diagnostic at the error's path, with its message as the detail.
     fn from(err: crate::error::Error) -> Self {
-        Diagnostic {
-            kind: DiagnosticKind::Other,
-            severity: Severity::Error,
-            summary: std::borrow::Cow::Borrowed("Invalid value"),
-            path: err.path().clone(),
-            message: err.message().to_owned(),
-        }
+        Diagnostic::from(&err)
+    }
+}
+
+impl From<&crate::error::Error> for Diagnostic {
+    /// An error diagnostic at the error's path, with its message as the detail.
+    fn from(err: &crate::error::Error) -> Self {
+        Diagnostic::from_value_error("Invalid value", err)
     }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
-        if !self.path.is_empty() {
-            write!(f, " at {}", self.path)?;
+        if self.severity == Severity::Warning {
+            f.write_str("warning: ")?;
+        }
+        f.write_str(&self.summary)?;
+        if !self.detail.is_empty() {
+            if !self.summary.is_empty() {
+                f.write_str(": ")?;
+            }
+            f.write_str(&self.detail)?;
+        }
+        if let Some(path) = &self.attribute {
+            write!(f, " at {path}")?;
         }
         Ok(())
     }
@@ -292,11 +365,72 @@ impl FromIterator<Diagnostic> for Diagnostics {
     }
 }
 
-impl From<crate::error::Error> for Diagnostics {
-    fn from(err: crate::error::Error) -> Self {
-        Diagnostics(vec![Diagnostic::from(err)])
+/// Any error becomes an error diagnostic, so that `?` works in a function returning
+/// `Result<_, Diagnostics>` (a provider's handler) on tfvalue's errors, I/O errors and the
+/// errors of the libraries a provider calls. A [`tfvalue::Error`](crate::Error) keeps its
+/// path (the diagnostic is at that attribute, with the message as the detail); any other
+/// error's message is the summary, and its sources are the detail.
+///
+/// For this, `Diagnostics` does not implement [`std::error::Error`] itself (as
+/// `anyhow::Error` does not); it converts into `Box<dyn std::error::Error>`.
+///
+/// ```
+/// use tfvalue::schema::Diagnostics;
+/// use tfvalue::{Type, Value};
+///
+/// fn read(path: &str) -> Result<Value, Diagnostics> {
+///     let bytes = std::fs::read(path)?;
+///     Ok(Value::from_json(&bytes, &Type::object([("size", Type::Number)]))?)
+/// }
+///
+/// let err = read("/no/such/file.json").unwrap_err();
+/// assert!(err.has_errors());
+/// assert!(err[0].summary.contains("No such file"), "{err}");
+/// ```
+impl<E> From<E> for Diagnostics
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    fn from(err: E) -> Self {
+        if let Some(e) = (&err as &dyn std::any::Any).downcast_ref::<crate::error::Error>() {
+            return Diagnostics(vec![Diagnostic::from(e)]);
+        }
+        let mut detail = String::new();
+        let mut source = err.source();
+        while let Some(s) = source {
+            if !detail.is_empty() {
+                detail.push_str(": ");
+            }
+            detail.push_str(&s.to_string());
+            source = s.source();
+        }
+        Diagnostics(vec![Diagnostic::error(err.to_string()).with_detail(detail)])
     }
 }
+
+impl From<Diagnostics> for Box<dyn std::error::Error + Send + Sync + 'static> {
+    fn from(d: Diagnostics) -> Self {
+        Box::new(DiagnosticsError(d))
+    }
+}
+
+impl From<Diagnostics> for Box<dyn std::error::Error + 'static> {
+    fn from(d: Diagnostics) -> Self {
+        Box::new(DiagnosticsError(d))
+    }
+}
+
+/// [`Diagnostics`] as a [`std::error::Error`], inside a `Box<dyn Error>`.
+#[derive(Debug)]
+struct DiagnosticsError(Diagnostics);
+
+impl fmt::Display for DiagnosticsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for DiagnosticsError {}
 
 impl From<Diagnostic> for Diagnostics {
     fn from(d: Diagnostic) -> Self {
@@ -327,5 +461,3 @@ impl fmt::Display for Diagnostics {
         Ok(())
     }
 }
-
-impl std::error::Error for Diagnostics {}

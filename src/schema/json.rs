@@ -348,6 +348,9 @@ impl<'de> Deserialize<'de> for Attribute {
             description_kind: raw.description_kind,
             requires_replace: false,
             validators: Vec::new(),
+            default: None,
+            use_state_for_unknown: false,
+            refinements: crate::unknown::Refinements::new(),
         })
     }
 }

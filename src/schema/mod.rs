@@ -36,6 +36,7 @@ mod diagnostics;
 mod json;
 mod pattern;
 mod plan;
+mod plan_facts;
 mod refine;
 mod render;
 mod validate;
@@ -44,12 +45,14 @@ mod validator;
 use std::collections::BTreeMap;
 
 use crate::types::{ObjectType, Type};
+use crate::unknown::Refinements;
 
 pub use apply::check_apply;
 pub use diagnostics::{Diagnostic, DiagnosticKind, Diagnostics, Severity};
 pub use json::{ProviderSchema, ProviderSchemas};
 pub(crate) use plan::model_value;
 pub use plan::{plan_model, Plan, Planner};
+pub use plan_facts::DefaultValue;
 pub use validator::{Pattern, Validator};
 
 /// A resource, data source, ephemeral resource or provider schema: a version and its block.
@@ -135,6 +138,16 @@ pub struct Attribute {
     /// Checks of the value beyond its type, run by [`Block::validate`] and its kin.
     /// Provider-side: not part of the wire schema.
     pub validators: Vec<Validator>,
+    /// What [`Planner`] plans when configuration leaves this (computed) attribute null.
+    /// Provider-side: not part of the wire schema.
+    pub default: Option<DefaultValue>,
+    /// On an update, [`Planner`] keeps the prior state's value of this computed
+    /// attribute instead of planning it unknown (terraform-plugin-framework's
+    /// `UseStateForUnknown`). Provider-side: not part of the wire schema.
+    pub use_state_for_unknown: bool,
+    /// The refinements of the unknown [`Planner`] plans for this computed attribute.
+    /// Provider-side: not part of the wire schema.
+    pub refinements: Refinements,
 }
 
 /// The type of an attribute: a type constraint, or nested attributes.
@@ -429,6 +442,9 @@ impl Attribute {
             description_kind: StringKind::Plain,
             requires_replace: false,
             validators: Vec::new(),
+            default: None,
+            use_state_for_unknown: false,
+            refinements: Refinements::new(),
         }
     }
 
@@ -513,6 +529,52 @@ impl Attribute {
         self
     }
 
+    /// Plans `value` when configuration leaves the attribute null (see [`Planner`]); the
+    /// attribute must be computed, and of the value's type.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block};
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let block = Block::new().attribute("ttl", Attribute::optional_computed(Type::Number).default_value(3600));
+    /// let config = Value::Object([("ttl".to_owned(), Value::Null)].into());
+    /// let plan = block.plan(&Value::Null, &config, &config);
+    /// assert_eq!(plan.planned["ttl"], Value::from(3600));
+    /// ```
+    #[must_use]
+    pub fn default_value(mut self, value: impl Into<DefaultValue>) -> Self {
+        self.default = Some(value.into());
+        self
+    }
+
+    /// On an update, keeps the prior state's value of this computed attribute when
+    /// configuration leaves it null, instead of planning it unknown (see [`Planner`]): for
+    /// values the provider sets once, such as an id.
+    #[must_use]
+    pub fn use_state_for_unknown(mut self) -> Self {
+        self.use_state_for_unknown = true;
+        self
+    }
+
+    /// Refines the unknown [`Planner`] plans for this computed attribute (a prefix for a
+    /// string, bounds for a number, lengths for a collection; not null for any but a
+    /// `dynamic` attribute).
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block};
+    /// use tfvalue::{Refinements, Type, Value};
+    ///
+    /// let id = Refinements::new().not_null().with_prefix("kv-");
+    /// let block = Block::new().attribute("id", Attribute::computed(Type::String).refine(id.clone()));
+    /// let config = Value::Object([("id".to_owned(), Value::Null)].into());
+    /// assert_eq!(block.plan(&Value::Null, &config, &config).planned["id"], Value::Unknown(id));
+    /// ```
+    #[must_use]
+    pub fn refine(mut self, refinements: Refinements) -> Self {
+        self.refinements = refinements;
+        self
+    }
+
     /// Adds a validator.
     ///
     /// ```
@@ -526,7 +588,7 @@ impl Attribute {
     /// let v = Value::Object([("tier".to_owned(), Value::from("gold"))].into());
     /// assert_eq!(
     ///     block.validate(&v).to_string(),
-    ///     r#"value must be one of "standard", "premium", found "gold" at tier"#
+    ///     r#"Invalid attribute value: value must be one of "standard", "premium", found "gold" at tier"#
     /// );
     /// ```
     #[must_use]

@@ -6,12 +6,14 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use std::cmp::Ordering;
+
 use super::{Attribute, AttributeType, Block, NestedBlock, NestingMode, ObjectNesting};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::path::{AttributePath, PathStep};
 use crate::tf_value::TfModel;
 use crate::unknown::Refinements;
-use crate::value::Value;
+use crate::value::{cmp_canonical, Value};
 
 /// What [`Planner::plan`] (or [`Block::plan`]) answers: the planned state, and the paths
 /// of the attributes whose planned change replaces the resource (PlanResourceChange's
@@ -30,22 +32,31 @@ pub struct Plan<T = Value> {
 
 type RefineFn = dyn Fn(&AttributePath, &Attribute) -> Option<Refinements> + Send + Sync;
 
-/// Plans a resource change the way every SDK does, from a schema [`Block`]:
+/// Plans a resource change the way terraform-plugin-framework does, from a schema
+/// [`Block`] and the planner facts of its attributes
+/// ([`default`](Attribute::default), [`use_state_for_unknown`](Attribute::use_state_for_unknown),
+/// [`refinements`](Attribute::refinements), [`requires_replace`](Attribute::requires_replace)),
+/// at any depth of blocks and nested attributes:
 ///
-/// - **Destroy** (the proposed new state is null): the plan is null.
-/// - **No change** (the proposal equals the prior state): the plan is the proposal.
-/// - Otherwise, a **computed** attribute (at any depth of blocks and nested attributes)
-///   that is null in the proposal, and in configuration, becomes **unknown**: the
-///   provider sets it at apply. Its refinements are the ones given with
-///   [`Planner::refine`] or [`Planner::refine_with`] (none by default). Terraform has
-///   already copied prior values of computed attributes that configuration leaves out
-///   into the proposal, so values the provider set before are kept.
-/// - Everything else is kept as proposed.
-/// - On an update (the prior state is not null), every attribute marked
-///   [`requires_replace`](Attribute::requires_replace) whose planned value differs from
-///   its prior value (an unknown differs from every known value) is listed in
-///   [`Plan::requires_replace`]. Inside a `SET` block or set of nested attributes, where
-///   elements have no stable position, the set itself is listed.
+/// | step | rule |
+/// | --- | --- |
+/// | destroy | the proposed new state is null: the plan is null |
+/// | defaults | an attribute with a default that configuration leaves null is planned as the default; a configured value, known or unknown, wins |
+/// | no change | the proposal (with its defaults) equals the prior state: the plan is the prior state |
+/// | computed | on a create, and on an update that changes anything, a computed attribute that configuration leaves null (and that has no default) is planned **unknown**, with its refinements |
+/// | `use_state_for_unknown` | on such an update, the attribute keeps the value Terraform copied from the prior state into the proposal, if any, instead |
+/// | the rest | configured values, known or unknown, are kept as proposed |
+/// | `requires_replace` | on an update, each such attribute whose value differs between the prior state and the proposal (with its defaults) is listed; an unknown differs from every known value, but an unknown the planner itself made does not count |
+///
+/// So an attribute the API changes on every update (an `etag`) is unknown in every plan
+/// that changes the resource, and one it sets once (an `id`) is marked
+/// `use_state_for_unknown`. Terraform pairs the elements of a `SET` of blocks or of nested
+/// attributes in configuration with the prior state's; so does the planner, comparing
+/// them with their computed attributes left out. Inside a `SET`, where elements have no
+/// stable position, `requires_replace` lists the set itself.
+///
+/// [`Planner::refine`] and [`Planner::refine_with`] add refinements to the planner's own
+/// copy of the block, for schemas that do not declare them.
 ///
 /// ```
 /// use tfvalue::schema::{Attribute, Block, Planner};
@@ -53,30 +64,47 @@ type RefineFn = dyn Fn(&AttributePath, &Attribute) -> Option<Refinements> + Send
 ///
 /// let block = Block::new()
 ///     .attribute("name", Attribute::required(Type::String).requires_replace())
-///     .attribute("id", Attribute::computed(Type::String))
-///     .attribute("arn", Attribute::computed(Type::String));
-/// let obj = |name: &str, id: Value, arn: Value| {
-///     Value::Object([("name".to_owned(), Value::from(name)), ("id".to_owned(), id), ("arn".to_owned(), arn)].into())
+///     .attribute("id", Attribute::computed(Type::String).use_state_for_unknown())
+///     .attribute("etag", Attribute::computed(Type::String))
+///     .attribute("size", Attribute::optional_computed(Type::Number).default_value(1));
+/// let obj = |name: &str, id: Value, etag: Value, size: Value| {
+///     Value::Object([
+///         ("name".to_owned(), Value::from(name)),
+///         ("id".to_owned(), id),
+///         ("etag".to_owned(), etag),
+///         ("size".to_owned(), size),
+///     ].into())
 /// };
-/// let planner = Planner::new(block).refine("arn", Refinements::new().not_null().with_prefix("arn:aws:"));
+/// let planner = Planner::new(block).refine("id", Refinements::new().not_null().with_prefix("i-"))?;
 ///
-/// // Create: the computed attributes become unknown, refined as the provider said.
-/// let config = obj("web", Value::Null, Value::Null);
+/// // Create: computed attributes unknown (refined as declared), defaults planned.
+/// let config = obj("web", Value::Null, Value::Null, Value::Null);
 /// let plan = planner.plan(&Value::Null, &config, &config);
-/// assert_eq!(plan.planned["id"], Value::Unknown(Refinements::new()));
-/// assert_eq!(plan.planned["arn"], Value::Unknown(Refinements::new().not_null().with_prefix("arn:aws:")));
+/// assert_eq!(plan.planned["id"], Value::Unknown(Refinements::new().not_null().with_prefix("i-")));
+/// assert_eq!(plan.planned["etag"], Value::Unknown(Refinements::new()));
+/// assert_eq!(plan.planned["size"], Value::from(1));
 ///
-/// // Update of an attribute that requires replacement.
-/// let prior = obj("web", Value::from("i-1"), Value::from("arn:aws:1"));
-/// let proposed = obj("api", Value::from("i-1"), Value::from("arn:aws:1"));
-/// let plan = planner.plan(&prior, &proposed, &obj("api", Value::Null, Value::Null));
-/// assert_eq!(plan.requires_replace, [AttributePath::new().attr("name")]);
-/// assert_eq!(plan.planned, proposed);
+/// // No change: the plan is the prior state.
+/// let prior = obj("web", Value::from("i-1"), Value::from("e1"), Value::from(1));
+/// let proposed = prior.clone(); // Terraform copies computed values into the proposal
+/// assert_eq!(planner.plan(&prior, &proposed, &config).planned, prior);
+///
+/// // An update: the etag will change, the id will not.
+/// let config = obj("web", Value::Null, Value::Null, Value::from(2));
+/// let proposed = obj("web", Value::from("i-1"), Value::from("e1"), Value::from(2));
+/// let plan = planner.plan(&prior, &proposed, &config);
+/// assert_eq!(plan.planned, obj("web", Value::from("i-1"), Value::Unknown(Refinements::new()), Value::from(2)));
+/// assert!(plan.requires_replace.is_empty());
+///
+/// // Renaming replaces the resource.
+/// let config = obj("api", Value::Null, Value::Null, Value::Null);
+/// let proposed = obj("api", Value::from("i-1"), Value::from("e1"), Value::from(1));
+/// assert_eq!(planner.plan(&prior, &proposed, &config).requires_replace, [AttributePath::new().attr("name")]);
+/// # Ok::<(), tfvalue::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct Planner {
     block: Block,
-    by_name: Vec<(String, Refinements)>,
     with: Option<std::sync::Arc<RefineFn>>,
 }
 
@@ -84,7 +112,6 @@ impl fmt::Debug for Planner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Planner")
             .field("block", &self.block)
-            .field("refine", &self.by_name)
             .field("refine_with", &self.with.is_some())
             .finish()
     }
@@ -93,11 +120,7 @@ impl fmt::Debug for Planner {
 impl Planner {
     /// A planner for resources of this block.
     pub fn new(block: Block) -> Self {
-        Planner {
-            block,
-            by_name: Vec::new(),
-            with: None,
-        }
+        Planner { block, with: None }
     }
 
     /// A planner for the model `M` (its [`TfModel::block`]).
@@ -110,17 +133,67 @@ impl Planner {
         &self.block
     }
 
-    /// Refines the unknown planned for the computed attribute at `names`: its attribute
-    /// names from the root, joined by `.`, with no element steps (`"disk.id"` is the `id`
-    /// of every `disk` block).
-    #[must_use]
-    pub fn refine(mut self, names: impl Into<String>, refinements: Refinements) -> Self {
-        self.by_name.push((names.into(), refinements));
-        self
+    /// Sets the refinements of the unknown planned for the computed attribute at `names`:
+    /// its attribute names from the root, joined by `.`, with no element steps
+    /// (`"disk.id"` is the `id` of every `disk` block). The same as declaring them with
+    /// [`Attribute::refine`] (or the derive's `refine(..)`).
+    ///
+    /// ```
+    /// use tfvalue::schema::Planner;
+    /// use tfvalue::{Refinements, TfValue, Unknown};
+    ///
+    /// #[derive(TfValue)]
+    /// struct Server {
+    ///     #[tfvalue(computed)]
+    ///     id: Unknown<Option<String>>,
+    ///     name: Unknown<String>,
+    /// }
+    ///
+    /// let err = Planner::for_model::<Server>().refine("idd", Refinements::new().not_null()).unwrap_err();
+    /// assert_eq!(err.to_string(), "no attribute `idd` to refine; the computed attributes are `id`");
+    /// let err = Planner::for_model::<Server>().refine("name", Refinements::new().not_null()).unwrap_err();
+    /// assert_eq!(err.to_string(), "cannot refine `name`: the planner plans only computed attributes unknown, and `name` is not computed");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// No attribute at `names`, one that is not computed, or refinements that do not fit
+    /// its type (see [`Block::check_schema`]).
+    pub fn refine(mut self, names: &str, refinements: Refinements) -> Result<Self> {
+        let computed = computed_names(&self.block);
+        let Some(attr) = attribute_at_mut(&mut self.block, names) else {
+            let listed = if computed.is_empty() {
+                "the block has no computed attribute".to_owned()
+            } else {
+                format!(
+                    "the computed attributes are {}",
+                    computed
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            return Err(Error::data(format_args!(
+                "no attribute `{names}` to refine; {listed}"
+            )));
+        };
+        if !attr.computed {
+            return Err(Error::data(format_args!(
+                "cannot refine `{names}`: the planner plans only computed attributes unknown, and `{names}` is not computed"
+            )));
+        }
+        attr.refinements = refinements;
+        if let Some(problem) = super::plan_facts::problems(attr).into_iter().next() {
+            return Err(Error::data(format_args!(
+                "cannot refine `{names}`: {problem}"
+            )));
+        }
+        Ok(self)
     }
 
     /// Refines the unknowns planned for computed attributes by a function of their full
-    /// path and schema; `None` leaves the ones given by [`Planner::refine`] (or none).
+    /// path and schema; `None` leaves the attribute's own [`refinements`](Attribute::refinements).
     #[must_use]
     pub fn refine_with(
         mut self,
@@ -138,30 +211,34 @@ impl Planner {
                 requires_replace: Vec::new(),
             };
         }
-        if !prior.is_null() && prior == proposed {
-            return Plan {
-                planned: proposed.clone(),
-                requires_replace: Vec::new(),
-            };
-        }
+        let update = !prior.is_null();
         let mut w = Walk {
             planner: self,
             path: AttributePath::new(),
-            names: Vec::new(),
+            pass: Pass::Defaults,
+            update,
         };
-        let planned = w.block(&self.block, proposed, Some(config));
+        let defaulted = w.block(&self.block, proposed, Some(config));
+        if update && *prior == defaulted {
+            return Plan {
+                planned: prior.clone(),
+                requires_replace: Vec::new(),
+            };
+        }
         let mut requires_replace = Vec::new();
-        if !prior.is_null() {
+        if update {
             let mut path = AttributePath::new();
             replaced_block(
                 &self.block,
                 prior,
-                &planned,
+                &defaulted,
                 &mut path,
                 &mut requires_replace,
                 0,
             );
         }
+        w.pass = Pass::Unknowns;
+        let planned = w.block(&self.block, &defaulted, Some(config));
         Plan {
             planned,
             requires_replace,
@@ -186,7 +263,7 @@ impl Planner {
     /// }
     ///
     /// let config = Bucket { name: "logs".to_owned().into(), id: Unknown::null() };
-    /// let planner = Planner::for_model::<Bucket>().refine("id", Refinements::new().not_null());
+    /// let planner = Planner::for_model::<Bucket>().refine("id", Refinements::new().not_null())?;
     /// let plan = planner.plan_model(None, Some(&config), Some(&config))?;
     /// let planned = plan.planned.unwrap();
     /// assert!(planned.id.is_unknown());
@@ -251,49 +328,42 @@ where
 }
 
 impl Block {
-    /// Plans a change with no refinements: `Planner::new(self.clone()).plan(..)` (see
+    /// Plans a change by the block's own facts: `Planner::new(self.clone()).plan(..)` (see
     /// [`Planner`]).
     pub fn plan(&self, prior: &Value, proposed: &Value, config: &Value) -> Plan {
         Planner::new(self.clone()).plan(prior, proposed, config)
     }
 }
 
+/// The two passes of [`Planner::plan`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Defaults for attributes configuration leaves null.
+    Defaults,
+    /// Unknowns for computed attributes configuration leaves null.
+    Unknowns,
+}
+
 struct Walk<'p> {
     planner: &'p Planner,
     path: AttributePath,
-    /// Attribute names only, for [`Planner::refine`].
-    names: Vec<String>,
+    pass: Pass,
+    /// The prior state is not null.
+    update: bool,
 }
 
 impl Walk<'_> {
-    fn enter_attr(&mut self, name: &str) {
-        self.path.push(PathStep::Attr(name.to_owned()));
-        self.names.push(name.to_owned());
-    }
-
-    fn leave_attr(&mut self) {
-        self.path.pop();
-        self.names.pop();
-    }
-
     fn unknown_for(&self, attr: &Attribute) -> Value {
         if let Some(f) = &self.planner.with {
             if let Some(r) = f(&self.path, attr) {
                 return Value::Unknown(r);
             }
         }
-        let joined = self.names.join(".");
-        let r = self
-            .planner
-            .by_name
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == joined)
-            .map(|(_, r)| r.clone())
-            .unwrap_or_default();
-        Value::Unknown(r)
+        Value::Unknown(attr.refinements.clone())
     }
 
+    /// Plans an object of `block`: `p` proposed, `c` its configuration (`None` when
+    /// the configuration's counterpart is not known: an unpaired set element).
     fn block(&mut self, block: &Block, p: &Value, c: Option<&Value>) -> Value {
         let Value::Object(pm) = p else {
             return p.clone();
@@ -301,13 +371,15 @@ impl Walk<'_> {
         if self.path.steps().len() > crate::limits::DEFAULT_MAX_DEPTH {
             return p.clone();
         }
+        // A null configuration object (a block left out) configures nothing in it.
+        let null = Value::Null;
         let mut out = pm.clone();
         for (name, attr) in &block.attributes {
             let Some(pv) = pm.get(name) else { continue };
-            let cv = c.and_then(|c| c.get(name.as_str()));
-            self.enter_attr(name);
+            let cv = c.map(|c| c.get(name.as_str()).unwrap_or(&null));
+            self.path.push(PathStep::Attr(name.to_string()));
             let planned = self.attribute(attr, pv, cv);
-            self.leave_attr();
+            self.path.pop();
             out.insert(name.clone(), planned);
         }
         for (name, nb) in &block.block_types {
@@ -315,18 +387,30 @@ impl Walk<'_> {
                 continue;
             }
             let Some(pv) = pm.get(name) else { continue };
-            let cv = c.and_then(|c| c.get(name.as_str()));
-            self.enter_attr(name);
+            let cv = c.map(|c| c.get(name.as_str()).unwrap_or(&null));
+            self.path.push(PathStep::Attr(name.to_string()));
             let planned = self.nested_block(nb, pv, cv);
-            self.leave_attr();
+            self.path.pop();
             out.insert(name.clone(), planned);
         }
         Value::Object(out)
     }
 
     fn attribute(&mut self, attr: &Attribute, p: &Value, c: Option<&Value>) -> Value {
-        if attr.computed && p.is_null() && c.is_none_or(Value::is_null) {
-            return self.unknown_for(attr);
+        // Left null by configuration; when the configuration is not known (an unpaired
+        // set element), only a null proposal says so.
+        let unset = c.map_or_else(|| p.is_null(), Value::is_null);
+        if unset && attr.computed {
+            match (self.pass, &attr.default) {
+                (Pass::Defaults, Some(d)) => return d.to_value(),
+                (Pass::Unknowns, None) => {
+                    if attr.use_state_for_unknown && self.update && !p.is_null() {
+                        return p.clone();
+                    }
+                    return self.unknown_for(attr);
+                }
+                _ => {}
+            }
         }
         match &attr.ty {
             AttributeType::Type(_) => p.clone(),
@@ -335,43 +419,56 @@ impl Walk<'_> {
                     attributes: n.attributes.clone(),
                     ..Block::default()
                 };
-                let single = n.nesting == ObjectNesting::Single;
-                let keyed = n.nesting != ObjectNesting::Set;
-                self.elements(p, c, single, keyed, |w, e, ce| w.block(&inner, e, ce))
+                let nesting = match n.nesting {
+                    ObjectNesting::Single => NestingMode::Single,
+                    ObjectNesting::List => NestingMode::List,
+                    ObjectNesting::Set => NestingMode::Set,
+                    ObjectNesting::Map => NestingMode::Map,
+                };
+                self.elements(&inner, nesting, p, c)
             }
         }
     }
 
     fn nested_block(&mut self, nb: &NestedBlock, p: &Value, c: Option<&Value>) -> Value {
-        let single = matches!(nb.nesting, NestingMode::Single | NestingMode::Group);
-        let keyed = nb.nesting != NestingMode::Set;
-        self.elements(p, c, single, keyed, |w, e, ce| w.block(&nb.block, e, ce))
+        self.elements(&nb.block, nb.nesting, p, c)
     }
 
-    /// Plans each object of a single, list, set or map value; `keyed`: the configuration's
-    /// element at the same index or key is the same element (not so in a set).
+    /// Plans each object of a single, list, set or map value of `block`s. The
+    /// configuration's element at the same index or key is the element's configuration;
+    /// in a set, the one [`pair_set`] finds.
     fn elements(
         &mut self,
+        block: &Block,
+        nesting: NestingMode,
         p: &Value,
         c: Option<&Value>,
-        single: bool,
-        keyed: bool,
-        mut f: impl FnMut(&mut Self, &Value, Option<&Value>) -> Value,
     ) -> Value {
-        if single {
-            return f(self, p, c);
+        if matches!(nesting, NestingMode::Single | NestingMode::Group) {
+            return self.block(block, p, c);
         }
+        let c = c.map(Value::unwrap_dynamic);
         match p.unwrap_dynamic() {
             Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
+                let pairs = match (nesting, c) {
+                    (NestingMode::Set, Some(Value::Set(cs) | Value::List(cs))) => {
+                        pair_set(block, vs, cs)
+                    }
+                    (NestingMode::Set, _) => vec![None; vs.len()],
+                    (_, Some(Value::List(cs) | Value::Tuple(cs))) => {
+                        (0..vs.len()).map(|i| cs.get(i).map(|_| i)).collect()
+                    }
+                    _ => vec![None; vs.len()],
+                };
+                let cs: &[Value] = match c {
+                    Some(Value::List(cs) | Value::Set(cs) | Value::Tuple(cs)) => cs,
+                    _ => &[],
+                };
                 let mut out = Vec::with_capacity(vs.len());
                 for (i, e) in vs.iter().enumerate() {
-                    let ce = if keyed {
-                        c.and_then(|c| c.unwrap_dynamic().get(i))
-                    } else {
-                        None
-                    };
+                    let ce = pairs.get(i).copied().flatten().and_then(|j| cs.get(j));
                     self.path.push(PathStep::Index(i as u64));
-                    out.push(f(self, e, ce));
+                    out.push(self.block(block, e, ce));
                     self.path.pop();
                 }
                 rebuild(p, |inner| match inner {
@@ -383,9 +480,9 @@ impl Walk<'_> {
             Value::Map(m) | Value::Object(m) => {
                 let mut out = m.clone();
                 for (k, e) in m {
-                    let ce = c.and_then(|c| c.unwrap_dynamic().get(k.as_str()));
+                    let ce = c.and_then(|c| c.get(k.as_str()));
                     self.path.push(PathStep::Key(k.to_string()));
-                    let planned = f(self, e, ce);
+                    let planned = self.block(block, e, ce);
                     self.path.pop();
                     out.insert(k.clone(), planned);
                 }
@@ -397,6 +494,139 @@ impl Walk<'_> {
             _ => p.clone(),
         }
     }
+}
+
+/// Pairs each proposed element of a set of `block` objects with the configuration
+/// element it came from (an index into `config`), as Terraform pairs them: the two agree
+/// on everything but computed attributes. Elements are sorted by their value with the
+/// computed attributes left out, so pairing takes `n log n` comparisons; among elements
+/// equal that way, a configuration element pairs with the proposed one that agrees with
+/// its configured computed values.
+fn pair_set(block: &Block, proposed: &[Value], config: &[Value]) -> Vec<Option<usize>> {
+    let pk: Vec<Value> = proposed.iter().map(|v| masked(block, v, 0)).collect();
+    let ck: Vec<Value> = config.iter().map(|v| masked(block, v, 0)).collect();
+    let mut pi: Vec<usize> = (0..proposed.len()).collect();
+    let mut ci: Vec<usize> = (0..config.len()).collect();
+    pi.sort_by(|&a, &b| cmp_canonical(&pk[a], &pk[b], false));
+    ci.sort_by(|&a, &b| cmp_canonical(&ck[a], &ck[b], false));
+    let mut out = vec![None; proposed.len()];
+    let (mut i, mut j) = (0, 0);
+    while i < pi.len() && j < ci.len() {
+        match cmp_canonical(&pk[pi[i]], &ck[ci[j]], false) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => {
+                // The runs of equal keys on both sides.
+                let key = &pk[pi[i]];
+                let pe = i + pi[i..]
+                    .iter()
+                    .take_while(|&&x| cmp_canonical(&pk[x], key, false) == Ordering::Equal)
+                    .count();
+                let ce = j + ci[j..]
+                    .iter()
+                    .take_while(|&&x| cmp_canonical(&ck[x], key, false) == Ordering::Equal)
+                    .count();
+                // Equal elements first, then configuration elements by how many computed
+                // values they configure (the most particular first), then any.
+                let mut used = vec![false; pe - i];
+                let mut group: Vec<usize> = ci[j..ce].to_vec();
+                group.sort_by_key(|&cj| std::cmp::Reverse(configured_computed(block, &config[cj])));
+                let mut left = Vec::new();
+                for &cj in &group {
+                    match (i..pe).find(|&k| !used[k - i] && config[cj] == proposed[pi[k]]) {
+                        Some(k) => {
+                            used[k - i] = true;
+                            out[pi[k]] = Some(cj);
+                        }
+                        None => left.push(cj),
+                    }
+                }
+                for cj in left {
+                    let found = (i..pe)
+                        .find(|&k| !used[k - i] && agrees(block, &config[cj], &proposed[pi[k]]))
+                        .or_else(|| (i..pe).find(|&k| !used[k - i]));
+                    if let Some(k) = found {
+                        used[k - i] = true;
+                        out[pi[k]] = Some(cj);
+                    }
+                }
+                (i, j) = (pe, ce);
+            }
+        }
+    }
+    out
+}
+
+/// An object of `block` with every computed attribute (at any depth) null.
+fn masked(block: &Block, v: &Value, depth: usize) -> Value {
+    let Value::Object(m) = v else {
+        return v.clone();
+    };
+    if depth > crate::limits::DEFAULT_MAX_DEPTH {
+        return v.clone();
+    }
+    let mut out = m.clone();
+    for (name, attr) in &block.attributes {
+        let Some(x) = out.get_mut(name.as_str()) else {
+            continue;
+        };
+        if attr.computed {
+            *x = Value::Null;
+        } else if let AttributeType::Nested(n) = &attr.ty {
+            let inner = Block {
+                attributes: n.attributes.clone(),
+                ..Block::default()
+            };
+            *x = map_elements(x, |e| masked(&inner, e, depth + 1));
+        }
+    }
+    for (name, nb) in &block.block_types {
+        if block.attributes.contains_key(name) {
+            continue;
+        }
+        if let Some(x) = out.get_mut(name.as_str()) {
+            *x = map_elements(x, |e| masked(&nb.block, e, depth + 1));
+        }
+    }
+    Value::Object(out)
+}
+
+/// `v` with `f` applied to each object in it (itself, or the elements of a collection).
+fn map_elements(v: &Value, f: impl Fn(&Value) -> Value) -> Value {
+    match v.unwrap_dynamic() {
+        Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
+            let out: Vec<Value> = vs.iter().map(&f).collect();
+            rebuild(v, |inner| match inner {
+                Value::List(_) => Value::List(out),
+                Value::Set(_) => Value::Set(out),
+                _ => Value::Tuple(out),
+            })
+        }
+        Value::Map(m) => {
+            let out = m.iter().map(|(k, e)| (k.clone(), f(e))).collect();
+            rebuild(v, |_| Value::Map(out))
+        }
+        Value::Object(_) => f(v),
+        _ => v.clone(),
+    }
+}
+
+/// How many computed attributes at the top of a configuration object are set.
+fn configured_computed(block: &Block, c: &Value) -> usize {
+    block
+        .attributes
+        .iter()
+        .filter(|(name, attr)| attr.computed && c.get(name.as_str()).is_some_and(|v| !v.is_null()))
+        .count()
+}
+
+/// Whether the configured (non-null) computed attributes of `c`, at the top of the
+/// object, are what `p` holds.
+fn agrees(block: &Block, c: &Value, p: &Value) -> bool {
+    block.attributes.iter().all(|(name, attr)| {
+        let cv = c.get(name.as_str()).unwrap_or(&Value::Null);
+        !attr.computed || cv.is_null() || Some(cv) == p.get(name.as_str())
+    })
 }
 
 /// `p` with its (possibly dynamic-wrapped) collection replaced.
@@ -540,4 +770,76 @@ fn block_has_requires_replace(block: &Block) -> bool {
             .block_types
             .values()
             .any(|nb| block_has_requires_replace(&nb.block))
+}
+
+/// The attribute at dotted `names`, through attributes, nested attributes and blocks.
+fn attribute_at_mut<'b>(block: &'b mut Block, names: &str) -> Option<&'b mut Attribute> {
+    let (first, rest) = match names.split_once('.') {
+        Some((f, r)) => (f, Some(r)),
+        None => (names, None),
+    };
+    if let Some(attr) = block.attributes.get_mut(first) {
+        return match rest {
+            None => Some(attr),
+            Some(rest) => match &mut attr.ty {
+                AttributeType::Nested(n) => nested_attribute_at_mut(&mut n.attributes, rest),
+                AttributeType::Type(_) => None,
+            },
+        };
+    }
+    let nb = block.block_types.get_mut(first)?;
+    attribute_at_mut(&mut nb.block, rest?)
+}
+
+fn nested_attribute_at_mut<'b>(
+    attributes: &'b mut std::collections::BTreeMap<String, Attribute>,
+    names: &str,
+) -> Option<&'b mut Attribute> {
+    let (first, rest) = match names.split_once('.') {
+        Some((f, r)) => (f, Some(r)),
+        None => (names, None),
+    };
+    let attr = attributes.get_mut(first)?;
+    match rest {
+        None => Some(attr),
+        Some(rest) => match &mut attr.ty {
+            AttributeType::Nested(n) => nested_attribute_at_mut(&mut n.attributes, rest),
+            AttributeType::Type(_) => None,
+        },
+    }
+}
+
+/// The dotted names of every computed attribute, for a message.
+fn computed_names(block: &Block) -> Vec<String> {
+    fn attrs(
+        prefix: &str,
+        m: &std::collections::BTreeMap<String, Attribute>,
+        out: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > crate::limits::DEFAULT_MAX_DEPTH {
+            return;
+        }
+        for (name, a) in m {
+            let full = format!("{prefix}{name}");
+            if a.computed {
+                out.push(full.clone());
+            }
+            if let AttributeType::Nested(n) = &a.ty {
+                attrs(&format!("{full}."), &n.attributes, out, depth + 1);
+            }
+        }
+    }
+    fn walk(prefix: &str, b: &Block, out: &mut Vec<String>, depth: usize) {
+        if depth > crate::limits::DEFAULT_MAX_DEPTH {
+            return;
+        }
+        attrs(prefix, &b.attributes, out, depth);
+        for (name, nb) in &b.block_types {
+            walk(&format!("{prefix}{name}."), &nb.block, out, depth + 1);
+        }
+    }
+    let mut out = Vec::new();
+    walk("", block, &mut out, 0);
+    out
 }

@@ -62,9 +62,9 @@ impl Block {
     /// let diags = block.validate(&value);
     /// let found: Vec<String> = diags.iter().map(ToString::to_string).collect();
     /// assert_eq!(found, [
-    ///     "required attribute is null at name",
-    ///     "at most 1 block is allowed, found 2 at rule",
-    ///     "invalid type: string, expected a number at rule[1].port",
+    ///     "Missing required argument: required attribute is null at name",
+    ///     "Too many blocks: at most 1 block is allowed, found 2 at rule",
+    ///     "Invalid value type: invalid type: string, expected a number at rule[1].port",
     /// ]);
     /// assert_eq!(diags[0].kind(), DiagnosticKind::MissingRequired);
     /// ```

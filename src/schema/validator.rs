@@ -27,8 +27,8 @@ use crate::value::Value;
 /// );
 /// let v = Value::Object([("name".to_owned(), Value::from("Web_server"))].into());
 /// assert_eq!(block.validate(&v).to_string(), "\
-/// length must be at most 8, found 10 at name
-/// value must match the pattern `^[a-z][a-z0-9-]*$`, found \"Web_server\" at name");
+/// Invalid attribute value: length must be at most 8, found 10 at name
+/// Invalid attribute value: value must match the pattern `^[a-z][a-z0-9-]*$`, found \"Web_server\" at name");
 /// # Ok::<(), tfvalue::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -152,9 +152,12 @@ macro_rules! common_conversions {
             diags
                 .into_iter()
                 .map(|d| pb::Diagnostic {
-                    severity: match d.severity {
-                        Severity::Error => pb::diagnostic::Severity::Error,
-                        Severity::Warning => pb::diagnostic::Severity::Warning,
+                    // Severity is non-exhaustive: anything that is not an error is shown
+                    // as a warning, never dropped.
+                    severity: if d.severity == Severity::Error {
+                        pb::diagnostic::Severity::Error
+                    } else {
+                        pb::diagnostic::Severity::Warning
                     } as i32,
                     summary: d.summary,
                     detail: d.detail,

@@ -355,13 +355,7 @@ impl<P: Provider> Core<P> {
                 )]
             }
         };
-        entry
-            .schema
-            .block
-            .validate_config(&value)
-            .iter()
-            .map(|d| Diagnostic::from(d.clone()))
-            .collect()
+        entry.schema.block.validate_config(&value).into_vec()
     }
 
     pub(crate) async fn validate_provider_config(&self, config: DynamicValue) -> Vec<Diagnostic> {
@@ -897,7 +891,7 @@ fn inconsistent_result(type_name: &str, p: &tfvalue::schema::Diagnostic) -> Diag
         .with_detail(format!(
             "When applying changes to a `{type_name}`, the provider produced a new state that breaks its plan at {}: {}. This is a bug in the provider.",
             if path.is_empty() { "the object as a whole".to_owned() } else { format!("`{path}`") },
-            p.message()
+            p.detail
         ))
         .at(path.clone())
 }

@@ -1,0 +1,251 @@
+//! `terraform-provider-kv`: a key-value store in a JSON file, written on the framework
+//! (`tfvalue_plugin::framework`).
+//!
+//! The provider block names the store (`path`, a `.json` file); resource `kv_entry` is
+//! one entry, data source `kv_lookup` reads one. The file maps each key to the entry's
+//! state as tfvalue JSON; edit it behind Terraform's back and `terraform refresh` sees
+//! it. `KV_PROTOCOL=5` or `6` serves one protocol only.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use tfvalue::{AttributePath, Dynamic, Number, TfValue, Unknown};
+use tfvalue_plugin::framework::*;
+use tfvalue_plugin::{serve_main, ServeConfig};
+
+/// The provider block.
+#[derive(TfValue, Serialize, Deserialize)]
+struct Config {
+    /// The store: a `.json` file (a missing file is an empty store).
+    path: Unknown<String>,
+}
+
+/// A rule of an entry.
+#[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Rule {
+    name: Unknown<String>,
+    #[tfvalue(optional)]
+    priority: Unknown<Option<Number>>,
+}
+
+/// Who may do what with an entry.
+#[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Acl {
+    principal: Unknown<String>,
+    #[tfvalue(one_of = ["read", "write", "admin"])]
+    level: Unknown<String>,
+}
+
+/// An entry of the store.
+#[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[tfvalue(version = 1)]
+struct Entry {
+    /// The key; changing it replaces the entry.
+    #[tfvalue(requires_replace)]
+    key: Unknown<String>,
+    #[tfvalue(optional)]
+    value: Unknown<Option<String>>,
+    /// Seconds to live.
+    #[tfvalue(optional, computed, default = 3600)]
+    ttl: Unknown<Option<Number>>,
+    /// `kv-<key>`.
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null, prefix = "kv-"))]
+    id: Unknown<Option<String>>,
+    /// 1 on create, one more on every change.
+    #[tfvalue(computed)]
+    version: Unknown<Option<u64>>,
+    #[tfvalue(optional)]
+    tags: Unknown<Option<BTreeMap<String, Unknown<String>>>>,
+    #[tfvalue(block)]
+    rule: Unknown<Vec<Rule>>,
+    #[tfvalue(block = "set")]
+    acl: Unknown<Vec<Acl>>,
+    #[tfvalue(optional)]
+    meta: Dynamic,
+}
+
+/// Schema version 0 of an entry: the value under `data`, no rules, acls or meta.
+#[derive(TfValue, Serialize, Deserialize)]
+struct EntryV0 {
+    key: String,
+    #[tfvalue(optional)]
+    data: Option<String>,
+    #[tfvalue(optional, computed)]
+    ttl: Option<Number>,
+    #[tfvalue(computed)]
+    id: Option<String>,
+    #[tfvalue(computed)]
+    version: Option<u64>,
+    #[tfvalue(optional)]
+    tags: Option<BTreeMap<String, Unknown<String>>>,
+}
+
+/// The data source: an entry looked up by key.
+#[derive(TfValue, Serialize, Deserialize)]
+struct Lookup {
+    key: Unknown<String>,
+    #[tfvalue(computed)]
+    id: Unknown<Option<String>>,
+    #[tfvalue(computed)]
+    value: Unknown<Option<String>>,
+    #[tfvalue(computed)]
+    ttl: Unknown<Option<Number>>,
+    #[tfvalue(computed)]
+    version: Unknown<Option<u64>>,
+    #[tfvalue(computed)]
+    tags: Unknown<Option<BTreeMap<String, Unknown<String>>>>,
+}
+
+type Db = BTreeMap<String, Entry>;
+
+/// The client: the store's file, and a lock for one writer at a time.
+struct Store(PathBuf, Mutex<()>);
+
+impl Store {
+    /// Runs `f` on the store's entries; saves them when `save`. Each entry is kept as
+    /// tfvalue's JSON of its model (a map of them could not hold two types of `meta`).
+    fn with<T>(&self, save: bool, f: impl FnOnce(&mut Db) -> Result<T>) -> Result<T> {
+        let _guard = self.1.lock().unwrap_or_else(PoisonError::into_inner);
+        let raw: BTreeMap<String, Box<RawValue>> = match std::fs::read(&self.0) {
+            Ok(bytes) => serde_json::from_slice(&bytes)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
+            Err(e) => return Err(e.into()),
+        };
+        let mut db = Db::new();
+        for (k, v) in raw {
+            db.insert(k, tfvalue::json::from_str(v.get())?);
+        }
+        let out = f(&mut db)?;
+        if save {
+            let mut raw = BTreeMap::new();
+            for (k, e) in &db {
+                raw.insert(k, RawValue::from_string(tfvalue::json::to_string(e)?)?);
+            }
+            std::fs::write(&self.0, serde_json::to_vec(&raw)?)?;
+        }
+        Ok(out)
+    }
+}
+
+fn at(attr: &str, summary: &str) -> Diagnostic {
+    Diagnostic::error(summary).at(AttributePath::new().attr(attr))
+}
+
+impl ProviderConfig for Config {
+    type Client = Store;
+
+    fn validate(&self) -> Result<()> {
+        if self.path.known().is_some_and(|p| !p.ends_with(".json")) {
+            return Err(at("path", "path must name a .json file").into());
+        }
+        Ok(())
+    }
+
+    async fn configure(self, _cx: &Ctx) -> Result<Store> {
+        let path = PathBuf::from(self.path.into_known().unwrap_or_default());
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if dir.is_some_and(|d| !d.is_dir()) {
+            return Err(at("path", "the store's directory does not exist").into());
+        }
+        Ok(Store(path, Mutex::default()))
+    }
+}
+
+struct EntryResource;
+
+/// The entry's key, known at apply.
+fn key(e: &Entry) -> String {
+    e.key.known().cloned().unwrap_or_default()
+}
+
+/// Writes `e` as the new state of its key; on create, the key must be new.
+fn save(store: &Store, mut e: Entry, version: u64, create: bool) -> Result<Entry> {
+    if e.value.value().is_some_and(|v| v == "FAIL") {
+        return Err(at("value", "the store refused the value").into());
+    }
+    e.id = format!("kv-{}", key(&e)).into();
+    e.version = version.into();
+    store.with(true, |db| {
+        if create && db.contains_key(&key(&e)) {
+            return Err(at("key", "the key exists: terraform import it").into());
+        }
+        db.insert(key(&e), e.clone());
+        Ok(e)
+    })
+}
+
+impl Resource<Store> for EntryResource {
+    type Model = Entry;
+    const IMPORT_ID: &'static str = "key";
+
+    fn upgrade(&self) -> tfvalue::codec::Codec<Entry> {
+        tfvalue::codec::Codec::new().upgrade_from(|old: EntryV0| Entry {
+            key: old.key.into(),
+            value: old.data.into(),
+            ttl: old.ttl.into(),
+            id: old.id.into(),
+            version: old.version.into(),
+            tags: old.tags.into(),
+            rule: Vec::new().into(),
+            acl: Vec::new().into(),
+            meta: Dynamic::null(),
+        })
+    }
+
+    async fn create(&self, cx: &Ctx<Store>, e: Entry) -> Result<Entry> {
+        save(cx.client(), e, 1, true)
+    }
+
+    async fn read(&self, cx: &Ctx<Store>, e: Entry) -> Result<Option<Entry>> {
+        cx.client().with(false, |db| Ok(db.remove(&key(&e))))
+    }
+
+    async fn update(&self, cx: &Ctx<Store>, prior: Entry, e: Entry) -> Result<Entry> {
+        let version = prior.version.value().map_or(1, |v| v + 1);
+        save(cx.client(), e, version, false)
+    }
+
+    async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {
+        cx.client()
+            .with(true, |db| Ok(db.remove(&key(&e))))
+            .map(drop)
+    }
+
+    async fn import(&self, cx: &Ctx<Store>, key: String) -> Result<Option<Entry>> {
+        let found = cx.client().with(false, |db| Ok(db.remove(&key)))?;
+        Ok(Some(
+            found.ok_or_else(|| Diagnostic::error("no such entry"))?,
+        ))
+    }
+}
+
+struct LookupSource;
+
+impl DataSource<Store> for LookupSource {
+    type Model = Lookup;
+
+    async fn read(&self, cx: &Ctx<Store>, mut l: Lookup) -> Result<Lookup> {
+        let k = l.key.known().cloned().unwrap_or_default();
+        let Some(e) = cx.client().with(false, |db| Ok(db.remove(&k)))? else {
+            return Err(at("key", "no such entry").into());
+        };
+        (l.id, l.value, l.ttl, l.version, l.tags) = (e.id, e.value, e.ttl, e.version, e.tags);
+        Ok(l)
+    }
+}
+
+fn main() {
+    let versions = match std::env::var("KV_PROTOCOL").as_deref() {
+        Ok("5") => vec![5],
+        Ok("6") => vec![6],
+        _ => vec![5, 6],
+    };
+    let kv = Framework::new_with::<Config>()
+        .resource("kv_entry", EntryResource)
+        .data_source("kv_lookup", LookupSource);
+    let config = ServeConfig::new("example.com/acme/kv");
+    serve_main(kv, config.protocol_versions(&versions));
+}

@@ -1,0 +1,194 @@
+//! Models to and from the values of the protocol, for a schema that may differ from the
+//! model's (a resource that serves fewer attributes over protocol 5, say).
+
+use tfvalue::schema::{Block, NestingMode, Schema};
+use tfvalue::{DynamicValue, Map, Type, Value};
+
+use super::{Model, Result};
+use crate::diagnostic::{Diagnostic, Diagnostics};
+
+/// The schema a model travels in.
+#[derive(Debug)]
+pub(crate) struct Wire {
+    pub(crate) schema: Schema,
+    pub(crate) ty: Type,
+    /// Whether the schema's type is the model's: then models go straight to and from
+    /// the wire.
+    same: bool,
+}
+
+impl Wire {
+    pub(crate) fn new<M: Model>(schema: Schema) -> Self {
+        let ty = schema.implied_type();
+        let same = ty == M::tf_type();
+        Wire { schema, ty, same }
+    }
+}
+
+/// The explanation added to a value that does not fit its model, where the model cannot
+/// hold what Terraform sends.
+fn hint(e: &tfvalue::Error) -> &'static str {
+    let m = e.message();
+    if m.contains("unknown") {
+        " (Terraform sends an unknown value wherever configuration refers to something not known yet: declare the field `Unknown<..>`)"
+    } else if m.contains("null") {
+        " (declare the field `Option<..>` to hold null)"
+    } else {
+        ""
+    }
+}
+
+/// A diagnostic for a value that does not fit the model.
+pub(crate) fn misfit(what: &str, type_name: &str, e: &tfvalue::Error) -> Diagnostic {
+    Diagnostic::error(format!("{what} of `{type_name}` does not fit its model"))
+        .with_detail(format!("{}{}", e.message(), hint(e)))
+        .at(e.path().clone())
+}
+
+/// Decodes a value of the wire schema into a model; `None` for null.
+pub(crate) fn decode<M: Model>(
+    dv: &DynamicValue,
+    wire: &Wire,
+    what: &str,
+    type_name: &str,
+) -> Result<Option<M>> {
+    let decoded = if wire.same {
+        dv.decode::<Option<M>>()
+    } else {
+        dv.decode_value(&wire.ty)
+            .and_then(|v| from_wire_value::<M>(v))
+    };
+    decoded.map_err(|e| misfit(what, type_name, &e).into())
+}
+
+/// A value of the wire type as a model: the model's attributes that the wire lacks are
+/// null (blocks empty).
+pub(crate) fn from_wire_value<M: Model>(mut v: Value) -> tfvalue::Result<Option<M>> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    if let Value::Object(m) = &mut v {
+        fill_missing(m, &M::block());
+    }
+    tfvalue::from_value(&v).map(Some)
+}
+
+/// The value a planner works on, as a model.
+pub(crate) fn model_from_value<M: Model>(
+    v: Value,
+    wire: &Wire,
+    what: &str,
+    type_name: &str,
+) -> Result<Option<M>> {
+    let r = if wire.same {
+        if v.is_null() {
+            Ok(None)
+        } else {
+            tfvalue::from_value(&v).map(Some)
+        }
+    } else {
+        from_wire_value(v)
+    };
+    r.map_err(|e| misfit(what, type_name, &e).into())
+}
+
+fn fill_missing(m: &mut Map, block: &Block) {
+    for name in block.attributes.keys() {
+        if !m.contains_key(name.as_str()) {
+            m.insert(name.clone(), Value::Null);
+        }
+    }
+    for (name, nb) in &block.block_types {
+        if !m.contains_key(name.as_str()) {
+            m.insert(name.clone(), empty_block(nb.nesting, &nb.block));
+        }
+    }
+}
+
+/// What Terraform sends for a block that configuration leaves out.
+fn empty_block(nesting: NestingMode, block: &Block) -> Value {
+    match nesting {
+        NestingMode::List => Value::List(Vec::new()),
+        NestingMode::Set => Value::Set(Vec::new()),
+        NestingMode::Map => Value::Map(Map::new()),
+        NestingMode::Group => stub(block),
+        _ => Value::Null,
+    }
+}
+
+/// An object of `block` with every attribute null and every block empty.
+fn stub(block: &Block) -> Value {
+    let mut m = Map::new();
+    fill_missing(&mut m, block);
+    Value::Object(m)
+}
+
+/// Encodes a model (`None`: null) in the wire schema.
+pub(crate) fn encode<M: Model>(
+    m: Option<&M>,
+    wire: &Wire,
+    what: &str,
+    type_name: &str,
+) -> Result<DynamicValue> {
+    let Some(m) = m else {
+        return Ok(null());
+    };
+    let encoded = if wire.same {
+        DynamicValue::encode(m)
+    } else {
+        tfvalue::to_value(m).and_then(|mut v| {
+            if let Value::Object(map) = &mut v {
+                let block = &wire.schema.block;
+                map.retain(|k, _| {
+                    block.attributes.contains_key(k.as_ref())
+                        || block.block_types.contains_key(k.as_ref())
+                });
+            }
+            DynamicValue::encode_value(&v, &wire.ty)
+        })
+    };
+    encoded.map_err(|e| {
+        Diagnostics::from(
+            Diagnostic::error(format!("{what} of `{type_name}` does not encode"))
+                .with_detail(e.message())
+                .at(e.path().clone()),
+        )
+    })
+}
+
+/// Null, as MessagePack.
+pub(crate) fn null() -> DynamicValue {
+    DynamicValue::from_msgpack(vec![0xc0])
+}
+
+/// The model that [`Resource::import`](super::Resource::import) hands to `read` by
+/// default: `attr` set to `id`, every other attribute null, every block empty.
+///
+/// # Errors
+///
+/// The model has no attribute `attr`, or cannot hold null where the stub has it.
+pub fn import_stub<M: Model>(attr: &str, id: &str) -> Result<M> {
+    let block = M::block();
+    if !block.attributes.contains_key(attr) {
+        return Err(Diagnostic::error("cannot import by id")
+            .with_detail(format!(
+                "The model `{}` has no attribute `{attr}` to import by: set `Resource::IMPORT_ID` or implement `Resource::import`.",
+                std::any::type_name::<M>()
+            ))
+            .into());
+    }
+    let mut v = stub(&block);
+    if let Value::Object(m) = &mut v {
+        m.insert(attr.to_owned(), Value::from(id));
+    }
+    tfvalue::from_value(&v).map_err(|e| {
+        Diagnostic::error("cannot import by id")
+            .with_detail(format!(
+                "A `{}` with only `{attr}` set does not fit the model: {}{}; implement `Resource::import`.",
+                std::any::type_name::<M>(),
+                e.message(),
+                hint(&e)
+            ))
+            .into()
+    })
+}

@@ -1,0 +1,181 @@
+//! [`Ctx`]: what a handler gets besides its models.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tfvalue::{AttributePath, DynamicValue, Type};
+
+use super::Model;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::provider::Context;
+
+/// What every framework handler gets besides its models: the client the provider's
+/// configuration built ([`Ctx::client`]), the private data stored with the resource, a
+/// place for warnings, and Terraform's stop signal.
+///
+/// Handlers take it by shared reference; what they record through it (warnings, private
+/// data, replacements) is collected by the framework when the handler returns.
+///
+/// ```
+/// use tfvalue_plugin::framework::Ctx;
+/// use tfvalue_plugin::Diagnostic;
+///
+/// let cx = Ctx::detached("a client");
+/// assert_eq!(*cx.client(), "a client");
+/// cx.warn(Diagnostic::warning("the API is slow today"));
+/// cx.set_private(b"etag-1".to_vec());
+/// assert_eq!(cx.private(), b"etag-1");
+/// assert_eq!(cx.warnings().len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct Ctx<C = ()> {
+    client: Arc<C>,
+    stop: Context,
+    type_name: String,
+    terraform_version: String,
+    private: Mutex<Vec<u8>>,
+    warnings: Mutex<Vec<Diagnostic>>,
+    replace: Mutex<Vec<AttributePath>>,
+    config: Option<(DynamicValue, Type)>,
+}
+
+fn take<T: Default>(m: &Mutex<T>) -> T {
+    std::mem::take(&mut *m.lock().unwrap_or_else(PoisonError::into_inner))
+}
+
+impl<C> Ctx<C> {
+    pub(crate) fn new(client: Arc<C>, stop: Context, type_name: &str, private: Vec<u8>) -> Self {
+        Ctx {
+            client,
+            stop,
+            type_name: type_name.to_owned(),
+            terraform_version: String::new(),
+            private: Mutex::new(private),
+            warnings: Mutex::new(Vec::new()),
+            replace: Mutex::new(Vec::new()),
+            config: None,
+        }
+    }
+
+    pub(crate) fn with_config(mut self, config: DynamicValue, ty: &Type) -> Self {
+        self.config = Some((config, ty.clone()));
+        self
+    }
+
+    pub(crate) fn with_terraform_version(mut self, version: String) -> Self {
+        self.terraform_version = version;
+        self
+    }
+
+    /// A context around `client` that is never stopped, with no private data: for calling
+    /// handlers in unit tests.
+    pub fn detached(client: C) -> Self {
+        Ctx::new(Arc::new(client), Context::detached(), "", Vec::new())
+    }
+
+    /// What the provider's configuration built
+    /// ([`ProviderConfig::configure`](super::ProviderConfig::configure)): an API client,
+    /// a connection pool, a store. Shared by every handler; no locking in user code
+    /// beyond what the client itself needs.
+    pub fn client(&self) -> &C {
+        &self.client
+    }
+
+    /// The resource or data source type being handled (`kv_entry`); empty in the
+    /// provider's own configure.
+    pub fn type_name(&self) -> &str {
+        &self.type_name
+    }
+
+    /// The version of the Terraform calling; set in
+    /// [`ProviderConfig::configure`](super::ProviderConfig::configure), empty elsewhere.
+    pub fn terraform_version(&self) -> &str {
+        &self.terraform_version
+    }
+
+    /// The configuration, decoded into `M` (usually the resource's model): in
+    /// `modify_plan` (it may hold unknowns), `create` and `update` (wholly known; the
+    /// place to read write-only attributes, which are null in the plan). `None` where
+    /// there is no configuration (`read`, `delete`, `import`, null configuration).
+    ///
+    /// # Errors
+    ///
+    /// The configuration does not fit `M`.
+    pub fn config<M: Model>(&self) -> Result<Option<M>, Diagnostic> {
+        let Some((dv, ty)) = &self.config else {
+            return Ok(None);
+        };
+        let decoded = if *ty == M::tf_type() {
+            dv.decode::<Option<M>>()
+        } else {
+            // The schema served differs from the model's (fewer attributes).
+            dv.decode_value(ty)
+                .and_then(super::convert::from_wire_value::<M>)
+        };
+        decoded.map_err(|e| super::convert::misfit("the configuration", &self.type_name, &e))
+    }
+
+    /// Adds a warning: Terraform shows it and the operation goes on. (Errors are what a
+    /// handler returns in its `Err`.) The diagnostic's severity is set to warning.
+    pub fn warn(&self, diagnostic: Diagnostic) {
+        self.warnings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(diagnostic.with_severity(Severity::Warning));
+    }
+
+    /// The warnings added so far.
+    pub fn warnings(&self) -> Vec<Diagnostic> {
+        self.warnings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The private data stored with the resource: from the last apply or read in `read`
+    /// and `modify_plan`, from the plan in `create`, `update` and `delete`. Terraform
+    /// keeps it opaque; it is passed through unless a handler sets it.
+    pub fn private(&self) -> Vec<u8> {
+        self.private
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Replaces the private data stored with the resource.
+    pub fn set_private(&self, data: Vec<u8>) {
+        *self.private.lock().unwrap_or_else(PoisonError::into_inner) = data;
+    }
+
+    /// In [`Resource::modify_plan`](super::Resource::modify_plan): a change of the
+    /// attribute at `path` replaces the resource (besides the attributes declared
+    /// `requires_replace`).
+    pub fn requires_replace(&self, path: AttributePath) {
+        self.replace
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path);
+    }
+
+    /// Whether Terraform asked the provider to stop (Ctrl-C).
+    pub fn is_stopped(&self) -> bool {
+        self.stop.is_stopped()
+    }
+
+    /// Resolves once Terraform asks the provider to stop.
+    pub async fn stopped(&self) {
+        self.stop.stopped().await;
+    }
+
+    pub(crate) fn take_warnings(&self) -> Vec<Diagnostic> {
+        take(&self.warnings)
+    }
+
+    pub(crate) fn take_private(&self) -> Vec<u8> {
+        take(&self.private)
+    }
+
+    pub(crate) fn take_replace(&self) -> Vec<AttributePath> {
+        take(&self.replace)
+    }
+}

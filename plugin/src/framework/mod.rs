@@ -1,0 +1,752 @@
+//! The framework: resources and data sources as types, as with terraform-plugin-framework.
+//!
+//! A provider written on the protocol-level [`Provider`] trait routes every RPC itself.
+//! Here, a resource is a type with a `#[derive(TfValue)]` model and `create`, `read`,
+//! `update`, `delete` ([`Resource`]); a data source has `read` ([`DataSource`]); the
+//! provider block is a model that builds a client once ([`ProviderConfig`]). A
+//! [`Framework`] holds them and implements [`Provider`], so [`serve_main`](crate::serve_main)
+//! serves it as it is.
+//!
+//! ```no_run
+//! use serde::{Deserialize, Serialize};
+//! use tfvalue::{TfValue, Unknown};
+//! use tfvalue_plugin::framework::*;
+//! use tfvalue_plugin::{serve_main, ServeConfig};
+//!
+//! /// A note.
+//! #[derive(TfValue, Serialize, Deserialize, Clone)]
+//! struct Note {
+//!     /// Set by the provider.
+//!     #[tfvalue(computed)]
+//!     id: Unknown<Option<String>>,
+//!     text: Unknown<String>,
+//! }
+//!
+//! struct Notes;
+//!
+//! impl Resource for Notes {
+//!     type Model = Note;
+//!
+//!     async fn create(&self, _cx: &Ctx, mut note: Note) -> Result<Note> {
+//!         note.id = "note-1".to_owned().into();
+//!         Ok(note)
+//!     }
+//!     async fn read(&self, _cx: &Ctx, note: Note) -> Result<Option<Note>> {
+//!         Ok(Some(note))
+//!     }
+//!     async fn update(&self, _cx: &Ctx, _prior: Note, planned: Note) -> Result<Note> {
+//!         Ok(planned)
+//!     }
+//!     async fn delete(&self, _cx: &Ctx, _note: Note) -> Result<()> {
+//!         Ok(())
+//!     }
+//! }
+//!
+//! fn main() {
+//!     let provider = Framework::new().resource("notes_note", Notes);
+//!     serve_main(provider, ServeConfig::new("example.com/me/notes"));
+//! }
+//! ```
+//!
+//! The crate documentation has a table from terraform-plugin-framework's concepts to
+//! these ("terraform-plugin-framework's concepts here").
+
+mod convert;
+mod ctx;
+mod traits;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
+use tfvalue::codec::Codec;
+use tfvalue::schema::{Planner, Schema};
+use tfvalue::DynamicValue;
+
+pub use self::convert::import_stub;
+use self::convert::Wire;
+pub use self::ctx::Ctx;
+pub use self::traits::{DataSource, Model, NoConfig, ProviderConfig, Resource};
+pub use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::provider::*;
+
+/// What every framework handler returns: its model, or the [`Diagnostics`] saying why it
+/// failed. `?` converts tfvalue's errors (keeping their attribute path), I/O errors and
+/// any other error into them, and so does a single [`Diagnostic`].
+pub type Result<T, E = Diagnostics> = std::result::Result<T, E>;
+
+/// A provider made of [`Resource`]s and [`DataSource`]s: it implements the
+/// protocol-level [`Provider`], so [`serve_main`](crate::serve_main) serves it.
+///
+/// `C` is the client its configuration builds ([`ProviderConfig::Client`]): `()` for
+/// [`Framework::new`], whose provider block is empty.
+pub struct Framework<C = ()> {
+    provider: Schema,
+    validate_config: fn(&DynamicValue) -> Vec<Diagnostic>,
+    configure: ConfigureFn<C>,
+    client: RwLock<Option<Arc<C>>>,
+    resources: BTreeMap<String, Box<dyn AnyResource<C>>>,
+    data_sources: BTreeMap<String, Box<dyn AnyDataSource<C>>>,
+}
+
+type ConfigureFn<C> =
+    fn(ConfigureProviderRequest) -> BoxFuture<'static, (Result<C>, Vec<Diagnostic>)>;
+
+impl<C> std::fmt::Debug for Framework<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Framework")
+            .field("resources", &self.resources.keys().collect::<Vec<_>>())
+            .field(
+                "data_sources",
+                &self.data_sources.keys().collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Framework<()> {
+    /// A provider whose block is empty (its client is `()`).
+    pub fn new() -> Self {
+        let f = Framework::new_with::<NoConfig>();
+        *f.client.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(()));
+        f
+    }
+}
+
+impl Default for Framework<()> {
+    fn default() -> Self {
+        Framework::new()
+    }
+}
+
+fn validate_provider<P: ProviderConfig>(config: &DynamicValue) -> Vec<Diagnostic> {
+    let wire = Wire::new::<P>(P::schema());
+    match convert::decode::<P>(config, &wire, "the configuration", "provider") {
+        Ok(Some(p)) => p.validate().err().map(Vec::from).unwrap_or_default(),
+        Ok(None) => Vec::new(),
+        Err(d) => d.into(),
+    }
+}
+
+fn configure_provider<P: ProviderConfig>(
+    req: ConfigureProviderRequest,
+) -> BoxFuture<'static, (Result<P::Client>, Vec<Diagnostic>)> {
+    async move {
+        let wire = Wire::new::<P>(P::schema());
+        let cx = Ctx::new(Arc::new(()), req.ctx, "", Vec::new())
+            .with_terraform_version(req.terraform_version);
+        let result = match convert::decode::<P>(&req.config, &wire, "the configuration", "provider")
+        {
+            // Validated again: what was unknown when Terraform validated it is known now.
+            Ok(Some(p)) => match p.validate() {
+                Ok(()) => p.configure(&cx).await,
+                Err(d) => Err(d),
+            },
+            Ok(None) => Err(Diagnostic::error("the provider configuration is null").into()),
+            Err(d) => Err(d),
+        };
+        (result, cx.take_warnings())
+    }
+    .boxed()
+}
+
+impl<C: Send + Sync + 'static> Framework<C> {
+    /// A provider whose block is the model `P`: decoded and checked in
+    /// `ValidateProviderConfig` ([`ProviderConfig::validate`]), decoded once in
+    /// `ConfigureProvider` and turned into the client `C` ([`ProviderConfig::configure`]),
+    /// which every handler then reaches through [`Ctx::client`].
+    ///
+    /// ```
+    /// # use serde::{Deserialize, Serialize};
+    /// # use tfvalue::{TfValue, Unknown};
+    /// # use tfvalue_plugin::framework::*;
+    /// #[derive(TfValue, Serialize, Deserialize)]
+    /// struct Config {
+    ///     token: Unknown<String>,
+    /// }
+    ///
+    /// impl ProviderConfig for Config {
+    ///     type Client = String;
+    ///     async fn configure(self, _cx: &Ctx) -> Result<String> {
+    ///         Ok(self.token.into_known().unwrap_or_default())
+    ///     }
+    /// }
+    ///
+    /// let provider = Framework::new_with::<Config>();
+    /// # let _: Framework<String> = provider;
+    /// ```
+    pub fn new_with<P: ProviderConfig<Client = C>>() -> Self {
+        Framework {
+            provider: P::schema(),
+            validate_config: validate_provider::<P>,
+            configure: configure_provider::<P>,
+            client: RwLock::new(None),
+            resources: BTreeMap::new(),
+            data_sources: BTreeMap::new(),
+        }
+    }
+
+    /// Adds a managed resource type under its Terraform name (`kv_entry`). A second
+    /// resource under the same name replaces the first.
+    #[must_use]
+    pub fn resource<R: Resource<C>>(mut self, type_name: impl Into<String>, resource: R) -> Self {
+        let type_name = type_name.into();
+        let registered = Registered::new(resource, &type_name);
+        self.resources.insert(type_name, Box::new(registered));
+        self
+    }
+
+    /// Adds a data source type under its Terraform name (`kv_lookup`).
+    #[must_use]
+    pub fn data_source<D: DataSource<C>>(
+        mut self,
+        type_name: impl Into<String>,
+        data_source: D,
+    ) -> Self {
+        let type_name = type_name.into();
+        let wire = Wire::new::<D::Model>(data_source.schema());
+        self.data_sources.insert(
+            type_name.clone(),
+            Box::new(RegisteredData {
+                data_source,
+                wire,
+                type_name,
+            }),
+        );
+        self
+    }
+
+    fn client(&self) -> Result<Arc<C>, Diagnostic> {
+        self.client
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or_else(|| {
+                Diagnostic::error("the provider is not configured").with_detail(
+                    "Terraform configures a provider (ConfigureProvider) before it reads, plans, applies or imports; this request came before that, or after configuring failed.",
+                )
+            })
+    }
+}
+
+fn unknown_type(kind: &str, name: &str) -> Diagnostic {
+    Diagnostic::error(format!("unknown {kind} type"))
+        .with_detail(format!("This provider has no {kind} type `{name}`."))
+}
+
+impl<C: Send + Sync + 'static> Provider for Framework<C> {
+    fn schemas(&self) -> Schemas {
+        let mut s = Schemas::new().provider(self.provider.clone());
+        for (name, r) in &self.resources {
+            s = s.resource(name.clone(), r.wire().schema.clone());
+        }
+        for (name, d) in &self.data_sources {
+            s = s.data_source(name.clone(), d.wire().schema.clone());
+        }
+        s
+    }
+
+    async fn validate_provider_config(
+        &self,
+        req: ValidateProviderConfigRequest,
+    ) -> Vec<Diagnostic> {
+        (self.validate_config)(&req.config)
+    }
+
+    async fn configure_provider(&self, req: ConfigureProviderRequest) -> Vec<Diagnostic> {
+        let (result, mut diags) = (self.configure)(req).await;
+        match result {
+            Ok(client) => {
+                *self.client.write().unwrap_or_else(PoisonError::into_inner) =
+                    Some(Arc::new(client));
+            }
+            Err(errors) => diags.extend(ensure_error(errors)),
+        }
+        diags
+    }
+
+    async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
+        match self.resources.get(&req.type_name) {
+            Some(r) => r.validate(&req.config),
+            None => vec![unknown_type("resource", &req.type_name)],
+        }
+    }
+
+    async fn validate_data_resource_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
+        match self.data_sources.get(&req.type_name) {
+            Some(d) => d.validate(&req.config),
+            None => vec![unknown_type("data source", &req.type_name)],
+        }
+    }
+
+    async fn upgrade_resource_state(
+        &self,
+        req: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
+        match self.resources.get(&req.type_name) {
+            Some(r) => r.upgrade(&req),
+            None => unknown_type("resource", &req.type_name).into(),
+        }
+    }
+
+    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        let Some(r) = self.resources.get(&req.type_name) else {
+            return unknown_type("resource", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => r.read(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn plan_resource_change(
+        &self,
+        req: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
+        let Some(r) = self.resources.get(&req.type_name) else {
+            return unknown_type("resource", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => r.plan(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn apply_resource_change(
+        &self,
+        req: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
+        let Some(r) = self.resources.get(&req.type_name) else {
+            return unknown_type("resource", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => r.apply(client, req).await,
+            Err(d) => ApplyResourceChangeResponse {
+                // Nothing happened: the prior state stays.
+                new_state: req.prior_state,
+                private: req.planned_private,
+                diagnostics: vec![d],
+            },
+        }
+    }
+
+    async fn import_resource_state(
+        &self,
+        req: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
+        let Some(r) = self.resources.get(&req.type_name) else {
+            return unknown_type("resource", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => r.import(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let Some(d) = self.data_sources.get(&req.type_name) else {
+            return unknown_type("data source", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => d.read(client, req).await,
+            Err(diag) => diag.into(),
+        }
+    }
+}
+
+/// The diagnostics of a failed handler, with an error among them: an `Err` holding only
+/// warnings (or nothing) still fails the operation, and says so.
+fn ensure_error(d: Diagnostics) -> Vec<Diagnostic> {
+    let mut v: Vec<Diagnostic> = d.into();
+    if !v.iter().any(Diagnostic::is_error) {
+        v.push(
+            Diagnostic::error("the operation failed").with_detail(
+                "The provider's handler returned an error without an error diagnostic.",
+            ),
+        );
+    }
+    v
+}
+
+/// A [`Resource`] with its type parameters erased, as the framework stores it.
+trait AnyResource<C>: Send + Sync {
+    fn wire(&self) -> &Wire;
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
+    fn upgrade(&self, req: &UpgradeResourceStateRequest) -> UpgradeResourceStateResponse;
+    fn read(&self, client: Arc<C>, req: ReadResourceRequest)
+        -> BoxFuture<'_, ReadResourceResponse>;
+    fn plan(
+        &self,
+        client: Arc<C>,
+        req: PlanResourceChangeRequest,
+    ) -> BoxFuture<'_, PlanResourceChangeResponse>;
+    fn apply(
+        &self,
+        client: Arc<C>,
+        req: ApplyResourceChangeRequest,
+    ) -> BoxFuture<'_, ApplyResourceChangeResponse>;
+    fn import(
+        &self,
+        client: Arc<C>,
+        req: ImportResourceStateRequest,
+    ) -> BoxFuture<'_, ImportResourceStateResponse>;
+}
+
+struct Registered<R: Resource<C>, C: Send + Sync + 'static> {
+    resource: R,
+    wire: Wire,
+    planner: Planner,
+    codec: Codec<R::Model>,
+    type_name: String,
+    _client: std::marker::PhantomData<fn() -> C>,
+}
+
+impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
+    fn new(resource: R, type_name: &str) -> Self {
+        Registered {
+            wire: Wire::new::<R::Model>(resource.schema()),
+            planner: resource.planner(),
+            codec: resource.upgrade(),
+            type_name: type_name.to_owned(),
+            resource,
+            _client: std::marker::PhantomData,
+        }
+    }
+
+    fn decode(&self, dv: &DynamicValue, what: &str) -> Result<Option<R::Model>> {
+        convert::decode(dv, &self.wire, what, &self.type_name)
+    }
+
+    fn encode(&self, m: Option<&R::Model>, what: &str) -> Result<DynamicValue> {
+        convert::encode(m, &self.wire, what, &self.type_name)
+    }
+
+    async fn plan_inner(
+        &self,
+        cx: &Ctx<C>,
+        req: &PlanResourceChangeRequest,
+    ) -> Result<PlanResourceChangeResponse> {
+        let value = |dv: &DynamicValue, what: &str| {
+            dv.decode_value(&self.wire.ty)
+                .map_err(|e| Diagnostics::from(convert::misfit(what, &self.type_name, &e)))
+        };
+        let proposed = value(&req.proposed_new_state, "the proposed new state")?;
+        if proposed.is_null() {
+            // Destroy: the plan is null.
+            return Ok(PlanResourceChangeResponse::new(convert::null()));
+        }
+        let prior = value(&req.prior_state, "the prior state")?;
+        let config = value(&req.config, "the configuration")?;
+        let plan = self.planner.plan(&prior, &proposed, &config);
+        let replace = plan.requires_replace;
+        let mut planned: R::Model = match convert::model_from_value(
+            plan.planned,
+            &self.wire,
+            "the planned state",
+            &self.type_name,
+        )? {
+            Some(m) => m,
+            None => return Ok(PlanResourceChangeResponse::new(convert::null())),
+        };
+        let prior_model = if prior.is_null() {
+            None
+        } else {
+            convert::model_from_value::<R::Model>(
+                prior,
+                &self.wire,
+                "the prior state",
+                &self.type_name,
+            )?
+        };
+        self.resource
+            .modify_plan(cx, prior_model.as_ref(), &mut planned)
+            .await?;
+        let mut resp =
+            PlanResourceChangeResponse::new(self.encode(Some(&planned), "the planned state")?);
+        resp.requires_replace = replace;
+        for p in cx.take_replace() {
+            if !resp.requires_replace.contains(&p) {
+                resp.requires_replace.push(p);
+            }
+        }
+        Ok(resp)
+    }
+
+    async fn apply_inner(
+        &self,
+        cx: &Ctx<C>,
+        req: &ApplyResourceChangeRequest,
+    ) -> Result<DynamicValue> {
+        let prior = self.decode(&req.prior_state, "the prior state")?;
+        let planned = self.decode(&req.planned_state, "the planned state")?;
+        let new = match (prior, planned) {
+            (None, Some(planned)) => Some(self.resource.create(cx, planned).await?),
+            (Some(prior), Some(planned)) => Some(self.resource.update(cx, prior, planned).await?),
+            (Some(prior), None) => {
+                self.resource.delete(cx, prior).await?;
+                None
+            }
+            (None, None) => None,
+        };
+        self.encode(new.as_ref(), "the new state")
+    }
+}
+
+impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, C> {
+    fn wire(&self) -> &Wire {
+        &self.wire
+    }
+
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
+        match self.decode(config, "the configuration") {
+            Ok(Some(m)) => self
+                .resource
+                .validate(&m)
+                .err()
+                .map(Vec::from)
+                .unwrap_or_default(),
+            Ok(None) => Vec::new(),
+            Err(d) => d.into(),
+        }
+    }
+
+    fn upgrade(&self, req: &UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+        let result = self
+            .codec
+            .decode(req.version, &req.raw_state)
+            .map_err(|e| {
+                Diagnostics::from(Diagnostic::from_value_error(
+                    format!("cannot upgrade the stored state of `{}`", self.type_name),
+                    &e,
+                ))
+            })
+            .and_then(|m| self.encode(Some(&m), "the upgraded state"));
+        match result {
+            Ok(dv) => UpgradeResourceStateResponse::new(dv),
+            Err(d) => UpgradeResourceStateResponse::from_diagnostics(d.into()),
+        }
+    }
+
+    fn read(
+        &self,
+        client: Arc<C>,
+        req: ReadResourceRequest,
+    ) -> BoxFuture<'_, ReadResourceResponse> {
+        async move {
+            let cx = Ctx::new(
+                client,
+                req.ctx.clone(),
+                &self.type_name,
+                req.private.clone(),
+            );
+            let result = async {
+                let Some(state) = self.decode(&req.current_state, "the current state")? else {
+                    return Ok(convert::null());
+                };
+                let found = self.resource.read(&cx, state).await?;
+                self.encode(found.as_ref(), "the state read")
+            }
+            .await;
+            let mut diagnostics = cx.take_warnings();
+            match result {
+                Ok(new_state) => ReadResourceResponse {
+                    new_state,
+                    private: cx.take_private(),
+                    diagnostics,
+                },
+                Err(e) => {
+                    diagnostics.extend(ensure_error(e));
+                    ReadResourceResponse {
+                        new_state: req.current_state,
+                        private: req.private,
+                        diagnostics,
+                    }
+                }
+            }
+        }
+        .boxed()
+    }
+
+    fn plan(
+        &self,
+        client: Arc<C>,
+        req: PlanResourceChangeRequest,
+    ) -> BoxFuture<'_, PlanResourceChangeResponse> {
+        async move {
+            let cx = Ctx::new(
+                client,
+                req.ctx.clone(),
+                &self.type_name,
+                req.prior_private.clone(),
+            )
+            .with_config(req.config.clone(), &self.wire.ty);
+            let result = self.plan_inner(&cx, &req).await;
+            let mut diagnostics = cx.take_warnings();
+            match result {
+                Ok(mut resp) => {
+                    resp.planned_private = cx.take_private();
+                    diagnostics.append(&mut resp.diagnostics);
+                    resp.diagnostics = diagnostics;
+                    resp
+                }
+                Err(e) => {
+                    diagnostics.extend(ensure_error(e));
+                    diagnostics.into()
+                }
+            }
+        }
+        .boxed()
+    }
+
+    fn apply(
+        &self,
+        client: Arc<C>,
+        req: ApplyResourceChangeRequest,
+    ) -> BoxFuture<'_, ApplyResourceChangeResponse> {
+        async move {
+            let cx = Ctx::new(
+                client,
+                req.ctx.clone(),
+                &self.type_name,
+                req.planned_private.clone(),
+            )
+            .with_config(req.config.clone(), &self.wire.ty);
+            let result = self.apply_inner(&cx, &req).await;
+            let mut diagnostics = cx.take_warnings();
+            match result {
+                Ok(new_state) => ApplyResourceChangeResponse {
+                    new_state,
+                    private: cx.take_private(),
+                    diagnostics,
+                },
+                Err(e) => {
+                    diagnostics.extend(ensure_error(e));
+                    // Nothing changed: the prior state stays (null after a failed create).
+                    let new_state =
+                        if req.prior_state.msgpack.is_empty() && req.prior_state.json.is_empty() {
+                            convert::null()
+                        } else {
+                            req.prior_state
+                        };
+                    ApplyResourceChangeResponse {
+                        new_state,
+                        private: req.planned_private,
+                        diagnostics,
+                    }
+                }
+            }
+        }
+        .boxed()
+    }
+
+    fn import(
+        &self,
+        client: Arc<C>,
+        req: ImportResourceStateRequest,
+    ) -> BoxFuture<'_, ImportResourceStateResponse> {
+        async move {
+            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
+            let result = async {
+                match self.resource.import(&cx, req.id.clone()).await? {
+                    Some(m) => self.encode(Some(&m), "the imported state"),
+                    None => Err(Diagnostic::error("no such object")
+                        .with_detail(format!(
+                            "There is no `{}` with {} `{}` to import.",
+                            self.type_name,
+                            R::IMPORT_ID,
+                            req.id
+                        ))
+                        .into()),
+                }
+            }
+            .await;
+            let mut diagnostics = cx.take_warnings();
+            match result {
+                Ok(state) => {
+                    let mut imported = ImportedResource::new(&self.type_name, state);
+                    imported.private = cx.take_private();
+                    ImportResourceStateResponse {
+                        imported_resources: vec![imported],
+                        diagnostics,
+                    }
+                }
+                Err(e) => {
+                    diagnostics.extend(ensure_error(e));
+                    diagnostics.into()
+                }
+            }
+        }
+        .boxed()
+    }
+}
+
+/// A [`DataSource`] with its type parameters erased.
+trait AnyDataSource<C>: Send + Sync {
+    fn wire(&self) -> &Wire;
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
+    fn read(
+        &self,
+        client: Arc<C>,
+        req: ReadDataSourceRequest,
+    ) -> BoxFuture<'_, ReadDataSourceResponse>;
+}
+
+struct RegisteredData<D> {
+    data_source: D,
+    wire: Wire,
+    type_name: String,
+}
+
+impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for RegisteredData<D> {
+    fn wire(&self) -> &Wire {
+        &self.wire
+    }
+
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
+        match convert::decode::<D::Model>(config, &self.wire, "the configuration", &self.type_name)
+        {
+            Ok(Some(m)) => self
+                .data_source
+                .validate(&m)
+                .err()
+                .map(Vec::from)
+                .unwrap_or_default(),
+            Ok(None) => Vec::new(),
+            Err(d) => d.into(),
+        }
+    }
+
+    fn read(
+        &self,
+        client: Arc<C>,
+        req: ReadDataSourceRequest,
+    ) -> BoxFuture<'_, ReadDataSourceResponse> {
+        async move {
+            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
+            let result = async {
+                let what = "the configuration";
+                let Some(config) =
+                    convert::decode::<D::Model>(&req.config, &self.wire, what, &self.type_name)?
+                else {
+                    return Err(Diagnostic::error("the data source's configuration is null").into());
+                };
+                let state = self.data_source.read(&cx, config).await?;
+                convert::encode(Some(&state), &self.wire, "the state", &self.type_name)
+            }
+            .await;
+            let mut diagnostics = cx.take_warnings();
+            match result {
+                Ok(state) => ReadDataSourceResponse { state, diagnostics },
+                Err(e) => {
+                    diagnostics.extend(ensure_error(e));
+                    diagnostics.into()
+                }
+            }
+        }
+        .boxed()
+    }
+}

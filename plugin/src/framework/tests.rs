@@ -1,0 +1,818 @@
+//! Unit tests of the framework: routing and handler errors, without Terraform.
+
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use tfvalue::codec::{Codec, RawState};
+use tfvalue::{AttributePath, DynamicValue, Refinements, TfModel, TfValue, Type, Unknown, Value};
+
+use super::*;
+use crate::diagnostic::Severity;
+
+#[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[tfvalue(version = 1)]
+struct Item {
+    #[tfvalue(requires_replace)]
+    name: Unknown<String>,
+    #[tfvalue(optional)]
+    size: Unknown<Option<u64>>,
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null, prefix = "i-"))]
+    id: Unknown<Option<String>>,
+    /// Changed by the API on every update.
+    #[tfvalue(computed)]
+    etag: Unknown<Option<String>>,
+}
+
+#[derive(TfValue, Serialize, Deserialize)]
+struct ItemV0 {
+    name: String,
+    #[tfvalue(optional)]
+    count: Option<u64>,
+}
+
+/// The client: what each handler did, in order.
+#[derive(Default)]
+struct Log(Mutex<Vec<String>>);
+
+impl Log {
+    fn push(&self, s: impl Into<String>) {
+        self.0.lock().unwrap().push(s.into());
+    }
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+#[derive(TfValue, Serialize, Deserialize)]
+struct Cfg {
+    #[tfvalue(optional)]
+    label: Unknown<Option<String>>,
+}
+
+impl ProviderConfig for Cfg {
+    type Client = Log;
+
+    fn validate(&self) -> Result<()> {
+        match self.label.value() {
+            Some(l) if l.is_empty() => Err(Diagnostic::error("label must not be empty")
+                .at(AttributePath::new().attr("label"))
+                .into()),
+            _ => Ok(()),
+        }
+    }
+
+    async fn configure(self, cx: &Ctx) -> Result<Log> {
+        let log = Log::default();
+        log.push(format!(
+            "configure {} {}",
+            cx.terraform_version(),
+            self.label.value().map_or("-", String::as_str)
+        ));
+        if self.label.value().is_some_and(|l| l == "warn") {
+            cx.warn(Diagnostic::error("just a warning"));
+        }
+        if self.label.value().is_some_and(|l| l == "broken") {
+            std::fs::read("/no/such/dir/credentials")?;
+        }
+        Ok(log)
+    }
+}
+
+struct Items;
+
+impl Resource<Log> for Items {
+    type Model = Item;
+    const IMPORT_ID: &'static str = "name";
+
+    fn upgrade(&self) -> Codec<Item> {
+        Codec::new().upgrade_from(|old: ItemV0| Item {
+            name: old.name.into(),
+            size: old.count.into(),
+            id: Unknown::Known(None),
+            etag: Unknown::Known(None),
+        })
+    }
+
+    fn validate(&self, config: &Item) -> Result<()> {
+        if config.size.value() == Some(&0) {
+            return Err(Diagnostic::error("size must not be 0")
+                .at(AttributePath::new().attr("size"))
+                .into());
+        }
+        Ok(())
+    }
+
+    async fn modify_plan(
+        &self,
+        cx: &Ctx<Log>,
+        prior: Option<&Item>,
+        planned: &mut Item,
+    ) -> Result<()> {
+        cx.client()
+            .push(format!("modify_plan prior={}", prior.is_some()));
+        if planned.size.value() == Some(&99) {
+            cx.requires_replace(AttributePath::new().attr("size"));
+        }
+        Ok(())
+    }
+
+    async fn create(&self, cx: &Ctx<Log>, mut planned: Item) -> Result<Item> {
+        cx.client().push(format!(
+            "create private={:?}",
+            String::from_utf8_lossy(&cx.private())
+        ));
+        if planned.size.value() == Some(&13) {
+            // `?` on an I/O error.
+            std::fs::read("/no/such/dir/item")?;
+        }
+        planned.id = format!("i-{}", planned.name.known().unwrap()).into();
+        planned.etag = "e".to_owned().into();
+        cx.warn(Diagnostic::warning("created slowly"));
+        cx.set_private(b"after-create".to_vec());
+        Ok(planned)
+    }
+
+    async fn read(&self, cx: &Ctx<Log>, state: Item) -> Result<Option<Item>> {
+        cx.client().push("read");
+        let name = state.name.known().cloned().unwrap_or_default();
+        if name == "gone" {
+            return Ok(None);
+        }
+        Ok(Some(Item {
+            id: format!("i-{name}").into(),
+            size: Some(7).into(),
+            etag: "e".to_owned().into(),
+            ..state
+        }))
+    }
+
+    async fn update(&self, cx: &Ctx<Log>, prior: Item, mut planned: Item) -> Result<Item> {
+        cx.client().push(format!(
+            "update {:?} -> {:?}",
+            prior.size.value(),
+            planned.size.value()
+        ));
+        if planned.size.value() == Some(&13) {
+            return Err(Diagnostic::error("unlucky")
+                .at(AttributePath::new().attr("size"))
+                .into());
+        }
+        if planned.etag.is_unknown() {
+            planned.etag = "e-next".to_owned().into();
+        }
+        Ok(planned)
+    }
+
+    async fn delete(&self, cx: &Ctx<Log>, state: Item) -> Result<()> {
+        cx.client()
+            .push(format!("delete {}", state.name.known().unwrap()));
+        Ok(())
+    }
+}
+
+#[derive(TfValue, Serialize, Deserialize)]
+struct Info {
+    name: Unknown<String>,
+    #[tfvalue(computed)]
+    greeting: Unknown<Option<String>>,
+}
+
+struct Greet;
+
+impl DataSource<Log> for Greet {
+    type Model = Info;
+
+    async fn read(&self, cx: &Ctx<Log>, mut info: Info) -> Result<Info> {
+        cx.client().push("read data");
+        let name = info.name.known().cloned().unwrap_or_default();
+        if name.is_empty() {
+            return Err(Diagnostic::error("who?")
+                .at(AttributePath::new().attr("name"))
+                .into());
+        }
+        info.greeting = format!("hello, {name}").into();
+        Ok(info)
+    }
+}
+
+fn framework() -> Framework<Log> {
+    Framework::new_with::<Cfg>()
+        .resource("t_item", Items)
+        .data_source("t_info", Greet)
+}
+
+fn ctx() -> Context {
+    Context::detached()
+}
+
+fn dv(item: &Item) -> DynamicValue {
+    DynamicValue::encode(item).unwrap()
+}
+
+fn null() -> DynamicValue {
+    DynamicValue::from_msgpack(vec![0xc0])
+}
+
+/// An item; its `etag` is known, null or unknown as its `id` is.
+fn item(name: &str, size: Option<u64>, id: Unknown<Option<String>>) -> Item {
+    Item {
+        name: name.to_owned().into(),
+        size: size.into(),
+        etag: id.clone().map(|id| id.map(|_| "e".to_owned())),
+        id,
+    }
+}
+
+fn decode(dv: &DynamicValue) -> Option<Item> {
+    dv.decode::<Option<Item>>().unwrap()
+}
+
+async fn configured() -> Framework<Log> {
+    let f = framework();
+    let config = DynamicValue::encode(&Cfg {
+        label: Some("x".to_owned()).into(),
+    })
+    .unwrap();
+    let diags = f
+        .configure_provider(ConfigureProviderRequest {
+            terraform_version: "1.0.3".into(),
+            config,
+            ctx: ctx(),
+        })
+        .await;
+    assert!(diags.is_empty(), "{diags:?}");
+    f
+}
+
+fn plan_req(
+    prior: DynamicValue,
+    proposed: DynamicValue,
+    config: DynamicValue,
+) -> PlanResourceChangeRequest {
+    PlanResourceChangeRequest {
+        type_name: "t_item".into(),
+        prior_state: prior,
+        proposed_new_state: proposed,
+        config,
+        prior_private: b"prior".to_vec(),
+        provider_meta: DynamicValue::default(),
+        ctx: ctx(),
+    }
+}
+
+fn apply_req(prior: DynamicValue, planned: DynamicValue) -> ApplyResourceChangeRequest {
+    ApplyResourceChangeRequest {
+        type_name: "t_item".into(),
+        config: planned.clone(),
+        prior_state: prior,
+        planned_state: planned,
+        planned_private: b"planned".to_vec(),
+        provider_meta: DynamicValue::default(),
+        ctx: ctx(),
+    }
+}
+
+#[test]
+fn schemas_come_from_the_models() {
+    let s = framework().schemas();
+    assert_eq!(s.provider, Cfg::schema());
+    assert_eq!(s.resources["t_item"], Item::schema());
+    assert_eq!(s.data_sources["t_info"], Info::schema());
+}
+
+#[tokio::test]
+async fn configure_builds_the_client_every_handler_gets() {
+    let f = configured().await;
+    let client = f.client().unwrap();
+    assert_eq!(client.take(), ["configure 1.0.3 x"]);
+    let resp = f
+        .read_resource(ReadResourceRequest {
+            type_name: "t_item".into(),
+            current_state: dv(&item("a", None, Some("i-a".to_owned()).into())),
+            private: b"kept".to_vec(),
+            provider_meta: DynamicValue::default(),
+            ctx: ctx(),
+        })
+        .await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    // The same client, not a copy.
+    assert_eq!(client.take(), ["read"]);
+    assert_eq!(
+        decode(&resp.new_state).unwrap().size,
+        Unknown::from(Some(7))
+    );
+    assert_eq!(resp.private, b"kept");
+}
+
+#[tokio::test]
+async fn handlers_before_configure_are_an_error() {
+    let f = framework();
+    let resp = f
+        .plan_resource_change(plan_req(
+            null(),
+            dv(&item("a", None, Unknown::null())),
+            dv(&item("a", None, Unknown::null())),
+        ))
+        .await;
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "the provider is not configured"
+    );
+    // A provider without configuration needs no ConfigureProvider.
+    let f = Framework::new();
+    assert!(f.client().is_ok());
+}
+
+#[tokio::test]
+async fn configure_errors_and_warnings() {
+    let f = framework();
+    let run = |label: &str| {
+        let config = DynamicValue::encode(&Cfg {
+            label: Some(label.to_owned()).into(),
+        })
+        .unwrap();
+        f.configure_provider(ConfigureProviderRequest {
+            terraform_version: "1.0.3".into(),
+            config,
+            ctx: ctx(),
+        })
+    };
+    let diags = run("warn").await;
+    assert_eq!(diags.len(), 1);
+    assert_eq!(
+        diags[0].severity,
+        Severity::Warning,
+        "warn() makes a warning of any diagnostic"
+    );
+    assert!(f.client().is_ok());
+    let f = framework();
+    let config = DynamicValue::encode(&Cfg {
+        label: Some("broken".to_owned()).into(),
+    })
+    .unwrap();
+    let diags = f
+        .configure_provider(ConfigureProviderRequest {
+            terraform_version: "1.0.3".into(),
+            config,
+            ctx: ctx(),
+        })
+        .await;
+    assert_eq!(diags.len(), 1);
+    assert!(diags[0].is_error());
+    assert!(diags[0].summary.contains("No such file"), "{}", diags[0]);
+    assert!(f.client().is_err(), "a failed configure leaves no client");
+
+    // The typed validation runs again before configure (values unknown when Terraform
+    // validated are known now).
+    let f = framework();
+    let config = DynamicValue::encode(&Cfg {
+        label: Some(String::new()).into(),
+    })
+    .unwrap();
+    let diags = f
+        .configure_provider(ConfigureProviderRequest {
+            terraform_version: "1.0.3".into(),
+            config,
+            ctx: ctx(),
+        })
+        .await;
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].to_string(), "label must not be empty at label");
+    assert!(f.client().is_err());
+}
+
+#[tokio::test]
+async fn validate_runs_the_typed_hooks() {
+    let f = framework();
+    let config = DynamicValue::encode(&Cfg {
+        label: Some(String::new()).into(),
+    })
+    .unwrap();
+    let diags = f
+        .validate_provider_config(ValidateProviderConfigRequest { config, ctx: ctx() })
+        .await;
+    assert_eq!(diags.len(), 1);
+    assert_eq!(diags[0].to_string(), "label must not be empty at label");
+
+    let validate = |config: DynamicValue| {
+        f.validate_resource_config(ValidateConfigRequest {
+            type_name: "t_item".into(),
+            config,
+            ctx: ctx(),
+        })
+    };
+    assert!(validate(dv(&item("a", Some(1), Unknown::null())))
+        .await
+        .is_empty());
+    let diags = validate(dv(&item("a", Some(0), Unknown::null()))).await;
+    assert_eq!(diags[0].to_string(), "size must not be 0 at size");
+    // Unknowns in configuration reach the hook, as the model holds them.
+    let unknown = Item {
+        name: Unknown::unknown(),
+        size: Unknown::unknown(),
+        id: Unknown::null(),
+        etag: Unknown::null(),
+    };
+    assert!(validate(dv(&unknown)).await.is_empty());
+}
+
+/// A plain `String` field is the trap the framework explains: configuration that refers to
+/// another resource is unknown at validate and plan time.
+#[tokio::test]
+async fn a_model_that_cannot_hold_an_unknown_is_explained() {
+    #[derive(TfValue, Serialize, Deserialize)]
+    struct Plain {
+        name: String,
+    }
+    struct P;
+    impl Resource for P {
+        type Model = Plain;
+        async fn create(&self, _: &Ctx, p: Plain) -> Result<Plain> {
+            Ok(p)
+        }
+        async fn read(&self, _: &Ctx, p: Plain) -> Result<Option<Plain>> {
+            Ok(Some(p))
+        }
+        async fn update(&self, _: &Ctx, _: Plain, p: Plain) -> Result<Plain> {
+            Ok(p)
+        }
+        async fn delete(&self, _: &Ctx, _: Plain) -> Result<()> {
+            Ok(())
+        }
+    }
+    let f = Framework::new().resource("t_plain", P);
+    let config = DynamicValue::encode_value(
+        &Value::Object([("name".to_owned(), Value::Unknown(Refinements::new()))].into()),
+        &Plain::tf_type(),
+    )
+    .unwrap();
+    let diags = f
+        .validate_resource_config(ValidateConfigRequest {
+            type_name: "t_plain".into(),
+            config,
+            ctx: ctx(),
+        })
+        .await;
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(
+        diags[0].summary,
+        "the configuration of `t_plain` does not fit its model"
+    );
+    assert_eq!(diags[0].path().to_string(), "name");
+    assert!(
+        diags[0].detail.contains("declare the field `Unknown<..>`"),
+        "{}",
+        diags[0]
+    );
+}
+
+#[tokio::test]
+async fn plan_create_update_no_change_and_destroy() {
+    let f = configured().await;
+    let client = f.client().unwrap();
+    client.take();
+    let config = dv(&item("a", Some(1), Unknown::null()));
+
+    // Create: the computed id is unknown, refined as the planner says; the hook runs.
+    let resp = f
+        .plan_resource_change(plan_req(null(), config.clone(), config.clone()))
+        .await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let planned = decode(&resp.planned_state).unwrap();
+    assert_eq!(planned.id, Unknown::unknown().not_null().with_prefix("i-"));
+    assert!(resp.requires_replace.is_empty());
+    assert_eq!(
+        resp.planned_private, b"prior",
+        "private data passes through"
+    );
+    assert_eq!(client.take(), ["modify_plan prior=false"]);
+
+    // No change: the plan is the prior state.
+    let prior = dv(&item("a", Some(1), Some("i-a".to_owned()).into()));
+    let resp = f
+        .plan_resource_change(plan_req(prior.clone(), prior.clone(), config.clone()))
+        .await;
+    assert_eq!(resp.planned_state.msgpack, prior.msgpack);
+    assert_eq!(client.take(), ["modify_plan prior=true"]);
+
+    // An update: `id` is kept (use_state_for_unknown), `etag` (changed by the API on every
+    // update) is unknown.
+    let proposed = dv(&item("a", Some(2), Some("i-a".to_owned()).into()));
+    let resp = f
+        .plan_resource_change(plan_req(
+            prior.clone(),
+            proposed,
+            dv(&item("a", Some(2), Unknown::null())),
+        ))
+        .await;
+    let planned = decode(&resp.planned_state).unwrap();
+    assert_eq!(planned.id, Unknown::from(Some("i-a".to_owned())));
+    assert_eq!(planned.etag, Unknown::unknown());
+    assert!(resp.requires_replace.is_empty());
+    assert_eq!(client.take(), ["modify_plan prior=true"]);
+
+    // A change of a requires_replace attribute.
+    let proposed = dv(&item("b", Some(1), Some("i-a".to_owned()).into()));
+    let resp = f
+        .plan_resource_change(plan_req(
+            prior.clone(),
+            proposed,
+            dv(&item("b", Some(1), Unknown::null())),
+        ))
+        .await;
+    assert_eq!(resp.requires_replace, [AttributePath::new().attr("name")]);
+
+    // One the hook marks.
+    let proposed = dv(&item("a", Some(99), Some("i-a".to_owned()).into()));
+    let resp = f
+        .plan_resource_change(plan_req(
+            prior.clone(),
+            proposed,
+            dv(&item("a", Some(99), Unknown::null())),
+        ))
+        .await;
+    assert_eq!(resp.requires_replace, [AttributePath::new().attr("size")]);
+
+    assert_eq!(client.take().len(), 2);
+
+    // Destroy: null, without the hook.
+    let resp = f
+        .plan_resource_change(plan_req(prior, null(), null()))
+        .await;
+    assert_eq!(resp.planned_state.msgpack, [0xc0]);
+    assert!(resp.diagnostics.is_empty());
+    assert_eq!(client.take(), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn apply_routes_create_update_and_delete() {
+    let f = configured().await;
+    let client = f.client().unwrap();
+    client.take();
+    let planned = item("a", Some(1), Unknown::unknown());
+
+    let resp = f
+        .apply_resource_change(apply_req(null(), dv(&planned)))
+        .await;
+    assert_eq!(client.take(), [r#"create private="planned""#]);
+    let created = decode(&resp.new_state).unwrap();
+    assert_eq!(created.id, Unknown::from(Some("i-a".to_owned())));
+    assert_eq!(resp.private, b"after-create", "set_private replaces it");
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert_eq!(resp.diagnostics[0].severity, Severity::Warning);
+
+    let changed = Item {
+        size: Some(2).into(),
+        ..created.clone()
+    };
+    let resp = f
+        .apply_resource_change(apply_req(dv(&created), dv(&changed)))
+        .await;
+    assert_eq!(client.take(), ["update Some(1) -> Some(2)"]);
+    assert_eq!(decode(&resp.new_state), Some(changed.clone()));
+    assert_eq!(resp.private, b"planned", "private data passes through");
+
+    let resp = f
+        .apply_resource_change(apply_req(dv(&changed), null()))
+        .await;
+    assert_eq!(client.take(), ["delete a"]);
+    assert_eq!(resp.new_state.msgpack, [0xc0]);
+    assert!(resp.diagnostics.is_empty());
+}
+
+#[tokio::test]
+async fn apply_errors_keep_the_prior_state() {
+    let f = configured().await;
+    // A failed create (`?` on an I/O error): nothing was created.
+    let planned = item("a", Some(13), Unknown::unknown());
+    let resp = f
+        .apply_resource_change(apply_req(null(), dv(&planned)))
+        .await;
+    assert_eq!(resp.new_state.msgpack, [0xc0]);
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert!(resp.diagnostics[0].is_error());
+    assert!(
+        resp.diagnostics[0].summary.contains("No such file"),
+        "{}",
+        resp.diagnostics[0]
+    );
+
+    // A failed update: the prior state stays, the error at its attribute.
+    let prior = item("a", Some(1), Some("i-a".to_owned()).into());
+    let planned = Item {
+        size: Some(13).into(),
+        ..prior.clone()
+    };
+    let resp = f
+        .apply_resource_change(apply_req(dv(&prior), dv(&planned)))
+        .await;
+    assert_eq!(decode(&resp.new_state), Some(prior));
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert_eq!(resp.diagnostics[0].to_string(), "unlucky at size");
+}
+
+#[tokio::test]
+async fn read_of_a_vanished_object_is_null() {
+    let f = configured().await;
+    let resp = f
+        .read_resource(ReadResourceRequest {
+            type_name: "t_item".into(),
+            current_state: dv(&item("gone", None, Some("i-gone".to_owned()).into())),
+            private: Vec::new(),
+            provider_meta: DynamicValue::default(),
+            ctx: ctx(),
+        })
+        .await;
+    assert!(resp.diagnostics.is_empty());
+    assert_eq!(resp.new_state.msgpack, [0xc0]);
+}
+
+#[tokio::test]
+async fn import_by_id_needs_no_code() {
+    let f = configured().await;
+    let import = |id: &str| {
+        f.import_resource_state(ImportResourceStateRequest {
+            type_name: "t_item".into(),
+            id: id.to_owned(),
+            ctx: ctx(),
+        })
+    };
+    let resp = import("a").await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(resp.imported_resources.len(), 1);
+    assert_eq!(resp.imported_resources[0].type_name, "t_item");
+    let state = decode(&resp.imported_resources[0].state).unwrap();
+    assert_eq!(state, item("a", Some(7), Some("i-a".to_owned()).into()));
+
+    let resp = import("gone").await;
+    assert!(resp.imported_resources.is_empty());
+    assert_eq!(resp.diagnostics[0].summary, "no such object");
+    assert!(
+        resp.diagnostics[0]
+            .detail
+            .contains("`t_item` with name `gone`"),
+        "{}",
+        resp.diagnostics[0]
+    );
+}
+
+#[test]
+fn import_stub_explains_a_model_that_needs_more_than_the_id() {
+    #[derive(TfValue, Serialize, Deserialize, Debug)]
+    struct Strict {
+        #[tfvalue(computed)]
+        id: Unknown<Option<String>>,
+        name: Unknown<String>,
+    }
+    let err = import_stub::<Strict>("id", "x").unwrap_err();
+    assert_eq!(err[0].summary, "cannot import by id");
+    assert!(
+        err[0].detail.contains("implement `Resource::import`"),
+        "{err}"
+    );
+    let err = import_stub::<Strict>("nope", "x").unwrap_err();
+    assert!(err[0].detail.contains("no attribute `nope`"), "{err}");
+    let ok = import_stub::<Item>("name", "x").unwrap();
+    assert_eq!(ok, item("x", None, Unknown::null()));
+}
+
+#[tokio::test]
+async fn upgrade_through_the_codec() {
+    let f = framework();
+    let upgrade = |version: i64, json: &str| {
+        f.upgrade_resource_state(UpgradeResourceStateRequest::new(
+            "t_item",
+            version,
+            RawState::from_json(json.as_bytes().to_vec()),
+            std::sync::Arc::new(Item::schema()),
+        ))
+    };
+    let resp = upgrade(0, r#"{"name":"old","count":3}"#).await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(
+        decode(&resp.upgraded_state),
+        Some(item("old", Some(3), Unknown::null()))
+    );
+    let resp = upgrade(1, r#"{"name":"new","size":null,"id":"i-new"}"#).await;
+    // State without `etag` (written before it existed) reads it as null.
+    assert_eq!(
+        decode(&resp.upgraded_state),
+        Some(Item {
+            etag: Unknown::Known(None),
+            ..item("new", None, Some("i-new".to_owned()).into())
+        })
+    );
+    let resp = upgrade(2, r#"{}"#).await;
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert!(
+        resp.diagnostics[0]
+            .detail
+            .contains("newer than this provider's version 1"),
+        "{}",
+        resp.diagnostics[0]
+    );
+}
+
+#[tokio::test]
+async fn data_sources_read_their_configuration() {
+    let f = configured().await;
+    let read = |name: &str| {
+        let config = DynamicValue::encode(&Info {
+            name: name.to_owned().into(),
+            greeting: Unknown::null(),
+        })
+        .unwrap();
+        f.read_data_source(ReadDataSourceRequest {
+            type_name: "t_info".into(),
+            config,
+            provider_meta: DynamicValue::default(),
+            ctx: ctx(),
+        })
+    };
+    let resp = read("Zoë").await;
+    let info: Info = resp.state.decode().unwrap();
+    assert_eq!(info.greeting, Unknown::from(Some("hello, Zoë".to_owned())));
+    let resp = read("").await;
+    assert_eq!(resp.diagnostics[0].to_string(), "who? at name");
+}
+
+#[tokio::test]
+async fn an_error_without_an_error_diagnostic_still_fails() {
+    struct Shy;
+    impl Resource for Shy {
+        type Model = Item;
+        async fn create(&self, _: &Ctx, _: Item) -> Result<Item> {
+            Err(Diagnostic::warning("only a warning").into())
+        }
+        async fn read(&self, _: &Ctx, i: Item) -> Result<Option<Item>> {
+            Ok(Some(i))
+        }
+        async fn update(&self, _: &Ctx, _: Item, i: Item) -> Result<Item> {
+            Ok(i)
+        }
+        async fn delete(&self, _: &Ctx, _: Item) -> Result<()> {
+            Ok(())
+        }
+    }
+    let f = Framework::new().resource("t_item", Shy);
+    let resp = f
+        .apply_resource_change(apply_req(null(), dv(&item("a", None, Unknown::unknown()))))
+        .await;
+    assert_eq!(resp.diagnostics.len(), 2);
+    assert!(!resp.diagnostics[0].is_error());
+    assert_eq!(resp.diagnostics[1].summary, "the operation failed");
+}
+
+/// A schema served without one of the model's attributes (as over protocol 5): decoded as
+/// null, dropped when encoded.
+#[tokio::test]
+async fn a_schema_narrower_than_the_model() {
+    struct Narrow;
+    impl Resource for Narrow {
+        type Model = Item;
+        fn schema(&self) -> tfvalue::schema::Schema {
+            let mut s = Item::schema();
+            s.block.attributes.remove("size");
+            s
+        }
+        async fn create(&self, _: &Ctx, mut i: Item) -> Result<Item> {
+            assert_eq!(i.size, Unknown::null());
+            i.id = Some("n-1".to_owned()).into();
+            i.size = Some(5).into();
+            Ok(i)
+        }
+        async fn read(&self, _: &Ctx, i: Item) -> Result<Option<Item>> {
+            Ok(Some(i))
+        }
+        async fn update(&self, _: &Ctx, _: Item, i: Item) -> Result<Item> {
+            Ok(i)
+        }
+        async fn delete(&self, _: &Ctx, _: Item) -> Result<()> {
+            Ok(())
+        }
+    }
+    let f = Framework::new().resource("t_item", Narrow);
+    let ty = Type::object([
+        ("name", Type::String),
+        ("id", Type::String),
+        ("etag", Type::String),
+    ]);
+    let planned = DynamicValue::encode_value(
+        &Value::Object(
+            [
+                ("name".to_owned(), Value::from("n")),
+                ("id".to_owned(), Value::Unknown(Refinements::new())),
+                ("etag".to_owned(), Value::Null),
+            ]
+            .into(),
+        ),
+        &ty,
+    )
+    .unwrap();
+    let resp = f.apply_resource_change(apply_req(null(), planned)).await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let v = resp.new_state.decode_value(&ty).unwrap();
+    assert_eq!(v["id"], Value::from("n-1"));
+    assert!(v.get("size").is_none());
+}

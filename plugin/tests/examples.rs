@@ -1,0 +1,624 @@
+//! The framework's example providers (`examples/kv.rs`, `examples/thing.rs`) under
+//! `tfvalue_plugin::testing`, over protocol 5 and protocol 6: create with references and
+//! unknown block lists, the no-change plan after every apply, update, replace, taint,
+//! drift, import, state upgrade, apply errors, destroy. (`tests/acceptance.rs` has the
+//! rest of thing's lifecycle.)
+//!
+//! Skipped (each case prints why) unless `TFVALUE_TERRAFORM` names a Terraform binary.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use tfvalue::{Dynamic, Number, Value};
+use tfvalue_plugin::testing::{ProviderBinary, Step, TestCase};
+
+/// `kv_entry` as stored in the state.
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+struct Entry {
+    key: String,
+    value: Option<String>,
+    ttl: Option<Number>,
+    id: Option<String>,
+    version: Option<u64>,
+    tags: Option<BTreeMap<String, String>>,
+    rule: Vec<Rule>,
+    acl: Vec<Acl>,
+    meta: Dynamic,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+struct Rule {
+    name: String,
+    priority: Option<Number>,
+}
+
+#[derive(Deserialize, Debug, Clone, PartialEq)]
+struct Acl {
+    principal: String,
+    level: String,
+}
+
+fn kv_case(protocol: u32) -> (TestCase, PathBuf) {
+    let case = TestCase::new(ProviderBinary::example("kv").protocol_env("KV_PROTOCOL"))
+        .source("example.com/acme/kv")
+        .protocol(protocol);
+    let store = case.dir().join("store.json");
+    (case, store)
+}
+
+/// The store as JSON (`{}` when there is no file).
+fn store_json(store: &Path) -> serde_json::Value {
+    std::fs::read(store)
+        .map(|b| serde_json::from_slice(&b).unwrap())
+        .unwrap_or_else(|_| serde_json::json!({}))
+}
+
+fn edit_store(store: &Path, f: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>)) {
+    let mut v = store_json(store);
+    f(v.as_object_mut().unwrap());
+    std::fs::write(store, serde_json::to_vec(&v).unwrap()).unwrap();
+}
+
+/// The provider block, through a variable (unknown while Terraform validates).
+fn provider(store: &Path) -> String {
+    format!(
+        "variable \"store\" {{\n  default = {:?}\n}}\n\nprovider \"kv\" {{\n  path = var.store\n}}\n",
+        store.to_str().unwrap()
+    )
+}
+
+/// `a` in full; `b` made of references to `a` (unknown at plan, a `rule` block list
+/// from a `dynamic` block over an unknown map); entries keyed by Unicode `for_each` keys;
+/// a lookup of `a`.
+fn kv_config(store: &Path, a_value: &str, b_key: &str) -> String {
+    format!(
+        r#"{provider}
+resource "kv_entry" "a" {{
+  key   = "alpha"
+  value = "{a_value}"
+  tags  = {{ "环境" = "test", "ünï" = "x" }}
+  rule {{
+    name     = "first"
+    priority = 12345678901234567890
+  }}
+  rule {{ name = "second" }}
+  acl {{
+    principal = "alice"
+    level     = "admin"
+  }}
+  acl {{
+    principal = "bob"
+    level     = "read"
+  }}
+  meta = {{ n = 12345678901234567890, f = 0.1, list = [1, "two"] }}
+}}
+
+resource "kv_entry" "b" {{
+  key   = "{b_key}"
+  value = kv_entry.a.id
+  ttl   = kv_entry.a.version * 60
+  tags  = {{ owner = kv_entry.a.id }}
+  dynamic "rule" {{
+    for_each = {{ (kv_entry.a.id) = 1 }}
+    content {{ name = rule.key }}
+  }}
+  acl {{
+    principal = kv_entry.a.id
+    level     = "write"
+  }}
+  meta = {{ ref = kv_entry.a.id }}
+}}
+
+resource "kv_entry" "each" {{
+  for_each = toset(["ü", "日本語", "🙂"])
+  key      = "each-${{each.key}}"
+  value    = each.key
+}}
+
+data "kv_lookup" "a" {{
+  key = kv_entry.a.key
+}}
+
+output "looked_up_ttl" {{ value = data.kv_lookup.a.ttl }}
+"#,
+        provider = provider(store)
+    )
+}
+
+fn kv_lifecycle(protocol: u32) {
+    let (case, store) = kv_case(protocol);
+    let cfg = |a: &str, b: &str| kv_config(&store, a, b);
+    let s = store.clone();
+    let s2 = store.clone();
+    let s3 = store.clone();
+    let s4 = store.clone();
+    let s5 = store.clone();
+    let s6 = store.clone();
+    let end = store.clone();
+    case.step(Step::config(cfg("one", "beta")).check(move |state| {
+        let a: Entry = state.resource("kv_entry.a")?;
+        assert_eq!(a.id.as_deref(), Some("kv-alpha"));
+        assert_eq!(a.version, Some(1));
+        assert_eq!(a.ttl, Some(Number::from(3600u32)), "the default");
+        assert_eq!(a.rule[0].priority, Some("12345678901234567890".parse()?));
+        assert_eq!(
+            a.meta.value()["n"],
+            Value::from("12345678901234567890".parse::<Number>()?)
+        );
+        assert_eq!(a.meta.value()["f"], Value::from("0.1".parse::<Number>()?));
+        assert_eq!(a.tags.as_ref().unwrap()["环境"], "test");
+        let b: Entry = state.resource("kv_entry.b")?;
+        assert_eq!(b.value.as_deref(), Some("kv-alpha"));
+        assert_eq!(b.ttl, Some(Number::from(60u32)));
+        assert_eq!(
+            b.rule,
+            [Rule {
+                name: "kv-alpha".into(),
+                priority: None
+            }]
+        );
+        assert_eq!(b.acl[0].principal, "kv-alpha");
+        assert_eq!(b.meta.value()["ref"], Value::from("kv-alpha"));
+        let e: Entry = state.resource(r#"kv_entry.each["日本語"]"#)?;
+        assert_eq!(e.key, "each-日本語");
+        assert!(state.contains(r#"kv_entry.each["🙂"]"#));
+        assert_eq!(
+            state.output("looked_up_ttl")?,
+            Value::from(Number::from(3600u32))
+        );
+        // The store holds tfvalue's JSON of the model: exact numbers, Unicode keys.
+        let text = std::fs::read_to_string(&s)?;
+        assert!(
+            text.contains("12345678901234567890") && text.contains("0.1"),
+            "{text}"
+        );
+        let json = store_json(&s);
+        assert_eq!(json["alpha"]["version"], 1);
+        assert_eq!(json.as_object().unwrap().len(), 5);
+        Ok(())
+    }))
+    // Update: a's version goes up; b, which refers to it, follows.
+    .step(Step::config(cfg("two", "beta")).check(move |state| {
+        let a: Entry = state.resource("kv_entry.a")?;
+        assert_eq!((a.value.as_deref(), a.version), (Some("two"), Some(2)));
+        assert_eq!(
+            a.id.as_deref(),
+            Some("kv-alpha"),
+            "the id is kept on update"
+        );
+        let b: Entry = state.resource("kv_entry.b")?;
+        assert_eq!((b.ttl, b.version), (Some(Number::from(120u32)), Some(2)));
+        assert_eq!(store_json(&s2)["alpha"]["value"], "two");
+        Ok(())
+    }))
+    // Replace: `key` requires it.
+    .step(Step::config(cfg("two", "gamma")).check(move |state| {
+        let b: Entry = state.resource("kv_entry.b")?;
+        assert_eq!((b.id.as_deref(), b.version), (Some("kv-gamma"), Some(1)));
+        let json = store_json(&s3);
+        assert!(
+            json.get("beta").is_none() && json.get("gamma").is_some(),
+            "{json}"
+        );
+        Ok(())
+    }))
+    // Taint (`terraform taint`): replaced on the next apply, with a fresh version.
+    .step(
+        Step::config(cfg("two", "gamma"))
+            .taint("kv_entry.a")
+            .check(|state| {
+                let a: Entry = state.resource("kv_entry.a")?;
+                assert_eq!((a.id.as_deref(), a.version), (Some("kv-alpha"), Some(1)));
+                Ok(())
+            }),
+    )
+    // An error at apply leaves the store and the state as they were.
+    .step(
+        Step::config(cfg("FAIL", "gamma"))
+            .expect_error("Error: the store refused the value")
+            .check(move |state| {
+                let a: Entry = state.resource("kv_entry.a")?;
+                assert_eq!(a.value.as_deref(), Some("two"));
+                assert_eq!(store_json(&s4)["alpha"]["value"], "two");
+                Ok(())
+            }),
+    )
+    // Drift: changed and deleted behind Terraform's back; refresh sees it.
+    .step({
+        let s = store.clone();
+        Step::refresh()
+            .before(move || {
+                edit_store(&s, |db| {
+                    db["alpha"]["value"] = "drifted".into();
+                    db.remove("each-ü");
+                });
+            })
+            .expect_non_empty_plan()
+            .check(|state| {
+                let a: Entry = state.resource("kv_entry.a")?;
+                assert_eq!(a.value.as_deref(), Some("drifted"));
+                assert!(!state.contains(r#"kv_entry.each["ü"]"#));
+                Ok(())
+            })
+    })
+    .step(Step::config(cfg("two", "gamma")).check(move |state| {
+        assert!(state.contains(r#"kv_entry.each["ü"]"#));
+        assert_eq!(store_json(&s5)["alpha"]["value"], "two");
+        let a: Entry = state.resource("kv_entry.a")?;
+        assert_eq!(a.version, Some(2), "the drift was undone by an update");
+        Ok(())
+    }))
+    // `-replace`: replaced although nothing changed, with a fresh version.
+    .step(
+        Step::config(cfg("two", "gamma"))
+            .replace("kv_entry.a")
+            .check(|state| {
+                let a: Entry = state.resource("kv_entry.a")?;
+                assert_eq!(a.version, Some(1));
+                Ok(())
+            }),
+    )
+    // Import by key, and of a key the store lacks.
+    .step(Step::import("kv_entry.a").id("alpha").verify())
+    .step(
+        Step::import(r#"kv_entry.each["日本語"]"#)
+            .id_attribute("key")
+            .verify(),
+    )
+    .step(
+        Step::import("kv_entry.a")
+            .id("nope")
+            .expect_error("Error: no such entry"),
+    )
+    // Creating a key the store holds says to import it.
+    .step(
+        Step::config(format!(
+            "{}\nresource \"kv_entry\" \"dup\" {{\n  key = \"alpha\"\n}}\n",
+            cfg("two", "gamma")
+        ))
+        .expect_error("Error: the key exists: terraform import it")
+        .check(move |state| {
+            assert!(!state.contains("kv_entry.dup"));
+            assert_eq!(store_json(&s6)["alpha"]["value"], "two");
+            Ok(())
+        }),
+    )
+    // A lookup of a key the store lacks: an error at `key`.
+    .step(
+        Step::config(format!(
+            "{}\ndata \"kv_lookup\" \"missing\" {{\n  key = \"absent\"\n}}\n",
+            cfg("two", "gamma")
+        ))
+        .expect_error("Error: no such entry.*key = \"absent\""),
+    )
+    .check_destroy(move |_| {
+        assert_eq!(store_json(&end), serde_json::json!({}), "entries left");
+        Ok(())
+    })
+    .run();
+}
+
+#[test]
+fn kv_lifecycle_protocol_5() {
+    kv_lifecycle(5);
+}
+
+#[test]
+fn kv_lifecycle_protocol_6() {
+    kv_lifecycle(6);
+}
+
+/// The provider block's checks, at `path`.
+#[test]
+fn kv_provider_block_errors() {
+    for protocol in [5, 6] {
+        let (case, _) = kv_case(protocol);
+        let one = "resource \"kv_entry\" \"x\" {\n  key = \"x\"\n}\n";
+        let with = |path: &str| format!("provider \"kv\" {{\n  path = {path:?}\n}}\n{one}");
+        case.step(
+            Step::config(with("/tmp/store.txt"))
+                .expect_error("Error: path must name a .json file.*path = \"/tmp/store.txt\""),
+        )
+        .step(
+            Step::config(with("/no/such/dir/store.json"))
+                .expect_error("Error: the store's directory does not exist"),
+        )
+        .run();
+    }
+}
+
+/// State of schema version 0 (the value under `data`) is upgraded to version 1.
+fn kv_upgrade(protocol: u32) {
+    let (case, store) = kv_case(protocol);
+    let work = case.dir().join("work");
+    let config = format!(
+        "{}\nresource \"kv_entry\" \"old\" {{\n  key   = \"old\"\n  value = \"legacy\"\n  tags  = {{ a = \"b\" }}\n}}\n",
+        provider(&store)
+    );
+    let seed_store = store.clone();
+    let state_file = work.join("terraform.tfstate");
+    let seed = move || {
+        let provider = r#"provider[\"example.com/acme/kv\"]"#;
+        std::fs::write(
+            work.join("terraform.tfstate"),
+            format!(
+                r#"{{"version": 4, "terraform_version": "1.0.3", "serial": 1, "lineage": "0a5ec1a8-0000-4000-8000-00000000000{protocol}",
+  "outputs": {{}},
+  "resources": [{{"mode": "managed", "type": "kv_entry", "name": "old", "provider": "{provider}",
+    "instances": [{{"schema_version": 0,
+      "attributes": {{"key": "old", "data": "legacy", "ttl": 3600, "id": "kv-old", "version": 3, "tags": {{"a": "b"}}}},
+      "sensitive_attributes": []}}]}}]}}"#
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            &seed_store,
+            r#"{"old":{"key":"old","value":"legacy","ttl":3600,"id":"kv-old","version":3,"tags":{"a":"b"},"rule":[],"acl":[],"meta":null}}"#,
+        )
+        .unwrap();
+    };
+    case.step(Step::config(config.clone()).before(seed).plan_only())
+        .step(Step::config(config).check(move |state| {
+            let old: Entry = state.resource("kv_entry.old")?;
+            assert_eq!(
+                (old.value.as_deref(), old.version),
+                (Some("legacy"), Some(3))
+            );
+            let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&state_file)?)?;
+            assert_eq!(file["resources"][0]["instances"][0]["schema_version"], 1);
+            Ok(())
+        }))
+        .run();
+}
+
+#[test]
+fn kv_upgrade_protocol_5() {
+    kv_upgrade(5);
+}
+
+#[test]
+fn kv_upgrade_protocol_6() {
+    kv_upgrade(6);
+}
+
+// ---------------------------------------------------------------------------------------
+// thing
+
+/// `thing_server` as stored in the state.
+#[derive(Deserialize, Debug)]
+#[allow(dead_code)]
+struct Server {
+    id: Option<String>,
+    name: String,
+    ip_address: Option<String>,
+    size: Option<u32>,
+    tags: Option<BTreeMap<String, String>>,
+    metadata: Dynamic,
+    disk: Vec<Disk>,
+    /// Not in protocol 5's schema.
+    #[serde(default)]
+    endpoints: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Disk {
+    size_gb: u32,
+    kind: Option<String>,
+}
+
+#[derive(Deserialize, Debug)]
+#[allow(dead_code)]
+struct Volume {
+    id: Option<String>,
+    server_id: String,
+    size_gb: u32,
+}
+
+fn thing_case(protocol: u32) -> (TestCase, PathBuf) {
+    let case = TestCase::new(ProviderBinary::example("thing").protocol_env("THING_PROTOCOL"))
+        .source("example.com/acme/thing")
+        .protocol(protocol);
+    let db = case.dir().join("db.json");
+    (case.env("THING_DB", &db), db)
+}
+
+/// Five servers and five volumes applied in parallel; the volumes' `server_id` and one
+/// server's disks (a `dynamic` block over a list unknown at plan) refer to other servers.
+fn fleet(first_name: &str) -> String {
+    format!(
+        r#"
+resource "thing_server" "fleet" {{
+  count = 5
+  name  = count.index == 0 ? "{first_name}" : "fleet-${{count.index}}"
+  disk {{ size_gb = 10 }}
+}}
+
+resource "thing_volume" "v" {{
+  count     = 5
+  server_id = thing_server.fleet[count.index].id
+  size_gb   = count.index + 1
+}}
+
+resource "thing_server" "follower" {{
+  name = "follower"
+  size = length(thing_server.fleet[0].id)
+  dynamic "disk" {{
+    for_each = [for s in slice(thing_server.fleet, 0, 2) : s.id if s.id != ""]
+    content {{ size_gb = 1 }}
+  }}
+}}
+"#
+    )
+}
+
+fn thing_replace_and_taint(protocol: u32) {
+    let (case, db) = thing_case(protocol);
+    let ids = |state: &tfvalue_plugin::testing::State, prefix: &str, n: usize| {
+        let mut ids = Vec::new();
+        for i in 0..n {
+            let id = if prefix == "srv" {
+                state
+                    .resource::<Server>(&format!("thing_server.fleet[{i}]"))?
+                    .id
+            } else {
+                state
+                    .resource::<Volume>(&format!("thing_volume.v[{i}]"))?
+                    .id
+            };
+            ids.push(id.unwrap_or_default());
+        }
+        Ok::<_, tfvalue_plugin::testing::Error>(ids)
+    };
+    let db1 = db.clone();
+    let db2 = db.clone();
+    case.step(Step::config(fleet("first")).check(move |state| {
+        let servers = ids(state, "srv", 5)?;
+        let volumes = ids(state, "vol", 5)?;
+        let mut all: Vec<&String> = servers.iter().chain(&volumes).collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 10, "ids handed out twice: {servers:?} {volumes:?}");
+        for (i, server) in servers.iter().enumerate() {
+            let v: Volume = state.resource(&format!("thing_volume.v[{i}]"))?;
+            assert_eq!(&v.server_id, server);
+        }
+        let f: Server = state.resource("thing_server.follower")?;
+        assert_eq!(f.disk.len(), 2);
+        assert_eq!(f.disk[0].kind.as_deref(), Some("ssd"), "the default");
+        let db = store_json(&db1);
+        assert_eq!(db.as_object().unwrap().len(), 11);
+        Ok(())
+    }))
+    // Replace: `name` requires it; the volume that refers to the server is replaced too.
+    .step(Step::config(fleet("renamed")).check(move |state| {
+        let s: Server = state.resource("thing_server.fleet[0]")?;
+        assert!(s.ip_address.unwrap().starts_with("10.0."));
+        let v: Volume = state.resource("thing_volume.v[0]")?;
+        assert_eq!(Some(v.server_id), s.id);
+        assert_eq!(store_json(&db2).as_object().unwrap().len(), 11);
+        Ok(())
+    }))
+    // Taint.
+    .step(
+        Step::config(fleet("renamed"))
+            .taint("thing_server.fleet[1]")
+            .check(|state| {
+                let s: Server = state.resource("thing_server.fleet[1]")?;
+                assert!(s.ip_address.unwrap().starts_with("10.0."));
+                assert_eq!(s.size, Some(1), "the default");
+                Ok(())
+            }),
+    )
+    // An error at apply: a volume of a server that does not exist.
+    .step(
+        Step::config(format!(
+            "{}\nresource \"thing_volume\" \"orphan\" {{\n  server_id = \"srv-none\"\n  size_gb = 1\n}}\n",
+            fleet("renamed")
+        ))
+        .expect_error("Error: no such server.*server_id = \"srv-none\"")
+        .check(|state| {
+            assert!(!state.contains("thing_volume.orphan"));
+            Ok(())
+        }),
+    )
+    .check_destroy(move |_| {
+        assert_eq!(store_json(&db), serde_json::json!({}), "objects left");
+        Ok(())
+    })
+    .run();
+}
+
+#[test]
+fn thing_replace_and_taint_protocol_5() {
+    thing_replace_and_taint(5);
+}
+
+#[test]
+fn thing_replace_and_taint_protocol_6() {
+    thing_replace_and_taint(6);
+}
+
+/// thing's state upgrades: a version 1 JSON state and a version 0 flatmap state.
+fn thing_upgrade(protocol: u32) {
+    let (case, db) = thing_case(protocol);
+    let work = case.dir().join("work");
+    let state_file = work.join("terraform.tfstate");
+    let seed = move || {
+        let provider = r#"provider[\"example.com/acme/thing\"]"#;
+        std::fs::write(
+            work.join("terraform.tfstate"),
+            format!(
+                r#"{{"version": 4, "terraform_version": "1.0.3", "serial": 1, "lineage": "0a5ec1a8-0000-4000-8000-00000000010{protocol}",
+  "outputs": {{}},
+  "resources": [
+    {{"mode": "managed", "type": "thing_server", "name": "legacy", "provider": "{provider}",
+      "instances": [{{"schema_version": 1,
+        "attributes": {{"id": "srv-100", "name": "legacy", "size": 2, "tags": {{"a": "b"}}, "ip_address": "10.0.9.9"}},
+        "sensitive_attributes": []}}]}},
+    {{"mode": "managed", "type": "thing_server", "name": "ancient", "provider": "{provider}",
+      "instances": [{{"schema_version": 0,
+        "attributes_flat": {{"id": "srv-101", "name": "ancient", "cpus": "4"}}}}]}}]}}"#
+            ),
+        )
+        .unwrap();
+        let record = |id: &str,
+                      name: &str,
+                      size: u32,
+                      tags: serde_json::Value,
+                      ip: serde_json::Value| {
+            serde_json::json!(["thing_server", {
+                "id": id, "name": name, "size": size, "tags": tags, "ip_address": ip, "metadata": null,
+                "disk": [{"size_gb": 10, "kind": "ssd"}], "endpoints": null,
+            }])
+        };
+        let records = serde_json::json!({
+            "srv-100": record("srv-100", "legacy", 2, serde_json::json!({"a": "b"}), "10.0.9.9".into()),
+            "srv-101": record("srv-101", "ancient", 4, serde_json::Value::Null, serde_json::Value::Null),
+        });
+        std::fs::write(&db, serde_json::to_vec(&records).unwrap()).unwrap();
+    };
+    let config = r#"
+resource "thing_server" "legacy" {
+  name = "legacy"
+  size = 2
+  tags = { a = "b" }
+  disk { size_gb = 10 }
+}
+
+resource "thing_server" "ancient" {
+  name = "ancient"
+  size = 4
+  disk { size_gb = 10 }
+}
+"#;
+    case.step(Step::config(config).before(seed).plan_only())
+        .step(Step::config(config).check(move |state| {
+            let ancient: Server = state.resource("thing_server.ancient")?;
+            assert_eq!(ancient.size, Some(4));
+            let legacy: Server = state.resource("thing_server.legacy")?;
+            assert_eq!(
+                legacy.disk,
+                [Disk {
+                    size_gb: 10,
+                    kind: Some("ssd".into())
+                }]
+            );
+            let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&state_file)?)?;
+            for r in file["resources"].as_array().unwrap() {
+                assert_eq!(r["instances"][0]["schema_version"], 2, "{r}");
+            }
+            Ok(())
+        }))
+        .run();
+}
+
+#[test]
+fn thing_upgrade_protocol_5() {
+    thing_upgrade(5);
+}
+
+#[test]
+fn thing_upgrade_protocol_6() {
+    thing_upgrade(6);
+}

@@ -1,0 +1,213 @@
+//! What an attribute tells the planner: a static default, whether to keep the prior
+//! state's value, and the refinements of the unknown planned for it; and the rules those
+//! facts follow (checked by `Block::check_schema` and `Planner::refine`).
+
+use std::fmt;
+
+use super::{Attribute, AttributeType, ObjectNesting};
+use crate::number::Number;
+use crate::types::Type;
+use crate::value::Value;
+
+/// A static default: what [`Planner`](super::Planner) plans for an attribute that
+/// configuration leaves null (terraform-plugin-framework's `Default` with
+/// `stringdefault.StaticString` and its kin). A configured value, known or unknown, always
+/// wins.
+///
+/// ```
+/// use tfvalue::schema::{Attribute, DefaultValue};
+/// use tfvalue::{Type, Value};
+///
+/// let ttl = Attribute::optional_computed(Type::Number).default_value(3600);
+/// assert_eq!(ttl.default, Some(DefaultValue::from(3600)));
+/// assert_eq!(DefaultValue::from("eu").to_value(), Value::from("eu"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DefaultValue {
+    /// A string.
+    String(String),
+    /// A number.
+    Number(Number),
+    /// A bool.
+    Bool(bool),
+}
+
+impl DefaultValue {
+    /// The value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            DefaultValue::String(s) => Value::from(s.as_str()),
+            DefaultValue::Number(n) => Value::Number(n.clone()),
+            DefaultValue::Bool(b) => Value::Bool(*b),
+        }
+    }
+
+    /// The type of the value: `string`, `number` or `bool`.
+    pub fn ty(&self) -> Type {
+        match self {
+            DefaultValue::String(_) => Type::String,
+            DefaultValue::Number(_) => Type::Number,
+            DefaultValue::Bool(_) => Type::Bool,
+        }
+    }
+}
+
+impl fmt::Display for DefaultValue {
+    /// As HCL writes it: `"eu"`, `3600`, `true`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DefaultValue::String(s) => write!(f, "{s:?}"),
+            DefaultValue::Number(n) => write!(f, "{n}"),
+            DefaultValue::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+impl From<&str> for DefaultValue {
+    fn from(s: &str) -> Self {
+        DefaultValue::String(s.to_owned())
+    }
+}
+
+impl From<String> for DefaultValue {
+    fn from(s: String) -> Self {
+        DefaultValue::String(s)
+    }
+}
+
+impl From<bool> for DefaultValue {
+    fn from(b: bool) -> Self {
+        DefaultValue::Bool(b)
+    }
+}
+
+impl From<Number> for DefaultValue {
+    fn from(n: Number) -> Self {
+        DefaultValue::Number(n)
+    }
+}
+
+macro_rules! default_from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for DefaultValue {
+            fn from(n: $t) -> Self {
+                DefaultValue::Number(Number::from(n))
+            }
+        }
+    )*};
+}
+
+default_from_int!(i8, i16, i32, i64, u8, u16, u32, u64, isize, usize);
+
+/// The kind of value an attribute holds, as far as refinements care.
+fn kind(attr: &Attribute) -> &'static str {
+    match &attr.ty {
+        AttributeType::Type(Type::String) => "string",
+        AttributeType::Type(Type::Number) => "number",
+        AttributeType::Type(Type::List(_) | Type::Set(_) | Type::Map(_)) => "collection",
+        AttributeType::Type(Type::Dynamic) => "dynamic",
+        AttributeType::Type(Type::Bool) => "bool",
+        AttributeType::Type(_) => "object",
+        AttributeType::Nested(n) if n.nesting == ObjectNesting::Single => "object",
+        AttributeType::Nested(_) => "collection",
+    }
+}
+
+/// `word` with its indefinite article.
+fn a(word: impl fmt::Display) -> String {
+    let w = word.to_string();
+    let article = if w.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {w}")
+}
+
+/// Every way the attribute's planner facts break the rules, each as a message (empty when
+/// they are fine):
+///
+/// - `default`, `use_state_for_unknown` and refinements apply to computed attributes
+///   only (the planner never sets any other);
+/// - a default is of the attribute's own type (`string`, `number` or `bool`), and makes
+///   `use_state_for_unknown` and refinements pointless (a default is never unknown);
+/// - a prefix refines strings, bounds refine numbers, lengths refine collections, and
+///   nothing refines a `dynamic` attribute (Terraform's wire form drops its refinements).
+pub(crate) fn problems(attr: &Attribute) -> Vec<String> {
+    let mut out = Vec::new();
+    let r = &attr.refinements;
+    if !attr.computed {
+        if let Some(d) = &attr.default {
+            out.push(format!(
+                "a default ({d}) applies to computed attributes only: the planner sets only those"
+            ));
+        }
+        if attr.use_state_for_unknown {
+            out.push(
+                "`use_state_for_unknown` applies to computed attributes only: the planner sets only those"
+                    .to_owned(),
+            );
+        }
+        if !r.is_empty() {
+            out.push(format!(
+                "refinements ({r}) apply to computed attributes only: the planner plans no other attribute unknown"
+            ));
+        }
+        return out;
+    }
+    if let Some(d) = &attr.default {
+        match attr.plain_type() {
+            Some(t) if *t == d.ty() => {}
+            Some(t) => out.push(format!(
+                "the default {d} is {}, but the attribute is {}",
+                a(d.ty()),
+                a(t)
+            )),
+            None => out.push(format!(
+                "the default {d} is {}, but the attribute has nested attributes",
+                a(d.ty())
+            )),
+        }
+        if attr.use_state_for_unknown {
+            out.push(
+                "`use_state_for_unknown` has no effect with a default: the default is planned whenever configuration leaves the attribute null"
+                    .to_owned(),
+            );
+        }
+        if !r.is_empty() {
+            out.push(format!(
+                "refinements ({r}) have no effect with a default: the planner never plans the attribute unknown"
+            ));
+        }
+    }
+    if r.is_empty() {
+        return out;
+    }
+    let k = kind(attr);
+    if k == "dynamic" {
+        out.push(format!(
+            "refinements ({r}) of a dynamic attribute are never sent: Terraform's wire form of a dynamic unknown has none"
+        ));
+        return out;
+    }
+    if r.prefix().is_some() && k != "string" {
+        out.push(format!(
+            "a prefix refines strings, and the attribute is {}",
+            a(k)
+        ));
+    }
+    if (r.lower_bound().is_some() || r.upper_bound().is_some()) && k != "number" {
+        out.push(format!(
+            "bounds refine numbers, and the attribute is {}",
+            a(k)
+        ));
+    }
+    if (r.min_length().is_some() || r.max_length().is_some()) && k != "collection" {
+        out.push(format!(
+            "a length refines lists, sets and maps, and the attribute is {}",
+            a(k)
+        ));
+    }
+    out
+}

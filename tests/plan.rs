@@ -1,0 +1,906 @@
+//! The planner's rules (issue 20): computed attributes unknown on create and on any
+//! update that changes the object, unless `use_state_for_unknown`; static defaults; a
+//! no-change plan is the prior state; `requires_replace`; declared refinements. Each rule
+//! on plain values of a hand-written schema, in nested blocks, nested attributes and sets,
+//! and on a derived model, with the wire facts of Terraform 1.0.3: any configurable
+//! attribute may be unknown in configuration and proposal, and computed-only attributes
+//! are null in configuration (Terraform copies their prior values into the proposal).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use tfvalue::schema::{
+    plan_model, Attribute, Block, DefaultValue, NestedBlock, NestedType, Planner,
+};
+use tfvalue::{AttributePath, Number, Refinements, TfModel, TfValue, Type, Unknown, Value};
+
+fn obj(pairs: &[(&str, Value)]) -> Value {
+    Value::Object(
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    )
+}
+
+fn unknown() -> Value {
+    Value::Unknown(Refinements::new())
+}
+
+fn s(text: &str) -> Value {
+    Value::from(text)
+}
+
+/// A resource: `name` (required, replaces), `note` (optional), `id` (computed, set once,
+/// refined), `etag` (computed, changes on every update), `ttl` (optional + computed,
+/// default 3600).
+fn resource() -> Block {
+    Block::new()
+        .attribute("name", Attribute::required(Type::String).requires_replace())
+        .attribute("note", Attribute::optional(Type::String))
+        .attribute(
+            "id",
+            Attribute::computed(Type::String)
+                .use_state_for_unknown()
+                .refine(Refinements::new().not_null().with_prefix("r-")),
+        )
+        .attribute("etag", Attribute::computed(Type::String))
+        .attribute(
+            "ttl",
+            Attribute::optional_computed(Type::Number).default_value(3600),
+        )
+}
+
+fn id_unknown() -> Value {
+    Value::Unknown(Refinements::new().not_null().with_prefix("r-"))
+}
+
+fn res(name: Value, note: Value, id: Value, etag: Value, ttl: Value) -> Value {
+    obj(&[
+        ("name", name),
+        ("note", note),
+        ("id", id),
+        ("etag", etag),
+        ("ttl", ttl),
+    ])
+}
+
+fn applied() -> Value {
+    res(s("a"), s("x"), s("r-1"), s("e1"), Value::from(3600))
+}
+
+// ---------------------------------------------------------------------------------------
+// Create, no change, update, destroy
+
+#[test]
+fn create_plans_computed_unknown_and_defaults() {
+    let config = res(s("a"), Value::Null, Value::Null, Value::Null, Value::Null);
+    let plan = resource().plan(&Value::Null, &config, &config);
+    assert_eq!(
+        plan.planned,
+        res(
+            s("a"),
+            Value::Null,
+            id_unknown(),
+            unknown(),
+            Value::from(3600)
+        )
+    );
+    assert!(plan.requires_replace.is_empty());
+}
+
+#[test]
+fn destroy_plans_null() {
+    let plan = resource().plan(&applied(), &Value::Null, &Value::Null);
+    assert_eq!(plan.planned, Value::Null);
+    assert!(plan.requires_replace.is_empty());
+}
+
+#[test]
+fn a_no_change_plan_is_the_prior_state() {
+    // Terraform copies the prior values of computed attributes that configuration leaves
+    // null into the proposal.
+    let config = res(s("a"), s("x"), Value::Null, Value::Null, Value::Null);
+    let plan = resource().plan(&applied(), &applied(), &config);
+    assert_eq!(plan.planned, applied());
+    assert!(plan.requires_replace.is_empty());
+    // Also when the default is what the prior state holds and configuration says it.
+    let config = res(s("a"), s("x"), Value::Null, Value::Null, Value::from(3600));
+    assert_eq!(
+        resource().plan(&applied(), &applied(), &config).planned,
+        applied()
+    );
+}
+
+#[test]
+fn an_update_plans_etag_unknown_and_keeps_the_id() {
+    let config = res(s("a"), s("y"), Value::Null, Value::Null, Value::Null);
+    let proposed = res(s("a"), s("y"), s("r-1"), s("e1"), Value::from(3600));
+    let plan = resource().plan(&applied(), &proposed, &config);
+    assert_eq!(
+        plan.planned,
+        res(s("a"), s("y"), s("r-1"), unknown(), Value::from(3600))
+    );
+    assert!(plan.requires_replace.is_empty());
+}
+
+#[test]
+fn a_reference_in_configuration_is_a_change() {
+    // `note = other.thing.attr`: unknown in configuration and proposal.
+    let config = res(s("a"), unknown(), Value::Null, Value::Null, Value::Null);
+    let proposed = res(s("a"), unknown(), s("r-1"), s("e1"), Value::from(3600));
+    let plan = resource().plan(&applied(), &proposed, &config);
+    assert_eq!(
+        plan.planned,
+        res(s("a"), unknown(), s("r-1"), unknown(), Value::from(3600))
+    );
+}
+
+#[test]
+fn use_state_for_unknown_plans_unknown_where_there_is_no_prior_value() {
+    // A prior state whose id is null (an import that could not tell it, say).
+    let prior = res(s("a"), s("x"), Value::Null, s("e1"), Value::from(3600));
+    let config = res(s("a"), s("y"), Value::Null, Value::Null, Value::Null);
+    let proposed = res(s("a"), s("y"), Value::Null, s("e1"), Value::from(3600));
+    let plan = resource().plan(&prior, &proposed, &config);
+    assert_eq!(plan.planned["id"], id_unknown());
+}
+
+// ---------------------------------------------------------------------------------------
+// Defaults
+
+#[test]
+fn a_configured_value_wins_over_the_default() {
+    let config = res(
+        s("a"),
+        Value::Null,
+        Value::Null,
+        Value::Null,
+        Value::from(60),
+    );
+    let plan = resource().plan(&Value::Null, &config, &config);
+    assert_eq!(plan.planned["ttl"], Value::from(60));
+}
+
+#[test]
+fn an_unknown_configured_value_wins_over_the_default() {
+    let config = res(s("a"), Value::Null, Value::Null, Value::Null, unknown());
+    let plan = resource().plan(&Value::Null, &config, &config);
+    assert_eq!(plan.planned["ttl"], unknown());
+    // On an update too, and it stays unrefined (the planner made no promise about it).
+    let proposed = res(s("a"), s("x"), s("r-1"), s("e1"), unknown());
+    let config = res(s("a"), s("x"), Value::Null, Value::Null, unknown());
+    let plan = resource().plan(&applied(), &proposed, &config);
+    assert_eq!(plan.planned["ttl"], unknown());
+    assert_eq!(plan.planned["id"], s("r-1"));
+}
+
+#[test]
+fn removing_a_configured_value_plans_the_default_again() {
+    let prior = res(s("a"), s("x"), s("r-1"), s("e1"), Value::from(60));
+    // Configuration no longer sets ttl: Terraform proposes the prior 60.
+    let config = res(s("a"), s("x"), Value::Null, Value::Null, Value::Null);
+    let proposed = res(s("a"), s("x"), s("r-1"), s("e1"), Value::from(60));
+    let plan = resource().plan(&prior, &proposed, &config);
+    assert_eq!(
+        plan.planned,
+        res(s("a"), s("x"), s("r-1"), unknown(), Value::from(3600))
+    );
+}
+
+#[test]
+fn defaults_of_each_kind() {
+    let block = Block::new()
+        .attribute(
+            "region",
+            Attribute::optional_computed(Type::String).default_value("eu"),
+        )
+        .attribute(
+            "ratio",
+            Attribute::optional_computed(Type::Number)
+                .default_value("0.1".parse::<Number>().unwrap()),
+        )
+        .attribute(
+            "enabled",
+            Attribute::optional_computed(Type::Bool).default_value(true),
+        );
+    let config = obj(&[
+        ("region", Value::Null),
+        ("ratio", Value::Null),
+        ("enabled", Value::Null),
+    ]);
+    let plan = block.plan(&Value::Null, &config, &config);
+    assert_eq!(
+        plan.planned,
+        obj(&[
+            ("region", s("eu")),
+            ("ratio", Value::Number("0.1".parse().unwrap())),
+            ("enabled", Value::Bool(true)),
+        ])
+    );
+    assert!(block.check_schema().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// requires_replace
+
+#[test]
+fn a_changed_value_requires_replacement() {
+    let config = res(s("b"), s("x"), Value::Null, Value::Null, Value::Null);
+    let proposed = res(s("b"), s("x"), s("r-1"), s("e1"), Value::from(3600));
+    let plan = resource().plan(&applied(), &proposed, &config);
+    assert_eq!(plan.requires_replace, [AttributePath::new().attr("name")]);
+    // An unknown from configuration differs from every known value.
+    let config = res(unknown(), s("x"), Value::Null, Value::Null, Value::Null);
+    let proposed = res(unknown(), s("x"), s("r-1"), s("e1"), Value::from(3600));
+    let plan = resource().plan(&applied(), &proposed, &config);
+    assert_eq!(plan.requires_replace, [AttributePath::new().attr("name")]);
+}
+
+#[test]
+fn an_unknown_the_planner_made_does_not_require_replacement() {
+    // A computed attribute whose change would replace the resource: the planner plans it
+    // unknown on an update, which is no change the configuration asked for.
+    let block = resource().attribute(
+        "zone",
+        Attribute::optional_computed(Type::String).requires_replace(),
+    );
+    let with_zone = |v: Value, zone: Value| match v {
+        Value::Object(mut m) => {
+            m.insert("zone".to_owned(), zone);
+            Value::Object(m)
+        }
+        other => other,
+    };
+    let prior = with_zone(applied(), s("z1"));
+    let config = with_zone(
+        res(s("a"), s("y"), Value::Null, Value::Null, Value::Null),
+        Value::Null,
+    );
+    let proposed = with_zone(
+        res(s("a"), s("y"), s("r-1"), s("e1"), Value::from(3600)),
+        s("z1"),
+    );
+    let plan = block.plan(&prior, &proposed, &config);
+    assert_eq!(plan.planned["zone"], unknown());
+    assert!(
+        plan.requires_replace.is_empty(),
+        "{:?}",
+        plan.requires_replace
+    );
+    // A zone the configuration changes does.
+    let config = with_zone(
+        res(s("a"), s("y"), Value::Null, Value::Null, Value::Null),
+        s("z2"),
+    );
+    let proposed = with_zone(
+        res(s("a"), s("y"), s("r-1"), s("e1"), Value::from(3600)),
+        s("z2"),
+    );
+    let plan = block.plan(&prior, &proposed, &config);
+    assert_eq!(plan.requires_replace, [AttributePath::new().attr("zone")]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Refinements
+
+#[test]
+fn refine_with_overrides_the_declared_refinements() {
+    let planner = Planner::new(resource())
+        .refine_with(|path, _| (path.to_string() == "etag").then(|| Refinements::new().not_null()));
+    let config = res(s("a"), Value::Null, Value::Null, Value::Null, Value::Null);
+    let plan = planner.plan(&Value::Null, &config, &config);
+    assert_eq!(
+        plan.planned["etag"],
+        Value::Unknown(Refinements::new().not_null())
+    );
+    assert_eq!(plan.planned["id"], id_unknown());
+}
+
+#[test]
+fn planner_refine_checks_the_name() {
+    let err = Planner::new(resource())
+        .refine("idd", Refinements::new().not_null())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no attribute `idd` to refine; the computed attributes are `etag`, `id`, `ttl`"
+    );
+    let err = Planner::new(resource())
+        .refine("note", Refinements::new().not_null())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot refine `note`: the planner plans only computed attributes unknown, and `note` is not computed"
+    );
+    let err = Planner::new(resource())
+        .refine("etag", Refinements::new().with_lower_bound(1, true))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot refine `etag`: bounds refine numbers, and the attribute is a string"
+    );
+    let err = Planner::new(resource())
+        .refine("ttl", Refinements::new().not_null())
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot refine `ttl`: refinements (not null) have no effect with a default: the planner never plans the attribute unknown"
+    );
+    // Names through blocks and nested attributes.
+    let block = Block::new()
+        .block(
+            "disk",
+            NestedBlock::list(Block::new().attribute("id", Attribute::computed(Type::String))),
+        )
+        .attribute(
+            "port",
+            Attribute::nested(
+                NestedType::list().attribute("id", Attribute::computed(Type::Number)),
+            )
+            .set_optional(),
+        );
+    let planner = Planner::new(block)
+        .refine("disk.id", Refinements::new().with_prefix("d-"))
+        .unwrap()
+        .refine("port.id", Refinements::new().with_lower_bound(1, true))
+        .unwrap();
+    let refined = &planner.block().block_types["disk"].block.attributes["id"];
+    assert_eq!(refined.refinements.prefix(), Some("d-"));
+    let err = planner.refine("disk.idd", Refinements::new()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no attribute `disk.idd` to refine; the computed attributes are `port.id`, `disk.id`"
+    );
+}
+
+#[test]
+fn check_schema_reports_misplaced_planner_facts() {
+    let block = Block::new()
+        .attribute(
+            "a",
+            Attribute::optional(Type::String)
+                .default_value("x")
+                .use_state_for_unknown()
+                .refine(Refinements::new().not_null()),
+        )
+        .attribute(
+            "b",
+            Attribute::optional_computed(Type::Number).default_value("x"),
+        )
+        .attribute(
+            "c",
+            Attribute::computed(Type::Number).refine(Refinements::new().with_prefix("p")),
+        )
+        .attribute(
+            "d",
+            Attribute::computed(Type::Dynamic).refine(Refinements::new().not_null()),
+        )
+        .attribute(
+            "e",
+            Attribute::computed(Type::String).refine(Refinements::new().with_min_length(1)),
+        )
+        .attribute(
+            "f",
+            Attribute::optional_computed(Type::Bool)
+                .default_value(true)
+                .use_state_for_unknown(),
+        )
+        .attribute(
+            "g",
+            Attribute::computed(Type::list(Type::String))
+                .refine(Refinements::new().with_min_length(1).not_null()),
+        );
+    let found: Vec<String> = block
+        .check_schema()
+        .iter()
+        .map(|d| format!("{} at {}", d.detail(), d.path()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "a default (\"x\") applies to computed attributes only: the planner sets only those at a",
+            "`use_state_for_unknown` applies to computed attributes only: the planner sets only those at a",
+            "refinements (not null) apply to computed attributes only: the planner plans no other attribute unknown at a",
+            "the default \"x\" is a string, but the attribute is a number at b",
+            "a prefix refines strings, and the attribute is a number at c",
+            "refinements (not null) of a dynamic attribute are never sent: Terraform's wire form of a dynamic unknown has none at d",
+            "a length refines lists, sets and maps, and the attribute is a string at e",
+            "`use_state_for_unknown` has no effect with a default: the default is planned whenever configuration leaves the attribute null at f",
+        ]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Nested blocks, nested attributes, sets, unknown block lists
+
+/// `disk` blocks (a list): `size` required, `serial` computed and set once, `health`
+/// computed and changing, `kind` optional + computed with a default.
+fn disk_block() -> Block {
+    Block::new()
+        .attribute("size", Attribute::required(Type::Number))
+        .attribute(
+            "serial",
+            Attribute::computed(Type::String).use_state_for_unknown(),
+        )
+        .attribute("health", Attribute::computed(Type::String))
+        .attribute(
+            "kind",
+            Attribute::optional_computed(Type::String).default_value("ssd"),
+        )
+}
+
+fn disk(size: i64, serial: Value, health: Value, kind: Value) -> Value {
+    obj(&[
+        ("size", Value::from(size)),
+        ("serial", serial),
+        ("health", health),
+        ("kind", kind),
+    ])
+}
+
+fn disk_config(size: i64, kind: Value) -> Value {
+    disk(size, Value::Null, Value::Null, kind)
+}
+
+#[test]
+fn list_blocks_follow_the_rules_per_element() {
+    let block = Block::new()
+        .attribute("name", Attribute::required(Type::String))
+        .block("disk", NestedBlock::list(disk_block()));
+    let prior = obj(&[
+        ("name", s("a")),
+        (
+            "disk",
+            Value::List(vec![disk(10, s("s1"), s("ok"), s("ssd"))]),
+        ),
+    ]);
+    // A second disk is added; the first is as before.
+    let config = obj(&[
+        ("name", s("a")),
+        (
+            "disk",
+            Value::List(vec![
+                disk_config(10, Value::Null),
+                disk_config(20, s("hdd")),
+            ]),
+        ),
+    ]);
+    let proposed = obj(&[
+        ("name", s("a")),
+        (
+            "disk",
+            Value::List(vec![
+                disk(10, s("s1"), s("ok"), s("ssd")),
+                disk(20, Value::Null, Value::Null, s("hdd")),
+            ]),
+        ),
+    ]);
+    let plan = block.plan(&prior, &proposed, &config);
+    assert_eq!(
+        plan.planned["disk"],
+        Value::List(vec![
+            disk(10, s("s1"), unknown(), s("ssd")),
+            disk(20, unknown(), unknown(), s("hdd")),
+        ])
+    );
+    // No change: the prior state.
+    let config = obj(&[
+        ("name", s("a")),
+        ("disk", Value::List(vec![disk_config(10, Value::Null)])),
+    ]);
+    assert_eq!(block.plan(&prior, &prior, &config).planned, prior);
+    // Create: defaults inside the blocks too.
+    let plan = block.plan(&Value::Null, &config, &config);
+    assert_eq!(
+        plan.planned["disk"],
+        Value::List(vec![disk(10, unknown(), unknown(), s("ssd"))])
+    );
+}
+
+#[test]
+fn nested_attributes_follow_the_rules() {
+    let nested = NestedType::list()
+        .attribute("size", Attribute::required(Type::Number))
+        .attribute(
+            "serial",
+            Attribute::computed(Type::String).use_state_for_unknown(),
+        )
+        .attribute("health", Attribute::computed(Type::String))
+        .attribute(
+            "kind",
+            Attribute::optional_computed(Type::String).default_value("ssd"),
+        );
+    let single = NestedType::single()
+        .attribute("id", Attribute::computed(Type::String))
+        .attribute("label", Attribute::optional(Type::String));
+    let block = Block::new()
+        .attribute("name", Attribute::required(Type::String))
+        .attribute("disks", Attribute::nested(nested).set_optional())
+        .attribute("meta", Attribute::nested(single).set_optional());
+    let prior = obj(&[
+        ("name", s("a")),
+        (
+            "disks",
+            Value::List(vec![disk(10, s("s1"), s("ok"), s("ssd"))]),
+        ),
+        ("meta", obj(&[("id", s("m1")), ("label", s("l"))])),
+    ]);
+    let config = obj(&[
+        ("name", s("b")),
+        ("disks", Value::List(vec![disk_config(10, Value::Null)])),
+        ("meta", obj(&[("id", Value::Null), ("label", s("l"))])),
+    ]);
+    let proposed = obj(&[
+        ("name", s("b")),
+        (
+            "disks",
+            Value::List(vec![disk(10, s("s1"), s("ok"), s("ssd"))]),
+        ),
+        ("meta", obj(&[("id", s("m1")), ("label", s("l"))])),
+    ]);
+    let plan = block.plan(&prior, &proposed, &config);
+    assert_eq!(
+        plan.planned,
+        obj(&[
+            ("name", s("b")),
+            (
+                "disks",
+                Value::List(vec![disk(10, s("s1"), unknown(), s("ssd"))])
+            ),
+            ("meta", obj(&[("id", unknown()), ("label", s("l"))])),
+        ])
+    );
+    // A nested attribute left out of configuration stays null: it is not computed.
+    let config = obj(&[
+        ("name", s("b")),
+        ("disks", Value::Null),
+        ("meta", Value::Null),
+    ]);
+    let plan = block.plan(&Value::Null, &config, &config);
+    assert_eq!(plan.planned, config);
+}
+
+#[test]
+fn set_elements_are_paired_with_their_configuration() {
+    let block = Block::new()
+        .attribute("name", Attribute::required(Type::String))
+        .block("disk", NestedBlock::set(disk_block()));
+    let prior = obj(&[
+        ("name", s("a")),
+        (
+            "disk",
+            Value::Set(vec![
+                disk(10, s("s1"), s("ok"), s("ssd")),
+                disk(20, s("s2"), s("ok"), s("hdd")),
+            ]),
+        ),
+    ]);
+    // The name changes; both disks stay. Terraform pairs the configured disks with the
+    // prior ones and copies their computed values into the proposal.
+    let config = obj(&[
+        ("name", s("b")),
+        (
+            "disk",
+            Value::Set(vec![
+                disk_config(20, s("hdd")),
+                disk_config(10, Value::Null),
+            ]),
+        ),
+    ]);
+    let proposed = obj(&[
+        ("name", s("b")),
+        (
+            "disk",
+            Value::Set(vec![
+                disk(10, s("s1"), s("ok"), s("ssd")),
+                disk(20, s("s2"), s("ok"), s("hdd")),
+            ]),
+        ),
+    ]);
+    let plan = block.plan(&prior, &proposed, &config);
+    // Each disk keeps its serial, plans its health unknown, and keeps its kind: the
+    // configured `hdd` (as Terraform requires of a configured value) and the default.
+    assert_eq!(
+        plan.planned["disk"],
+        Value::Set(vec![
+            disk(10, s("s1"), unknown(), s("ssd")),
+            disk(20, s("s2"), unknown(), s("hdd")),
+        ])
+    );
+    // A new disk in the set: unknown serial, default kind.
+    let config = obj(&[
+        ("name", s("a")),
+        (
+            "disk",
+            Value::Set(vec![
+                disk_config(10, Value::Null),
+                disk_config(20, s("hdd")),
+                disk_config(30, Value::Null),
+            ]),
+        ),
+    ]);
+    let proposed = obj(&[
+        ("name", s("a")),
+        (
+            "disk",
+            Value::Set(vec![
+                disk(10, s("s1"), s("ok"), s("ssd")),
+                disk(20, s("s2"), s("ok"), s("hdd")),
+                disk(30, Value::Null, Value::Null, Value::Null),
+            ]),
+        ),
+    ]);
+    let plan = block.plan(&prior, &proposed, &config);
+    assert_eq!(
+        plan.planned["disk"],
+        Value::Set(vec![
+            disk(10, s("s1"), unknown(), s("ssd")),
+            disk(20, s("s2"), unknown(), s("hdd")),
+            disk(30, unknown(), unknown(), s("ssd")),
+        ])
+    );
+}
+
+#[test]
+fn a_configured_computed_value_in_a_set_element_is_kept() {
+    // Two elements that differ only in an optional + computed attribute, one configured
+    // and one left to the default: pairing must not mix them up.
+    let block = Block::new().block("disk", NestedBlock::set(disk_block()));
+    let config = obj(&[(
+        "disk",
+        Value::Set(vec![
+            disk_config(10, s("hdd")),
+            disk_config(10, Value::Null),
+        ]),
+    )]);
+    let plan = block.plan(&Value::Null, &config, &config);
+    let expected = Value::Set(vec![
+        disk(10, unknown(), unknown(), s("hdd")),
+        disk(10, unknown(), unknown(), s("ssd")),
+    ]);
+    assert_eq!(plan.planned["disk"], expected);
+    // Whatever the order of either set.
+    let config = obj(&[(
+        "disk",
+        Value::Set(vec![
+            disk_config(10, Value::Null),
+            disk_config(10, s("hdd")),
+        ]),
+    )]);
+    let proposed = obj(&[(
+        "disk",
+        Value::Set(vec![
+            disk_config(10, s("hdd")),
+            disk_config(10, Value::Null),
+        ]),
+    )]);
+    let plan = block.plan(&Value::Null, &proposed, &config);
+    assert_eq!(plan.planned["disk"], expected);
+    // And on an update, where Terraform copied the prior computed values in.
+    let prior = obj(&[(
+        "disk",
+        Value::Set(vec![
+            disk(10, s("s2"), s("ok"), s("hdd")),
+            disk(10, s("s1"), s("ok"), s("ssd")),
+        ]),
+    )]);
+    let proposed = obj(&[(
+        "disk",
+        Value::Set(vec![
+            disk(10, s("s1"), s("ok"), s("ssd")),
+            disk(10, s("s2"), s("ok"), s("hdd")),
+            disk(11, Value::Null, Value::Null, Value::Null),
+        ]),
+    )]);
+    let config = obj(&[(
+        "disk",
+        Value::Set(vec![
+            disk_config(10, Value::Null),
+            disk_config(11, Value::Null),
+            disk_config(10, s("hdd")),
+        ]),
+    )]);
+    let plan = block.plan(&prior, &proposed, &config);
+    assert_eq!(
+        plan.planned["disk"],
+        Value::Set(vec![
+            disk(10, s("s2"), unknown(), s("hdd")),
+            disk(10, s("s1"), unknown(), s("ssd")),
+            disk(11, unknown(), unknown(), s("ssd")),
+        ])
+    );
+}
+
+#[test]
+fn an_unknown_block_list_stays_unknown() {
+    // `dynamic "disk" { for_each = var.unknown }`: the whole block list is unknown.
+    let block = Block::new()
+        .attribute("name", Attribute::required(Type::String))
+        .attribute("id", Attribute::computed(Type::String))
+        .block("disk", NestedBlock::list(disk_block()));
+    let config = obj(&[("name", s("a")), ("id", Value::Null), ("disk", unknown())]);
+    let plan = block.plan(&Value::Null, &config, &config);
+    assert_eq!(
+        plan.planned,
+        obj(&[("name", s("a")), ("id", unknown()), ("disk", unknown())])
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The derive
+
+#[derive(TfValue, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Rule {
+    #[tfvalue(required)]
+    name: Unknown<String>,
+    #[tfvalue(optional)]
+    priority: Unknown<Option<Number>>,
+}
+
+#[derive(TfValue, Serialize, Deserialize, Debug, Clone, PartialEq, PartialOrd, Eq, Ord)]
+struct Acl {
+    #[tfvalue(required)]
+    principal: Unknown<String>,
+    #[tfvalue(required, one_of = ["read", "write", "admin"])]
+    level: Unknown<String>,
+}
+
+/// An entry of a key-value store, as issue 20's `kv_entry`, with an `etag` the store
+/// changes on every update.
+#[derive(TfValue, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Entry {
+    #[tfvalue(required, requires_replace)]
+    key: Unknown<String>,
+    #[tfvalue(optional)]
+    value: Unknown<Option<String>>,
+    #[tfvalue(optional, computed, default = 3600)]
+    ttl: Unknown<Option<Number>>,
+    #[tfvalue(computed, use_state_for_unknown, refine(not_null, prefix = "kv-"))]
+    id: Unknown<Option<String>>,
+    #[tfvalue(computed, refine(not_null, min = 1))]
+    version: Unknown<Option<u64>>,
+    #[tfvalue(computed)]
+    etag: Unknown<Option<String>>,
+    #[tfvalue(optional)]
+    tags: Unknown<Option<BTreeMap<String, Unknown<String>>>>,
+    #[tfvalue(block)]
+    rule: Unknown<Vec<Rule>>,
+    #[tfvalue(block = "set")]
+    acl: Unknown<BTreeSet<Acl>>,
+}
+
+fn entry_config(value: Unknown<Option<String>>) -> Entry {
+    Entry {
+        key: "k".to_owned().into(),
+        value,
+        ttl: Unknown::null(),
+        id: Unknown::null(),
+        version: Unknown::null(),
+        etag: Unknown::null(),
+        tags: Unknown::null(),
+        rule: Unknown::Known(vec![Rule {
+            name: "r".to_owned().into(),
+            priority: Unknown::null(),
+        }]),
+        acl: Unknown::Known(BTreeSet::from([Acl {
+            principal: "me".to_owned().into(),
+            level: "admin".to_owned().into(),
+        }])),
+    }
+}
+
+fn entry_applied() -> Entry {
+    Entry {
+        ttl: Unknown::Known(Some(Number::from(3600))),
+        id: Unknown::Known(Some("kv-k".to_owned())),
+        version: Unknown::Known(Some(1)),
+        etag: Unknown::Known(Some("e1".to_owned())),
+        ..entry_config(Unknown::Known(Some("v1".to_owned())))
+    }
+}
+
+#[test]
+fn the_derive_declares_the_facts() {
+    let b = Entry::block();
+    assert_eq!(b.attributes["ttl"].default, Some(DefaultValue::from(3600)));
+    assert!(b.attributes["id"].use_state_for_unknown);
+    assert_eq!(
+        b.attributes["id"].refinements,
+        Refinements::new().not_null().with_prefix("kv-")
+    );
+    assert_eq!(
+        b.attributes["version"].refinements,
+        Refinements::new().not_null().with_lower_bound(1, true)
+    );
+    assert!(b.attributes["etag"].refinements.is_empty());
+    assert!(!b.attributes["etag"].use_state_for_unknown);
+    assert!(b.check_schema().is_empty(), "{}", b.check_schema());
+}
+
+#[test]
+fn a_model_through_create_no_change_update_and_replace() {
+    // Create.
+    let config = entry_config(Unknown::Known(Some("v1".to_owned())));
+    let plan = plan_model(None, Some(&config), Some(&config)).unwrap();
+    let planned = plan.planned.unwrap();
+    assert_eq!(planned.ttl, Unknown::Known(Some(Number::from(3600))));
+    assert_eq!(planned.id, Unknown::unknown().not_null().with_prefix("kv-"));
+    assert_eq!(
+        planned.version,
+        Unknown::Unknown(Refinements::new().not_null().with_lower_bound(1, true))
+    );
+    assert_eq!(planned.etag, Unknown::unknown());
+    assert!(plan.requires_replace.is_empty());
+
+    // No change: Terraform proposes the prior state (computed values copied).
+    let prior = entry_applied();
+    let plan = plan_model(Some(&prior), Some(&prior), Some(&config)).unwrap();
+    assert_eq!(plan.planned.as_ref(), Some(&prior));
+
+    // An update of the value: the id stays, version and etag will change.
+    let config = entry_config(Unknown::Known(Some("v2".to_owned())));
+    let proposed = Entry {
+        value: config.value.clone(),
+        ..prior.clone()
+    };
+    let plan = plan_model(Some(&prior), Some(&proposed), Some(&config)).unwrap();
+    let planned = plan.planned.unwrap();
+    assert_eq!(
+        planned,
+        Entry {
+            version: Unknown::Unknown(Refinements::new().not_null().with_lower_bound(1, true)),
+            etag: Unknown::unknown(),
+            ..proposed.clone()
+        }
+    );
+    assert!(plan.requires_replace.is_empty());
+
+    // A value from another resource, unknown until apply: still an update.
+    let config = entry_config(Unknown::unknown());
+    let proposed = Entry {
+        value: Unknown::unknown(),
+        ..prior.clone()
+    };
+    let planned = plan_model(Some(&prior), Some(&proposed), Some(&config))
+        .unwrap()
+        .planned
+        .unwrap();
+    assert_eq!(planned.id, prior.id);
+    assert!(planned.value.is_unknown() && planned.etag.is_unknown());
+
+    // A new key replaces the entry.
+    let mut config = entry_config(Unknown::Known(Some("v1".to_owned())));
+    config.key = "k2".to_owned().into();
+    let proposed = Entry {
+        key: config.key.clone(),
+        ..prior.clone()
+    };
+    let plan = plan_model(Some(&prior), Some(&proposed), Some(&config)).unwrap();
+    assert_eq!(plan.requires_replace, [AttributePath::new().attr("key")]);
+}
+
+#[test]
+fn an_etag_that_changes_on_every_update_is_consistent_with_apply() {
+    // The store changes the etag on every update; the planned unknown admits it, where
+    // the prior value (what a plan that kept it would say) would not.
+    let prior = entry_applied();
+    let config = entry_config(Unknown::Known(Some("v2".to_owned())));
+    let proposed = Entry {
+        value: config.value.clone(),
+        ..prior.clone()
+    };
+    let planned = plan_model(Some(&prior), Some(&proposed), Some(&config))
+        .unwrap()
+        .planned
+        .unwrap();
+    let after_apply = Entry {
+        version: Unknown::Known(Some(2)),
+        etag: Unknown::Known(Some("e2".to_owned())),
+        ..planned.clone()
+    };
+    assert!(Entry::check_apply(&planned, &after_apply).is_empty());
+    assert!(!Entry::check_apply(&proposed, &after_apply).is_empty());
+}
