@@ -288,7 +288,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         req: UpgradeResourceStateRequest,
     ) -> UpgradeResourceStateResponse {
         match self.resources.get(&req.type_name) {
-            Some(r) => r.upgrade(&req),
+            Some(r) => r.upgrade(req),
             None => unknown_type("resource", &req.type_name).into(),
         }
     }
@@ -376,7 +376,7 @@ fn ensure_error(d: Diagnostics) -> Vec<Diagnostic> {
 trait AnyResource<C>: Send + Sync {
     fn wire(&self) -> &Wire;
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
-    fn upgrade(&self, req: &UpgradeResourceStateRequest) -> UpgradeResourceStateResponse;
+    fn upgrade(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse;
     fn read(&self, client: Arc<C>, req: ReadResourceRequest)
         -> BoxFuture<'_, ReadResourceResponse>;
     fn plan(
@@ -514,10 +514,12 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
         }
     }
 
-    fn upgrade(&self, req: &UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
-        let result = self
-            .codec
-            .decode(req.version, &req.raw_state)
+    fn upgrade(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
+        let decoded = self.codec.decode(req.version, &req.raw_state);
+        // The stored state is let go before the upgraded one is written: a large state
+        // is held at most twice (the model and its encoding), never three times.
+        drop(req);
+        let result = decoded
             .map_err(|e| {
                 Diagnostics::from(Diagnostic::from_value_error(
                     format!("cannot upgrade the stored state of `{}`", self.type_name),
