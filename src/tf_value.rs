@@ -314,6 +314,8 @@ pub mod __private {
     pub use crate::types::Type;
     pub use crate::{tf_value::TfModel, tf_value::TfValue};
     pub use core::option::Option::{self, None, Some};
+    pub use std::vec;
+    pub use std::vec::Vec;
 
     /// The schema facts of a field, as the derive found them.
     #[derive(Clone, Copy, Debug, Default)]

@@ -2,6 +2,7 @@
 
 mod de;
 mod index;
+mod macros;
 mod map;
 mod more;
 mod ser;
@@ -11,6 +12,7 @@ use std::cmp::Ordering;
 use std::fmt;
 
 pub use index::Index;
+pub use macros::IntoValue;
 pub use map::{Entry, Iter, IterMut, Key, Map, OccupiedEntry, VacantEntry};
 
 pub(crate) use de::TypedSeed;
