@@ -1,18 +1,22 @@
 //! `value!`: a [`Value`](crate::Value) from JSON-like syntax, and what it takes in the
 //! places where it takes a Rust expression.
 
-use super::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use super::{Key, Map, Value};
 use crate::dynamic::Dynamic;
 use crate::number::Number;
-use crate::unknown::Refinements;
+use crate::unknown::{Refinements, Unknown};
 
 /// Builds a [`Value`](crate::Value) from JSON-like syntax, as `serde_json::json!` does.
 ///
 /// `{..}` is an object ([`Value::Object`](crate::Value::Object)), `[..]` a list, `null`,
 /// `true` and `false` themselves. Anywhere else a Rust expression goes in as the value it
-/// converts into: a number, a string, a `bool`, an `Option` (`None` is null), a `Vec` (a
-/// list), a [`Number`](crate::Number), [`Refinements`](crate::Refinements) (an unknown), a
-/// [`Dynamic`](crate::Dynamic), another `Value`. Building a value never fails and never panics; a type that does not convert is
+/// converts into: a number, a string, a `bool`, an `Option` (`None` is null), a `Vec` or
+/// an array (a list), a `BTreeSet` or `HashSet` (a set), a `BTreeMap` or `HashMap` (a
+/// map), a tuple (a tuple), a [`Number`](crate::Number), [`Refinements`](crate::Refinements)
+/// (an unknown), an [`Unknown<T>`](crate::Unknown), a [`Dynamic`](crate::Dynamic), another
+/// `Value`. Building a value never fails and never panics; a type that does not convert is
 /// a compile error that says what does.
 ///
 /// **A Rust `f64` is the float64 it denotes**, whether it is a literal or a variable:
@@ -32,14 +36,24 @@ use crate::unknown::Refinements;
 /// assert_eq!(v["ratio"], 0.1);
 /// assert_eq!(v["ratio"], Value::from(0.1));
 ///
-/// // Unknowns and exact decimals go in as Rust values.
+/// // Sets, maps, unknowns and exact decimals go in as Rust values.
+/// let ports = std::collections::BTreeSet::from([443, 80]);
 /// let id = Refinements::new().not_null().with_prefix("i-");
-/// let v = value!({ "id": id, "exact": "0.1".parse::<Number>()? });
+/// let v = value!({ "ports": ports, "id": id, "exact": "0.1".parse::<Number>()? });
+/// assert!(v["ports"].as_set().is_some());
 /// assert!(v["id"].is_unknown());
 /// assert_eq!(v["exact"], 0.1);
 /// assert_ne!(v["exact"], Value::from(0.1));
+///
+/// // Or built as JSON would be, then given the type's shape.
+/// let ty: Type = "object({ ports = set(number), tags = map(string) })".parse()?;
+/// let v = value!({ "ports": [443, 80], "tags": { "env": "prod" } }).into_typed(&ty)?;
+/// assert_eq!(v, Value::from_msgpack(&v.to_msgpack(&ty)?, &ty)?);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// Against a type, where lists become sets or tuples and objects maps, see
+/// [`Value::into_typed`](crate::Value::into_typed).
 #[macro_export]
 macro_rules! value {
     ($($value:tt)+) => {
@@ -143,8 +157,9 @@ macro_rules! __value {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot go into `value!`: it does not convert into a `Value`",
     label = "not convertible into a `Value`",
-    note = "`value!` takes numbers, strings, bools, `Option`s, `Vec`s (lists), `Number`, \
-            `Refinements` (unknowns), `Dynamic` and `Value`",
+    note = "`value!` takes numbers, strings, bools, `Option`s, `Vec`s and arrays (lists), \
+            `BTreeSet`/`HashSet` (sets), `BTreeMap`/`HashMap` (maps), tuples, `Number`, \
+            `Refinements` and `Unknown<T>` (unknowns), `Dynamic` and `Value`",
     note = "a type that implements `Serialize` (a model struct) goes in as \
             `tfvalue::to_value(&x)?`"
 )]
@@ -211,5 +226,126 @@ impl<T: IntoValue> IntoValue for Vec<T> {
 impl<T: IntoValue + Clone> IntoValue for &[T] {
     fn into_value(self) -> Value {
         Value::List(self.iter().cloned().map(IntoValue::into_value).collect())
+    }
+}
+
+impl<T: IntoValue> IntoValue for Unknown<T> {
+    fn into_value(self) -> Value {
+        match self {
+            Unknown::Known(v) => v.into_value(),
+            Unknown::Unknown(r) => Value::Unknown(r),
+        }
+    }
+}
+
+impl<T: IntoValue, const N: usize> IntoValue for [T; N] {
+    fn into_value(self) -> Value {
+        Value::List(self.into_iter().map(IntoValue::into_value).collect())
+    }
+}
+
+impl<T: IntoValue> IntoValue for BTreeSet<T> {
+    fn into_value(self) -> Value {
+        Value::Set(self.into_iter().map(IntoValue::into_value).collect())
+    }
+}
+
+impl<T: IntoValue, S> IntoValue for HashSet<T, S> {
+    fn into_value(self) -> Value {
+        Value::Set(self.into_iter().map(IntoValue::into_value).collect())
+    }
+}
+
+impl<K: Into<Key>, V: IntoValue> IntoValue for BTreeMap<K, V> {
+    fn into_value(self) -> Value {
+        Value::Map(map_of(self))
+    }
+}
+
+impl<K: Into<Key>, V: IntoValue, S> IntoValue for HashMap<K, V, S> {
+    fn into_value(self) -> Value {
+        Value::Map(map_of(self))
+    }
+}
+
+fn map_of<K: Into<Key>, V: IntoValue>(entries: impl IntoIterator<Item = (K, V)>) -> Map {
+    let mut map = Map::new();
+    for (k, v) in entries {
+        map.insert(k, v.into_value());
+    }
+    map
+}
+
+macro_rules! tuples {
+    ($(($($t:ident $i:tt),+))*) => {$(
+        impl<$($t: IntoValue),+> IntoValue for ($($t,)+) {
+            fn into_value(self) -> Value {
+                Value::Tuple(vec![$(self.$i.into_value()),+])
+            }
+        }
+    )*};
+}
+
+tuples! {
+    (A 0)
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+}
+
+impl<T: IntoValue> From<BTreeSet<T>> for Value {
+    /// A set.
+    fn from(s: BTreeSet<T>) -> Value {
+        s.into_value()
+    }
+}
+
+impl<T: IntoValue, S> From<HashSet<T, S>> for Value {
+    /// A set.
+    fn from(s: HashSet<T, S>) -> Value {
+        s.into_value()
+    }
+}
+
+impl<K: Into<Key>, V: IntoValue> From<BTreeMap<K, V>> for Value {
+    /// A map.
+    fn from(m: BTreeMap<K, V>) -> Value {
+        m.into_value()
+    }
+}
+
+impl<K: Into<Key>, V: IntoValue, S> From<HashMap<K, V, S>> for Value {
+    /// A map.
+    fn from(m: HashMap<K, V, S>) -> Value {
+        m.into_value()
+    }
+}
+
+impl<T: IntoValue> From<Unknown<T>> for Value {
+    /// The known value, or an unknown with its refinements.
+    fn from(u: Unknown<T>) -> Value {
+        u.into_value()
+    }
+}
+
+impl<T: IntoValue, const N: usize> From<[T; N]> for Value {
+    /// A list.
+    fn from(a: [T; N]) -> Value {
+        a.into_value()
+    }
+}
+
+impl From<&String> for Value {
+    fn from(s: &String) -> Value {
+        Value::String(s.clone())
+    }
+}
+
+impl From<char> for Value {
+    /// A one-character string.
+    fn from(c: char) -> Value {
+        Value::String(c.to_string())
     }
 }
