@@ -94,6 +94,11 @@ pub(crate) enum WireNumber<'a> {
 /// `"0.1"` is less than `0.1f64`. The infinities sort below and above every
 /// finite number.
 ///
+/// Read it as a Rust number with the names [`Value`](crate::Value) and serde_json use,
+/// [`as_i64`](Number::as_i64), [`as_u64`](Number::as_u64) and [`as_f64`](Number::as_f64)
+/// (the nearest `f64`), or with `to_*` for every Rust integer type, `to_f32`, and
+/// [`to_exact_f64`](Number::to_exact_f64) (`to_i64` and `as_i64` are the same).
+///
 /// ```
 /// use tfvalue::Number;
 ///
@@ -444,6 +449,7 @@ impl Number {
     /// ```
     pub fn to_f64(&self) -> Option<f64> {
         match &self.repr {
+            Repr::Int(0) if self.neg_zero => Some(-0.0),
             Repr::Int(i) => Some(*i as f64),
             Repr::UInt(u) => Some(*u as f64),
             Repr::Float(f) => Some(*f),
@@ -451,6 +457,44 @@ impl Number {
             Repr::PosInf => Some(f64::INFINITY),
             Repr::NegInf => Some(f64::NEG_INFINITY),
         }
+    }
+
+    /// The value as an `i64`, if it is an integer in range. The name `Value::as_i64` and
+    /// `serde_json::Number::as_i64` use; the same as [`Number::to_i64`].
+    ///
+    /// ```
+    /// use tfvalue::{Number, Value};
+    /// let n: Number = "42".parse().unwrap();
+    /// assert_eq!(n.as_i64(), Some(42));
+    /// assert_eq!(Value::Number(n).as_i64(), Some(42));
+    /// assert_eq!("4.2".parse::<Number>().unwrap().as_i64(), None);
+    /// ```
+    pub fn as_i64(&self) -> Option<i64> {
+        self.to_i64()
+    }
+
+    /// The value as a `u64`, if it is an integer in range. The name `Value::as_u64` and
+    /// `serde_json::Number::as_u64` use; the same as [`Number::to_u64`].
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!(Number::from(u64::MAX).as_u64(), Some(u64::MAX));
+    /// assert_eq!(Number::from(-1).as_u64(), None);
+    /// ```
+    pub fn as_u64(&self) -> Option<u64> {
+        self.to_u64()
+    }
+
+    /// The nearest `f64`, as [`Number::to_f64`] gives it. The name `Value::as_f64` and
+    /// `serde_json::Number::as_f64` use.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!("0.1".parse::<Number>().unwrap().as_f64(), Some(0.1));
+    /// assert_eq!(Number::from_f64(-0.0).unwrap().as_f64().map(f64::is_sign_negative), Some(true));
+    /// ```
+    pub fn as_f64(&self) -> Option<f64> {
+        self.to_f64()
     }
 
     /// The nearest `f32` (correctly rounded from the exact value, ties to
@@ -493,6 +537,7 @@ impl Number {
     /// ```
     pub fn to_exact_f64(&self) -> Option<f64> {
         match &self.repr {
+            Repr::Int(0) if self.neg_zero => Some(-0.0),
             Repr::Int(i) => {
                 let f = *i as f64;
                 // |f| <= 2^63, so `as i128` is exact.
@@ -1568,12 +1613,7 @@ impl Number {
             if is_serde_json {
                 return raw(text, serializer);
             }
-            let f = if self.neg_zero {
-                -0.0
-            } else {
-                self.to_exact_f64().unwrap_or_default()
-            };
-            return serializer.serialize_f64(f);
+            return serializer.serialize_f64(self.to_exact_f64().unwrap_or_default());
         }
         match &self.repr {
             Repr::Int(i) => return serializer.serialize_i64(*i),

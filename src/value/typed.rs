@@ -11,8 +11,9 @@ impl Value {
     /// The value in the shape `ty` gives it: JSON-like syntax has only lists and objects,
     /// so where `ty` says set, a list becomes a set (duplicates removed, as decoding gives
     /// it), where it says tuple, a list of as many elements becomes a tuple, and where it
-    /// says map, an object becomes a map; everywhere below. Nothing else is converted (a
-    /// number stays a number), and the result is checked with
+    /// says map, an object becomes a map; everywhere below. A value in a position declared
+    /// `dynamic` gets the type it implies ([`Dynamic::infer`](crate::Dynamic::infer)).
+    /// Nothing else is converted (a number stays a number), and the result is checked with
     /// [`conforms_to`](Value::conforms_to), so it encodes against `ty`, and decoding what it
     /// encodes to gives it back.
     ///
@@ -59,7 +60,9 @@ fn shape(v: Value, ty: &Type, depth: usize) -> Result<Value> {
     };
     Ok(match (ty, v) {
         (_, v @ (Value::Null | Value::Unknown(_))) => v,
-        (Type::Dynamic, v) => v,
+        (Type::Dynamic, v @ Value::Dynamic(_)) => v,
+        // A value without its own type where the type is `dynamic`: the one it implies.
+        (Type::Dynamic, v) => crate::dynamic::Dynamic::infer(v)?.into_value(),
         // A value with its own type where the type is declared: the value is what counts.
         (t, Value::Dynamic(d)) => shape(d.into_parts().1, t, depth + 1)?,
         (Type::List(et), Value::List(vs)) => Value::List(each(vs, et)?),
