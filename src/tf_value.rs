@@ -317,6 +317,8 @@ pub mod __private {
     pub use crate::unknown::Refinements;
     pub use crate::{tf_value::TfModel, tf_value::TfValue};
     pub use core::option::Option::{self, None, Some};
+    pub use std::vec;
+    pub use std::vec::Vec;
 
     /// A number literal the derive has checked (`default = 0.1`, `refine(min = 1)`);
     /// zero for text it would have rejected.

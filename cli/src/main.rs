@@ -99,14 +99,16 @@ enum VectorKind {
     MsgpackEncode,
     JsonDecode,
     JsonEncode,
+    MsgpackToJson,
 }
 
 impl VectorKind {
-    const ALL: [(&'static str, VectorKind); 4] = [
+    const ALL: [(&'static str, VectorKind); 5] = [
         ("msgpack-decode", VectorKind::MsgpackDecode),
         ("msgpack-encode", VectorKind::MsgpackEncode),
         ("json-decode", VectorKind::JsonDecode),
         ("json-encode", VectorKind::JsonEncode),
+        ("msgpack-to-json", VectorKind::MsgpackToJson),
     ];
 
     fn kind(self) -> Kind {
@@ -115,6 +117,7 @@ impl VectorKind {
             VectorKind::MsgpackEncode => Kind::MsgpackEncode,
             VectorKind::JsonDecode => Kind::JsonDecode,
             VectorKind::JsonEncode => Kind::JsonEncode,
+            VectorKind::MsgpackToJson => Kind::MsgpackToJson,
         }
     }
 
@@ -130,7 +133,8 @@ impl VectorKind {
             [(_, k)] => Ok(*k),
             [] => Err(format!(
                 "{path}: cannot tell the kind of vectors: the file name has none of \
-                 msgpack-decode, msgpack-encode, json-decode, json-encode; give --kind"
+                 msgpack-decode, msgpack-encode, json-decode, json-encode, msgpack-to-json; \
+                 give --kind"
             )),
             _ => Err(format!(
                 "{path}: the file name names several kinds of vectors ({}); give --kind",
@@ -249,7 +253,8 @@ printed is the type JSON, the second the same type in Terraform's type syntax.")
     /// Run conformance vector files
     ///
     /// Runs conformance vector files (JSON Lines: msgpack-decode, msgpack-encode,
-    /// json-decode, json-encode) and prints each failure and a final `N passed, M failed`.
+    /// json-decode, json-encode, msgpack-to-json) and prints each failure and a final
+    /// `N passed, M failed`.
     #[command(after_help = "Examples:
   tfvalue check vectors.msgpack-decode.jsonl
   tfvalue check --kind json-decode my-cases.jsonl

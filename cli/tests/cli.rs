@@ -170,6 +170,34 @@ fn check_runs_vector_files() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn check_runs_msgpack_to_json_vectors() {
+    let (code, out, err) = tfvalue(&["check", &vectors("msgpack-to-json.jsonl")], b"");
+    assert_eq!(code, 0, "{out}{err}");
+    let last = out.lines().last().unwrap();
+    assert!(last.ends_with(" passed, 0 failed"), "{last}");
+    // bytes are compared: the text of a tie rounded away from zero is a failure
+    let dir = std::env::temp_dir().join(format!("tfvalue-cli-m2j-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mine.msgpack-to-json.jsonl");
+    std::fs::write(
+        &file,
+        r#"{"name":"tie/away","type":"number","msgpack":"cb42d0000000000008","expect":{"json_text":"70368744177664.13","compare":"bytes"}}
+{"name":"tie/even","type":"number","msgpack":"cb42d0000000000008","expect":{"json_text":"70368744177664.12","compare":"bytes"}}
+{"name":"nan","type":"number","msgpack":"cb7ff8000000000000","expect":{"error":true}}
+"#,
+    )
+    .unwrap();
+    let (code, out, _) = tfvalue(&["check", file.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("FAIL") && out.contains("tie/away") && out.contains("70368744177664.12"),
+        "{out}"
+    );
+    assert_eq!(out.lines().last(), Some("2 passed, 1 failed"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn fixture() -> String {
     format!("{}/tests/fixtures/schema.json", env!("CARGO_MANIFEST_DIR"))
 }

@@ -13,6 +13,32 @@ use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
 use crate::types::{ObjectType, Type};
 use crate::unknown::{read_refinements, Decoded, RefineKind};
 
+/// `Value` cannot be deserialized without a type: this impl exists only so that
+/// `serde_json::from_str::<Value>`, a `Value` field in a `#[derive(Deserialize)]` struct and
+/// the like fail to compile with a message that says what to use instead. Its bound is
+/// implemented for nothing.
+impl<'de> serde::Deserialize<'de> for Value
+where
+    &'de Value: ReadWithAType,
+{
+    fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Value, D::Error> {
+        Err(de::Error::custom(
+            "a Value cannot be deserialized without a type",
+        ))
+    }
+}
+
+/// The bound of `Value`'s `Deserialize` impl, which no type meets: see there.
+#[diagnostic::on_unimplemented(
+    message = "a `Value` cannot be deserialized without a type: it is not `Deserialize`",
+    label = "needs a type to be read",
+    note = "read text or bytes against a type with `Value::from_json(text, &ty)` or \
+            `Value::from_msgpack(bytes, &ty)`",
+    note = "in a model struct, an attribute declared `dynamic` is a `tfvalue::Dynamic` (it \
+            carries its type), and bytes to decode once the type is known a `tfvalue::Raw`"
+)]
+pub trait ReadWithAType {}
+
 /// Decodes a [`Value`] of a given [`Type`] from any deserializer that speaks tfvalue's
 /// private tokens (`tfvalue::msgpack`, `tfvalue::json`).
 ///

@@ -2,15 +2,18 @@
 
 mod de;
 mod index;
+mod macros;
 mod map;
 mod more;
 mod ser;
+mod typed;
 pub(crate) mod unify;
 
 use std::cmp::Ordering;
 use std::fmt;
 
 pub use index::Index;
+pub use macros::IntoValue;
 pub use map::{Entry, Iter, IterMut, Key, Map, OccupiedEntry, VacantEntry};
 
 pub(crate) use de::TypedSeed;
@@ -313,8 +316,15 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
         return Err(Error::limit("nesting is deeper than the limit of 128"));
     }
     let mismatch = || {
+        // A value built as JSON would be (lists and objects) for a set, tuple or map.
+        let hint = match (v, ty) {
+            (Value::List(_), Type::Set(_) | Type::Tuple(_)) | (Value::Object(_), Type::Map(_)) => {
+                " (`Value::into_typed` gives a value built as JSON its type's shape)"
+            }
+            _ => "",
+        };
         Error::data(format_args!(
-            "value of kind {} does not conform to type {ty}",
+            "value of kind {} does not conform to type {ty}{hint}",
             v.kind_name()
         ))
     };
