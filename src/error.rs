@@ -145,15 +145,6 @@ impl Error {
         self.0.category == Category::Data
     }
 
-    /// The same error without a byte offset: for errors about bytes tfvalue made itself
-    /// (a conversion through MessagePack), whose offsets the caller never saw.
-    #[cold]
-    pub(crate) fn without_offset(mut self) -> Self {
-        self.0.offset = None;
-        self.0.origin = Origin::None;
-        self
-    }
-
     /// Puts a path step in front of the path (used on the way up out of nested values).
     #[cold]
     pub(crate) fn prepend(mut self, step: PathStep) -> Self {

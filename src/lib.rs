@@ -20,6 +20,7 @@ mod dynamic_value;
 mod error;
 pub mod flatmap;
 pub mod json;
+mod key;
 pub mod limits;
 pub mod msgpack;
 pub mod number;
