@@ -52,6 +52,13 @@ pub(crate) fn is_ours<S: ?Sized>() -> bool {
     name.trim_start_matches("&mut ").starts_with("tfvalue::")
 }
 
+/// Whether `D` is the deserializer serde's derive hands a field the input leaves out
+/// (`serde::__private::de::missing_field`): it gives `None` to an `Option` and the
+/// "missing attribute" error to anything else. Recognised by its name, as `is_ours` does.
+pub(crate) fn is_missing_field<D: ?Sized>() -> bool {
+    std::any::type_name::<D>().contains("::MissingFieldDeserializer<")
+}
+
 /// Which private token a newtype struct name is, if any.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Token {

@@ -10,8 +10,6 @@
 //! - from a value with several mistakes, the old path reported the first in name order
 //!   (the wire sorts attributes), the new one the first in the model's order: the inputs
 //!   that compare errors have their mistakes in one attribute;
-//! - `from_value` says `unsupported attribute `x`` without the old hint about
-//!   `Deserializer::ignore_undeclared_attributes`, which `from_value` does not have.
 
 // Tests may panic: the workspace lints are for library code.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -544,7 +542,10 @@ fn from_value_refuses_what_the_target_does_not_declare() {
     }
     let v = Value::Object([("name", Value::from("x")), ("size", Value::from(5))].into());
     let err = tfvalue::from_value::<Subset>(&v).unwrap_err();
-    assert_eq!(err.to_string(), "unsupported attribute `size` at size");
+    assert_eq!(
+        err.to_string(),
+        "unsupported attribute `size`, expected one of `name`"
+    );
     let v = Value::Object([("name", Value::Unknown(Refinements::new()))].into());
     let err = tfvalue::from_value::<Subset>(&v).unwrap_err();
     assert_eq!(

@@ -420,8 +420,10 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = ObjectBuilder::new(self.ty, self.opts);
-        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match out.attribute(&k)? {
+        // The name is checked as the key is read, so that an undeclared one is reported
+        // where it is in the input.
+        while let Some(attr) = map.next_key_seed(AttributeSeed(&mut out))? {
+            match attr {
                 Some((aty, name)) => {
                     let v = map.next_value_seed(TypedSeed {
                         ty: aty,
@@ -436,6 +438,29 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
             }
         }
         out.finish()
+    }
+}
+
+/// An object's key, read as the attribute of the object type it names.
+struct AttributeSeed<'b, 't>(&'b mut ObjectBuilder<'t>);
+
+impl<'de, 't> DeserializeSeed<'de> for AttributeSeed<'_, 't> {
+    type Value = Option<(&'t Type, &'t Key)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, 't> Visitor<'de> for AttributeSeed<'_, 't> {
+    type Value = Option<(&'t Type, &'t Key)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an attribute name")
+    }
+
+    fn visit_str<E: de::Error>(self, k: &str) -> Result<Self::Value, E> {
+        self.0.attribute(k)
     }
 }
 
@@ -502,7 +527,10 @@ impl<'t> ObjectBuilder<'t> {
                 }
             }
             Err(_) if self.opts.ignore_undeclared => Ok(None),
-            Err(_) => Err(E::custom(format_args!("unsupported attribute `{k}`"))),
+            Err(_) => Err(E::custom(crate::error::unsupported_attribute(
+                k,
+                keys.iter().map(Key::as_str),
+            ))),
         }
     }
 

@@ -55,6 +55,9 @@ pub(super) fn deserialize_detached<'de, S: DeserializeSeed<'de>>(
 
 struct State<'v> {
     depth_left: usize,
+    /// Set when an attribute was found undeclared: the error names it, and the path is the
+    /// object's (as in every decoder).
+    undeclared: bool,
     /// Where the walk is, for the check that the elements of a collection agree on the
     /// types of the `dynamic` values in them (see `crate::dyn_check`).
     dyn_check: DynCheck<'v>,
@@ -64,6 +67,7 @@ impl<'v> State<'v> {
     fn new() -> Self {
         State {
             depth_left: DEFAULT_MAX_DEPTH,
+            undeclared: false,
             dyn_check: DynCheck::default(),
         }
     }
@@ -75,6 +79,7 @@ impl<'v> State<'v> {
         dyn_check.skip = 1;
         State {
             depth_left,
+            undeclared: false,
             dyn_check,
         }
     }
@@ -295,9 +300,9 @@ fn dynamic(d: &Dynamic) -> Result<Token<'_>> {
 struct ValueDe<'a, 'v> {
     st: &'a mut State<'v>,
     tok: Token<'v>,
-    /// The attribute this is the value of (an object's entry read as a struct field): a
-    /// target that ignores it does not declare the attribute.
-    field: Option<&'v str>,
+    /// The attribute this is the value of (an object's entry read as a struct field), and
+    /// the struct's fields: a target that ignores it does not declare the attribute.
+    field: Option<(&'v str, &'static [&'static str])>,
 }
 
 #[cold]
@@ -342,12 +347,12 @@ impl<'a, 'v> ValueDe<'a, 'v> {
     fn map<'de, V: Visitor<'de>>(
         self,
         entries: Entries<'v>,
-        attrs: bool,
+        attrs: Option<&'static [&'static str]>,
         visitor: V,
     ) -> Result<V::Value> {
         let st = self.st;
         st.enter()?;
-        st.dyn_check.push(!attrs);
+        st.dyn_check.push(attrs.is_none());
         let n = entries.len();
         let mut access = MapAccess {
             st: &mut *st,
@@ -506,7 +511,7 @@ impl<'de, 'a, 'v> de::Deserializer<'de> for ValueDe<'a, 'v> {
                 tok: Token::Leaf(Leaf::Nil),
                 ..self
             }
-            .map(m, false, visitor),
+            .map(m, None, visitor),
             tok @ Token::Unknown(_) => Err(invalid(&tok, &"a value")),
         }
     }
@@ -666,16 +671,16 @@ impl<'de, 'a, 'v> de::Deserializer<'de> for ValueDe<'a, 'v> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.map_or_struct(false, visitor)
+        self.map_or_struct(None, visitor)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        self.map_or_struct(true, visitor)
+        self.map_or_struct(Some(fields), visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -698,8 +703,12 @@ impl<'de, 'a, 'v> de::Deserializer<'de> for ValueDe<'a, 'v> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Some(name) = self.field {
-            return Err(Error::data(format_args!("unsupported attribute `{name}`")));
+        if let Some((name, fields)) = self.field {
+            self.st.undeclared = true;
+            return Err(Error::data(crate::error::unsupported_attribute(
+                name,
+                fields.iter().copied(),
+            )));
         }
         visitor.visit_unit()
     }
@@ -727,7 +736,11 @@ impl<'a, 'v> ValueDe<'a, 'v> {
         }
     }
 
-    fn map_or_struct<'de, V: Visitor<'de>>(self, attrs: bool, visitor: V) -> Result<V::Value> {
+    fn map_or_struct<'de, V: Visitor<'de>>(
+        self,
+        attrs: Option<&'static [&'static str]>,
+        visitor: V,
+    ) -> Result<V::Value> {
         match self.tok {
             Token::Map(m) => ValueDe {
                 tok: Token::Leaf(Leaf::Nil),
@@ -893,8 +906,8 @@ enum Pending<'v> {
 struct MapAccess<'a, 'v> {
     st: &'a mut State<'v>,
     entries: Entries<'v>,
-    /// Keys are attribute names (a struct's fields) rather than map keys.
-    attrs: bool,
+    /// Keys are attribute names (a struct's fields, given) rather than map keys.
+    attrs: Option<&'static [&'static str]>,
     /// The key (as written, and as the value has it) and value of the entry being read.
     pending: Option<(Cow<'v, str>, &'v str, Pending<'v>)>,
 }
@@ -946,12 +959,15 @@ impl<'de, 'v> de::MapAccess<'de> for MapAccess<'_, 'v> {
         let Some((key, orig, value)) = self.pending.take() else {
             return Err(Error::data("a map value was asked for before its key"));
         };
-        let field = if self.attrs {
-            self.st.dyn_check.at(At::Field(orig));
-            Some(orig)
-        } else {
-            self.st.dyn_check.at(At::Key(orig));
-            None
+        let field = match self.attrs {
+            Some(fields) => {
+                self.st.dyn_check.at(At::Field(orig));
+                Some((orig, fields))
+            }
+            None => {
+                self.st.dyn_check.at(At::Key(orig));
+                None
+            }
         };
         let tok = match value {
             Pending::Value(v, t) => token_of(v, t),
@@ -965,10 +981,12 @@ impl<'de, 'v> de::MapAccess<'de> for MapAccess<'_, 'v> {
             })
         })
         .map_err(|e| {
-            e.prepend(if self.attrs {
-                PathStep::Attr(key.into_owned())
-            } else {
-                PathStep::Key(key.into_owned())
+            if std::mem::take(&mut self.st.undeclared) {
+                return e;
+            }
+            e.prepend(match self.attrs {
+                Some(_) => PathStep::Attr(key.into_owned()),
+                None => PathStep::Key(key.into_owned()),
             })
         })
     }

@@ -641,7 +641,7 @@ impl<'s, 't> Compound<'s, 't> {
                 // An attribute shares the type's name.
                 let (aty, name) = b
                     .attribute::<Error>(&text)?
-                    .ok_or_else(|| Error::data(format_args!("unsupported attribute `{text}`")))?;
+                    .ok_or_else(|| Error::data("an undeclared attribute was skipped"))?;
                 *pending = Some((aty, name));
                 name.clone()
             }
