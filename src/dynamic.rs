@@ -172,22 +172,30 @@ impl Serialize for Dynamic {
     }
 }
 
+impl Dynamic {
+    /// The concrete type of the value and the value as they are written (see below): the
+    /// wrappers of nested `dynamic` values taken off, left-out optional attributes out of
+    /// the type.
+    pub(crate) fn wire_parts(&self) -> Result<(Type, std::borrow::Cow<'_, Value>)> {
+        if self.ty.has_dynamic() {
+            let (t, v) = absorb(&self.ty, self.value.clone(), false)?;
+            Ok((t, std::borrow::Cow::Owned(v)))
+        } else {
+            Ok((
+                value_type(&self.ty, &self.value, false),
+                std::borrow::Cow::Borrowed(&self.value),
+            ))
+        }
+    }
+}
+
 /// `{"value": V, "type": T}` for a human-readable serializer that is not tfvalue's.
 struct Foreign<'a>(&'a Dynamic);
 
 impl Serialize for Foreign<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let (ty, value) = if self.0.ty.has_dynamic() {
-            let (t, v) = absorb(&self.0.ty, self.0.value.clone(), false)
-                .map_err(serde::ser::Error::custom)?;
-            (t, std::borrow::Cow::Owned(v))
-        } else {
-            (
-                value_type(&self.0.ty, &self.0.value, false),
-                std::borrow::Cow::Borrowed(&self.0.value),
-            )
-        };
+        let (ty, value) = self.0.wire_parts().map_err(serde::ser::Error::custom)?;
         let mut st = s.serialize_struct("Dynamic", 2)?;
         st.serialize_field("value", &TypedValue::new(&value, Some(&ty)))?;
         st.serialize_field("type", &ty)?;
@@ -200,16 +208,7 @@ struct Wire<'a>(&'a Dynamic);
 
 impl Serialize for Wire<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let (ty, value) = if self.0.ty.has_dynamic() {
-            let (t, v) = absorb(&self.0.ty, self.0.value.clone(), false)
-                .map_err(serde::ser::Error::custom)?;
-            (t, std::borrow::Cow::Owned(v))
-        } else {
-            (
-                value_type(&self.0.ty, &self.0.value, false),
-                std::borrow::Cow::Borrowed(&self.0.value),
-            )
-        };
+        let (ty, value) = self.0.wire_parts().map_err(serde::ser::Error::custom)?;
         let mut json = Vec::new();
         ty.write_json(&mut json, false);
         let mut t = s.serialize_tuple(2)?;

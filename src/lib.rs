@@ -1,4 +1,7 @@
-#![doc = include_str!("../README.md")]
+// The crate page: the library part of the README (what it is, the quick start, the peers;
+// not the command, tests, layout and fuzzing sections, which are about the repository).
+// tests/readme.rs holds the two to the same text.
+#![doc = include_str!("doc/overview.md")]
 // The README's links, resolved within the crate (on docs.rs and in local docs alike).
 #![doc = "[`Unknown<T>`]: crate::Unknown"]
 #![doc = "[`Number`]: crate::Number"]
@@ -20,6 +23,7 @@ mod dynamic_value;
 mod error;
 pub mod flatmap;
 pub mod json;
+mod key;
 pub mod limits;
 pub mod msgpack;
 pub mod number;

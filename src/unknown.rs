@@ -1166,6 +1166,11 @@ impl<T: Serialize> Serialize for Unknown<T> {
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Unknown<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        if crate::private::is_missing_field::<D>() {
+            // An attribute the input leaves out: what `T` makes of it (`None` for an
+            // `Option`, else "missing attribute"), as a field of type `T` would.
+            return T::deserialize(d).map(Unknown::Known);
+        }
         d.deserialize_newtype_struct(UNKNOWN_TOKEN, UnknownVisitor(PhantomData))
     }
 }

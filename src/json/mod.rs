@@ -58,7 +58,7 @@
 //! #[derive(serde::Deserialize, Debug)]
 //! struct Disk { size: u32 }
 //! let err = tfvalue::json::from_slice::<Vec<Disk>>(br#"[{"size": 1}, {"size": "big"}]"#).unwrap_err();
-//! assert_eq!(err.to_string(), r#"invalid number "big" at [1].size (json offset 23)"#);
+//! assert_eq!(err.to_string(), r#"invalid number "big" at [1].size, line 1 column 24"#);
 //! ```
 
 mod de;

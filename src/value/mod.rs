@@ -1,23 +1,28 @@
 //! The dynamic value tree, for code that knows the schema only at run time.
 
 mod de;
+mod deserializer;
 mod index;
 mod macros;
 mod map;
 mod more;
 mod ser;
 mod typed;
+mod serializer;
 pub(crate) mod unify;
 
 use std::cmp::Ordering;
 use std::fmt;
 
+pub use crate::key::Key;
 pub use index::Index;
 pub use macros::IntoValue;
-pub use map::{Entry, Iter, IterMut, Key, Map, OccupiedEntry, VacantEntry};
+pub use map::{Entry, Iter, IterMut, Map, OccupiedEntry, VacantEntry};
 
 pub(crate) use de::TypedSeed;
+pub(crate) use deserializer::from_value_typed;
 pub(crate) use ser::{TypedValue, Untracked};
+pub(crate) use serializer::to_value_typed;
 pub(crate) use unify::{common_type, has_dynamic_collection, settle, Step};
 
 use crate::dynamic::Dynamic;
