@@ -3,9 +3,9 @@
 #
 #   benches/run.sh [MEASUREMENT_SECONDS]     # default 2
 #
-# 1. criterion: `cargo bench -p tfvalue --bench msgpack` and `--bench json`, warm-up 1 s and
-#    MEASUREMENT_SECONDS per benchmark (the large workloads take 10 samples of one
-#    iteration each, see benches/common/mod.rs);
+# 1. criterion: `cargo bench -p tfvalue --bench msgpack`, `--bench json` and `--bench convert`,
+#    warm-up 1 s and MEASUREMENT_SECONDS per benchmark (the large workloads take 10
+#    samples of one iteration each, see benches/common/mod.rs);
 # 2. callgrind: each bench binary under `valgrind --tool=callgrind
 #    --toggle-collect='<bench>::op_*'`, once per workload in $CALLGRIND_WORKLOADS (default
 #    `small deep_tags`; `wide` works too but takes long), with `--profile-time 1`;
@@ -32,7 +32,7 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { echo "run.sh: $* ($(($(date +%s) - START)) s)" >&2; }
 
 # The bench binaries, built once (release profile with debug info, see Cargo.toml).
-cargo bench -p tfvalue --bench msgpack --bench json --no-run --message-format=json \
+cargo bench -p tfvalue --bench msgpack --bench json --bench convert --no-run --message-format=json \
     >"$OUT/build.json"
 binary() {
     python3 -c '
@@ -46,10 +46,11 @@ for line in open(sys.argv[1]):
 }
 MSGPACK=$(binary msgpack)
 JSON=$(binary json)
-log "built $MSGPACK and $JSON"
+CONVERT=$(binary convert)
+log "built $MSGPACK, $JSON and $CONVERT"
 
 if [ "${SKIP_CRITERION:-0}" != 1 ]; then
-    for bench in msgpack json; do
+    for bench in msgpack json convert; do
         log "criterion: $bench, measurement ${MEASUREMENT} s"
         cargo bench -p tfvalue --bench "$bench" -- \
             --warm-up-time "$WARM_UP" --measurement-time "$MEASUREMENT" \
@@ -61,8 +62,12 @@ fi
 if [ "${SKIP_CALLGRIND:-0}" != 1 ]; then
     rm -f "$OUT"/callgrind.*.out
     for workload in $CALLGRIND_WORKLOADS; do
-        for bench in msgpack json; do
-            if [ "$bench" = msgpack ]; then bin=$MSGPACK; else bin=$JSON; fi
+        for bench in msgpack json convert; do
+            case $bench in
+                msgpack) bin=$MSGPACK ;;
+                json) bin=$JSON ;;
+                *) bin=$CONVERT ;;
+            esac
             log "callgrind: $bench on $workload"
             # Only this workload is built (TFVALUE_BENCH_WORKLOADS) and measured (the
             # filter); instructions are counted inside the op_* functions only.

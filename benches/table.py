@@ -51,6 +51,14 @@ ROWS = [
      ("upgrade", "tfvalue"), ("upgrade", "serde_json"), 1.0),
     ("json", "upgrade through a `Value` (`decode_value` + `encode_value`) / `serde_json::Value` decode",
      ("upgrade", "tfvalue_via_value"), ("upgrade", "serde_json"), None),
+    ("convert", "`to_value_as` / the same through the wire (`msgpack::to_vec` + `Value::from_msgpack`)",
+     ("to_value", "tfvalue"), ("to_value", "via_msgpack"), None),
+    ("convert", "`to_value_as` / `serde_json::to_value`",
+     ("to_value", "tfvalue"), ("to_value", "serde_json"), None),
+    ("convert", "`from_value` / the same through the wire (`msgpack::to_vec` + `msgpack::from_slice`)",
+     ("from_value", "tfvalue"), ("from_value", "via_msgpack"), None),
+    ("convert", "`from_value` / `T::deserialize(&serde_json::Value)`",
+     ("from_value", "tfvalue"), ("from_value", "serde_json"), None),
 ]
 
 BASELINE = {"rmp_serde": "rmp_serde", "rmpv": "rmpv", "serde_json": "serde_json"}

@@ -195,7 +195,12 @@ impl<M> fmt::Debug for Codec<M> {
 fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
     Box::new(|raw: &RawState, ignore: bool| {
         if raw.json.is_empty() {
-            let value = raw.decode_value(&T::tf_type(), ignore)?;
+            if raw.flatmap.is_empty() {
+                raw.decode_value(&T::tf_type(), ignore)?;
+            }
+            // Attributes the state leaves out stay out, for the model's fields to say
+            // what that is to them (`None`, or "missing attribute").
+            let value = crate::flatmap::from_flatmap_for_model(&raw.flatmap, &T::tf_type())?;
             let model: T = crate::convert::from_value(&value)?;
             return Ok(Box::new(model) as Box<dyn Any>);
         }

@@ -5,7 +5,8 @@
 //! JSON object with a `name`, a `type` (compact type JSON) or `type_text` (the same as a
 //! string, for types too deep for ordinary JSON parsers), an input and an `expect`; the
 //! kind of case comes from the file name (`msgpack-decode`, `msgpack-encode`,
-//! `json-decode`, `json-encode`). Values are in the [tagged notation](crate::tagged).
+//! `json-decode`, `json-encode`, `msgpack-to-json`). Values are in the
+//! [tagged notation](crate::tagged).
 //!
 //! ```
 //! use tfvalue::conformance::{run_case, Kind};
@@ -15,6 +16,13 @@
 //!     "expect": {"value": {"number": "5"}, "reencoded": "05"}
 //! });
 //! assert_eq!(run_case(Kind::MsgpackDecode, &case), Ok(()));
+//!
+//! // A float64 off the wire, written as JSON as go-cty writes it (a tie, to even).
+//! let case = serde_json::json!({
+//!     "name": "float/tie", "type": "number", "msgpack": "cb42d0000000000008",
+//!     "expect": {"json_text": "70368744177664.12", "compare": "bytes"}
+//! });
+//! assert_eq!(run_case(Kind::MsgpackToJson, &case), Ok(()));
 //! ```
 
 use serde_json::Value as Json;
@@ -34,11 +42,16 @@ pub enum Kind {
     JsonDecode,
     /// Encode `value` against `type` as JSON.
     JsonEncode,
+    /// Decode `msgpack` (hex) against `type` and write the value as JSON: the path a
+    /// float64 takes from the wire into stored state, which the tagged notation cannot
+    /// express (an `exact` number is a decimal, not a float64). The JSON must equal
+    /// `json_text` byte for byte (`"compare": "bytes"`), or either step must fail.
+    MsgpackToJson,
 }
 
 impl Kind {
     /// The kind named by a vector file's name: its stem starts with `msgpack-decode`,
-    /// `msgpack-encode`, `json-decode` or `json-encode`.
+    /// `msgpack-encode`, `json-decode`, `json-encode` or `msgpack-to-json`.
     pub fn from_file_name(name: &str) -> Option<Kind> {
         let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
         [
@@ -46,6 +59,7 @@ impl Kind {
             ("msgpack-encode", Kind::MsgpackEncode),
             ("json-decode", Kind::JsonDecode),
             ("json-encode", Kind::JsonEncode),
+            ("msgpack-to-json", Kind::MsgpackToJson),
         ]
         .into_iter()
         .find(|(prefix, _)| base.starts_with(prefix))
@@ -282,6 +296,7 @@ pub fn run_case(kind: Kind, case: &Json) -> Result<(), String> {
             }
             Ok(())
         }
+        Kind::MsgpackToJson => check_msgpack_to_json(case, &ty, expect, expects_error),
         Kind::MsgpackEncode | Kind::JsonEncode => {
             let value = match from_tagged(field(case, "value")?) {
                 Ok(v) => v,
@@ -295,6 +310,45 @@ pub fn run_case(kind: Kind, case: &Json) -> Result<(), String> {
                 check_json_encode(&value, &ty, expect, expects_error)
             }
         }
+    }
+}
+
+/// A `msgpack-to-json` case: decode, write JSON, compare the bytes.
+fn check_msgpack_to_json(
+    case: &Json,
+    ty: &Type,
+    expect: &Json,
+    expects_error: bool,
+) -> Result<(), String> {
+    let input = hex_decode(
+        field(case, "msgpack")?
+            .as_str()
+            .ok_or("msgpack must be hex text")?,
+    )?;
+    let written = Value::from_msgpack(&input, ty).and_then(|v| v.to_json(ty));
+    let got = match (written, expects_error) {
+        (Err(_), true) => return Ok(()),
+        (Ok(b), true) => {
+            return Err(format!(
+                "expected an error, wrote {}",
+                short(&String::from_utf8_lossy(&b))
+            ))
+        }
+        (Err(e), false) => return Err(format!("decoding or writing JSON failed: {e}")),
+        (Ok(b), false) => b,
+    };
+    let want = expect
+        .get("json_text")
+        .and_then(Json::as_str)
+        .ok_or("expect has no json_text")?;
+    match expect.get("compare").and_then(Json::as_str) {
+        Some("bytes") if got == want.as_bytes() => Ok(()),
+        Some("bytes") => Err(format!(
+            "wrote {}, expected {}",
+            short(&String::from_utf8_lossy(&got)),
+            short(want)
+        )),
+        other => Err(format!("unsupported compare mode {other:?}")),
     }
 }
 

@@ -3,16 +3,18 @@
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::tf_value::TfValue;
-use crate::value::TypedValue;
 use crate::{types::Type, value::Value};
 
 /// Converts a model (any [`TfValue`]: a `#[derive(TfValue)]` struct, a `String`, a
 /// `Vec<Option<u32>>`, ...) into a [`Value`] of the type the model already knows.
 ///
-/// The conversion goes through the MessagePack encoding, so it applies the same rules:
-/// strings come out in NFC, map keys sorted, unknowns as `Value::Unknown`.
+/// `Value` is a serde target of its own, as `serde_json::Value` is for
+/// `serde_json::to_value`: the model is walked once, with no wire in between. The result
+/// is what the model's MessagePack encoding would decode to (strings in NFC, unknowns as
+/// `Value::Unknown` with the refinements their type allows, `dynamic` fields with their
+/// concrete types), and the errors name the attribute path.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -28,8 +30,8 @@ use crate::{types::Type, value::Value};
 ///
 /// # Errors
 ///
-/// What [`msgpack::to_vec`](crate::msgpack::to_vec) rejects (an enum variant with data, a
-/// map key that is not a string, ...), with its path.
+/// What the wire cannot carry (an enum variant with data, a map key that is not a string,
+/// NaN, duplicate keys, ...), with its path.
 pub fn to_value<T: ?Sized + TfValue + Serialize>(value: &T) -> Result<Value> {
     to_value_as(value, &T::tf_type())
 }
@@ -52,18 +54,29 @@ pub fn to_value<T: ?Sized + TfValue + Serialize>(value: &T) -> Result<Value> {
 ///
 /// # Errors
 ///
-/// What [`msgpack::to_vec`](crate::msgpack::to_vec) rejects, and a value that does not
-/// fit `ty` (with its path).
+/// What [`to_value`] rejects, and a value that does not fit `ty` (a missing or undeclared
+/// attribute, a string where a list belongs, ...), with its path.
 pub fn to_value_as<T: ?Sized + Serialize>(value: &T, ty: &Type) -> Result<Value> {
-    let bytes = crate::msgpack::to_vec(value)?;
-    // The bytes are ours, not the caller's: an offset into them would mean nothing.
-    Value::from_msgpack(&bytes, ty).map_err(Error::without_offset)
+    crate::value::to_value_typed(value, ty, Some(decode_raw))
+}
+
+/// The bytes of a [`Raw`](crate::Raw) in a model, decoded against the type of their
+/// position (the value layer knows no wire, so the decoder comes from here).
+fn decode_raw(bytes: &[u8], json: bool, ty: &Type) -> Result<Value> {
+    if json {
+        Value::from_json(bytes, ty)
+    } else {
+        Value::from_msgpack(bytes, ty)
+    }
 }
 
 /// Converts a [`Value`] (by value or by reference) into a typed value.
 ///
-/// The conversion goes through the MessagePack encoding of the value as its own structure
-/// says (lists, sets and tuples as arrays, maps and objects as maps).
+/// The value is handed to `T` as its own structure says (lists, sets and tuples as
+/// sequences, maps and objects as maps, unknowns to [`Unknown`](crate::Unknown) fields),
+/// in one walk, as `serde_json::from_value` does; each item is read as tfvalue's
+/// MessagePack decoder reads it, so that `T` gets what it would get from the value's
+/// encoding.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -79,12 +92,9 @@ pub fn to_value_as<T: ?Sized + Serialize>(value: &T, ty: &Type) -> Result<Value>
 ///
 /// # Errors
 ///
-/// A value that does not fit `T` (with its path), or an unknown where `T` has no
-/// [`Unknown`](crate::Unknown).
+/// A value that does not fit `T` (with its path): an attribute `T` does not declare, an
+/// unknown where `T` has no [`Unknown`](crate::Unknown), a `dynamic` value that does not
+/// conform to its type.
 pub fn from_value<T: DeserializeOwned>(value: impl std::borrow::Borrow<Value>) -> Result<T> {
-    let bytes = crate::msgpack::to_vec(&crate::value::Untracked(TypedValue::new(
-        value.borrow(),
-        None,
-    )))?;
-    crate::msgpack::from_slice(&bytes).map_err(Error::without_offset)
+    crate::value::from_value_typed(value.borrow())
 }

@@ -52,6 +52,50 @@ impl Dynamic {
         Dynamic::new(Type::Dynamic, Value::Null)
     }
 
+    /// `value` with the type it has by itself, where that is unambiguous: `bool`,
+    /// `number` and `string` for those; a list, set or map of the one type its elements
+    /// share (nulls and unknowns among them take it); an object of its attributes' types;
+    /// a tuple of its elements' types; a nested [`Dynamic`] its own type. A null or an
+    /// unrefined unknown as a whole is the null or unknown of the `dynamic` type itself.
+    ///
+    /// ```
+    /// use tfvalue::{value, Dynamic, Type};
+    ///
+    /// let d = Dynamic::infer(value!({ "name": "web", "ports": [80, null, 443] }))?;
+    /// assert_eq!(d.ty().to_string(), "object({name=string,ports=list(number)})");
+    /// let err = Dynamic::try_from(value!([1, "a"])).unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "cannot infer one element type: this element has type string, the ones before it \
+    ///      number (a tuple, Value::Tuple, holds elements of different types) at [1]"
+    /// );
+    /// assert!(Dynamic::infer(value!({ "tags": [] })).is_err());
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Where the value does not determine a type: a null, an unknown or an empty
+    /// collection inside it says nothing of its type (give it with [`Dynamic::new`]), the
+    /// elements of a list, set or map differ in type (a [`Value::Tuple`] may hold elements
+    /// of different types), or nesting is deeper than 128.
+    pub fn infer(value: Value) -> Result<Dynamic> {
+        let ty = match &value {
+            Value::Null => return Ok(Dynamic::null()),
+            Value::Unknown(r) if r.is_empty() => return Ok(Dynamic::new(Type::Dynamic, value)),
+            v => own_type(v, 0)?,
+        };
+        if ty.has_dynamic() {
+            return Err(Error::data(format_args!(
+                "cannot infer the type of the value: it gives {ty}, where each `any` is a null, \
+                 an unknown or an empty collection that says nothing of its type; give the \
+                 type with Dynamic::new(ty, value)"
+            )));
+        }
+        let value = value.into_typed(&ty)?;
+        Ok(Dynamic::new(ty, value))
+    }
+
     /// The type.
     pub fn ty(&self) -> &Type {
         &self.ty
@@ -128,22 +172,30 @@ impl Serialize for Dynamic {
     }
 }
 
+impl Dynamic {
+    /// The concrete type of the value and the value as they are written (see below): the
+    /// wrappers of nested `dynamic` values taken off, left-out optional attributes out of
+    /// the type.
+    pub(crate) fn wire_parts(&self) -> Result<(Type, std::borrow::Cow<'_, Value>)> {
+        if self.ty.has_dynamic() {
+            let (t, v) = absorb(&self.ty, self.value.clone(), false)?;
+            Ok((t, std::borrow::Cow::Owned(v)))
+        } else {
+            Ok((
+                value_type(&self.ty, &self.value, false),
+                std::borrow::Cow::Borrowed(&self.value),
+            ))
+        }
+    }
+}
+
 /// `{"value": V, "type": T}` for a human-readable serializer that is not tfvalue's.
 struct Foreign<'a>(&'a Dynamic);
 
 impl Serialize for Foreign<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let (ty, value) = if self.0.ty.has_dynamic() {
-            let (t, v) = absorb(&self.0.ty, self.0.value.clone(), false)
-                .map_err(serde::ser::Error::custom)?;
-            (t, std::borrow::Cow::Owned(v))
-        } else {
-            (
-                value_type(&self.0.ty, &self.0.value, false),
-                std::borrow::Cow::Borrowed(&self.0.value),
-            )
-        };
+        let (ty, value) = self.0.wire_parts().map_err(serde::ser::Error::custom)?;
         let mut st = s.serialize_struct("Dynamic", 2)?;
         st.serialize_field("value", &TypedValue::new(&value, Some(&ty)))?;
         st.serialize_field("type", &ty)?;
@@ -156,16 +208,7 @@ struct Wire<'a>(&'a Dynamic);
 
 impl Serialize for Wire<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        let (ty, value) = if self.0.ty.has_dynamic() {
-            let (t, v) = absorb(&self.0.ty, self.0.value.clone(), false)
-                .map_err(serde::ser::Error::custom)?;
-            (t, std::borrow::Cow::Owned(v))
-        } else {
-            (
-                value_type(&self.0.ty, &self.0.value, false),
-                std::borrow::Cow::Borrowed(&self.0.value),
-            )
-        };
+        let (ty, value) = self.0.wire_parts().map_err(serde::ser::Error::custom)?;
         let mut json = Vec::new();
         ty.write_json(&mut json, false);
         let mut t = s.serialize_tuple(2)?;
@@ -586,4 +629,88 @@ pub(crate) fn strip_optional(ty: &Type) -> Type {
         Type::Tuple(ts) => Type::Tuple(ts.iter().map(strip_optional).collect()),
         t => t.clone(),
     }
+}
+
+impl TryFrom<Value> for Dynamic {
+    type Error = Error;
+
+    /// As [`Dynamic::infer`].
+    fn try_from(value: Value) -> Result<Dynamic> {
+        Dynamic::infer(value)
+    }
+}
+
+/// The type `v` has by itself (see [`Dynamic::infer`]); `Type::Dynamic` where nothing in
+/// it says.
+fn own_type(v: &Value, depth: usize) -> Result<Type> {
+    if depth > crate::limits::DEFAULT_MAX_DEPTH {
+        return Err(Error::limit("nesting is deeper than the limit of 128"));
+    }
+    Ok(match v {
+        Value::Null => Type::Dynamic,
+        Value::Unknown(r) if r.prefix().is_some() => Type::String,
+        Value::Unknown(r) if r.lower_bound().is_some() || r.upper_bound().is_some() => Type::Number,
+        Value::Unknown(_) => Type::Dynamic,
+        Value::Bool(_) => Type::Bool,
+        Value::Number(_) => Type::Number,
+        Value::String(_) => Type::String,
+        Value::List(vs) => Type::list(common_own_type(
+            vs.iter()
+                .enumerate()
+                .map(|(i, e)| (PathStep::Index(i as u64), e)),
+            depth,
+        )?),
+        Value::Set(vs) => Type::set(common_own_type(
+            vs.iter()
+                .enumerate()
+                .map(|(i, e)| (PathStep::Index(i as u64), e)),
+            depth,
+        )?),
+        Value::Map(m) => Type::map(common_own_type(
+            m.iter().map(|(k, e)| (PathStep::Key(k.to_string()), e)),
+            depth,
+        )?),
+        Value::Object(m) => {
+            let mut attrs = Vec::with_capacity(m.len());
+            for (k, e) in m {
+                let t = own_type(e, depth + 1)
+                    .map_err(|err| err.prepend(PathStep::Attr(k.to_string())))?;
+                attrs.push((k.clone(), t));
+            }
+            Type::Object(ObjectType::new(attrs))
+        }
+        Value::Tuple(vs) => {
+            let mut types = Vec::with_capacity(vs.len());
+            for (i, e) in vs.iter().enumerate() {
+                types.push(
+                    own_type(e, depth + 1).map_err(|err| err.prepend(PathStep::Index(i as u64)))?,
+                );
+            }
+            Type::Tuple(types)
+        }
+        Value::Dynamic(d) => strip_optional(d.ty()),
+    })
+}
+
+/// The one type elements share (`Type::Dynamic` where none says), or the element that
+/// differs.
+fn common_own_type<'a>(
+    elems: impl Iterator<Item = (PathStep, &'a Value)>,
+    depth: usize,
+) -> Result<Type> {
+    let mut acc = Type::Dynamic;
+    for (step, e) in elems {
+        let t = own_type(e, depth + 1).map_err(|err| err.prepend(step.clone()))?;
+        acc = match unify(&acc, &t) {
+            Some(u) => u,
+            None => {
+                return Err(Error::data(format_args!(
+                    "cannot infer one element type: this element has type {t}, the ones \
+                     before it {acc} (a tuple, Value::Tuple, holds elements of different types)"
+                ))
+                .prepend(step))
+            }
+        };
+    }
+    Ok(acc)
 }

@@ -38,6 +38,8 @@ struct ErrorImpl {
     message: String,
     path: AttributePath,
     offset: Option<u64>,
+    /// The line and column (both from 1) of the offset, for input that is text.
+    line_column: Option<(u64, u64)>,
     origin: Origin,
     source: Option<io::Error>,
 }
@@ -49,7 +51,8 @@ struct ErrorImpl {
 /// ([`category`](Error::category) and its message), where in the value
 /// ([`path`](Error::path)), and where in the input ([`offset`](Error::offset)).
 ///
-/// Display reads like serde's messages, followed by the path and the offset:
+/// Display reads like serde's messages, followed by the path and where in the input: the
+/// line and column in text (JSON), as serde_json says it, the byte offset in MessagePack.
 ///
 /// ```
 /// use tfvalue::{Type, Value};
@@ -77,6 +80,7 @@ impl Error {
             message: message.to_string(),
             path: AttributePath::new(),
             offset: None,
+            line_column: None,
             origin: Origin::None,
             source: None,
         }))
@@ -135,6 +139,28 @@ impl Error {
         self.0.offset
     }
 
+    /// The line (from 1) at which the problem was detected, for input that is text (JSON),
+    /// as `serde_json::Error::line` gives it.
+    ///
+    /// ```
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let ty = Type::object([("size", Type::Number)]);
+    /// let err = Value::from_json(b"{\n  \"size\": \"big\"\n}", &ty).unwrap_err();
+    /// assert_eq!((err.line(), err.column()), (Some(2), Some(11)));
+    /// assert_eq!(err.to_string(), r#"invalid number "big" at size, line 2 column 11"#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn line(&self) -> Option<u64> {
+        self.0.line_column.map(|(l, _)| l)
+    }
+
+    /// The column (from 1, in bytes) at which the problem was detected, for input that is
+    /// text (JSON); see [`line`](Error::line).
+    pub fn column(&self) -> Option<u64> {
+        self.0.line_column.map(|(_, c)| c)
+    }
+
     /// Whether the input ended early.
     pub fn is_eof(&self) -> bool {
         self.0.category == Category::Eof
@@ -143,15 +169,6 @@ impl Error {
     /// Whether a value did not fit what was expected.
     pub fn is_data(&self) -> bool {
         self.0.category == Category::Data
-    }
-
-    /// The same error without a byte offset: for errors about bytes tfvalue made itself
-    /// (a conversion through MessagePack), whose offsets the caller never saw.
-    #[cold]
-    pub(crate) fn without_offset(mut self) -> Self {
-        self.0.offset = None;
-        self.0.origin = Origin::None;
-        self
     }
 
     /// Puts a path step in front of the path (used on the way up out of nested values).
@@ -174,6 +191,24 @@ impl Error {
     #[cold]
     pub(crate) fn context(mut self, ctx: impl Display) -> Self {
         self.0.message = format!("{ctx}: {}", self.0.message);
+        self
+    }
+
+    /// Records the offset in text input with its line and column, unless an offset is
+    /// already set (the innermost wins).
+    #[cold]
+    pub(crate) fn at_text_offset(
+        mut self,
+        origin: Origin,
+        offset: u64,
+        line: u64,
+        column: u64,
+    ) -> Self {
+        if self.0.offset.is_none() {
+            self.0.offset = Some(offset);
+            self.0.line_column = Some((line, column));
+            self.0.origin = origin;
+        }
         self
     }
 
@@ -217,6 +252,11 @@ impl Display for Error {
             )?;
         } else if !steps.is_empty() {
             write!(f, " at {}", self.0.path)?;
+        }
+        if let Some((line, column)) = self.0.line_column {
+            // Text: where serde_json says it, after the path if there is one.
+            let sep = if steps.is_empty() { " at" } else { "," };
+            return write!(f, "{sep} line {line} column {column}");
         }
         if let Some(offset) = self.0.offset {
             match self.0.origin {
@@ -296,16 +336,7 @@ impl serde::de::Error for Error {
 
     #[cold]
     fn unknown_field(field: &str, expected: &'static [&'static str]) -> Self {
-        if expected.is_empty() {
-            Error::data(format_args!(
-                "unsupported attribute `{field}`: no attributes are declared"
-            ))
-        } else {
-            Error::data(format_args!(
-                "unsupported attribute `{field}`, expected one of {}",
-                OneOf(expected)
-            ))
-        }
+        Error::data(unsupported_attribute(field, expected.iter().copied()))
     }
 
     #[cold]
@@ -321,18 +352,30 @@ impl serde::ser::Error for Error {
     }
 }
 
-struct OneOf(&'static [&'static str]);
-
-impl Display for OneOf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, name) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "`{name}`")?;
-        }
-        Ok(())
+/// `unsupported attribute `x`, expected one of `a`, `b``: every decoder words an attribute
+/// the target does not declare this way (serde's `unknown_field`, the object types of
+/// `Value` decoding).
+#[cold]
+pub(crate) fn unsupported_attribute<'a>(
+    field: &str,
+    expected: impl IntoIterator<Item = &'a str>,
+) -> String {
+    let mut out = format!("unsupported attribute `{field}`");
+    let mut expected = expected.into_iter().peekable();
+    if expected.peek().is_none() {
+        out.push_str(": no attributes are declared");
+        return out;
     }
+    out.push_str(", expected one of ");
+    for (i, name) in expected.enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push('`');
+        out.push_str(name);
+        out.push('`');
+    }
+    out
 }
 
 /// serde's `Unexpected`, named in Terraform's vocabulary.

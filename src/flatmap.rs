@@ -51,24 +51,39 @@ impl Value {
     /// larger than the whole state; a value that does not convert to its type (`"abc"`
     /// for a number). The error names the path.
     pub fn from_flatmap(state: &BTreeMap<String, String>, ty: &Type) -> Result<Value> {
-        let Type::Object(o) = ty else {
-            return Err(Error::data(format_args!(
-                "flatmap state decodes as an object, not as {ty}"
-            )));
-        };
-        let r = Reader {
-            m: state,
-            budget: std::cell::Cell::new(state.len()),
-        };
-        let mut out = Map::new();
-        for (name, aty) in o.attributes() {
-            let v = r
-                .value(name, aty, 0)
-                .map_err(|e| e.prepend(PathStep::Attr(name.to_string())))?;
+        read(state, ty, false)
+    }
+}
+
+/// Flatmap state for a model: as [`Value::from_flatmap`], but an attribute the state
+/// leaves out is left out of its object too (not made null), so that the model's field
+/// says what a missing attribute is to it (`None` for an `Option` or an
+/// `Unknown<Option<T>>`, "missing attribute `size`" for a field that must be there).
+pub(crate) fn from_flatmap_for_model(state: &BTreeMap<String, String>, ty: &Type) -> Result<Value> {
+    read(state, ty, true)
+}
+
+fn read(state: &BTreeMap<String, String>, ty: &Type, leave_out_missing: bool) -> Result<Value> {
+    let Type::Object(o) = ty else {
+        return Err(Error::data(format_args!(
+            "flatmap state decodes as an object, not as {ty}"
+        )));
+    };
+    let r = Reader {
+        m: state,
+        budget: std::cell::Cell::new(state.len()),
+        leave_out_missing,
+    };
+    let mut out = Map::new();
+    for (name, aty) in o.attributes() {
+        let v = r
+            .value(name, aty, 0)
+            .map_err(|e| e.prepend(PathStep::Attr(name.to_string())))?;
+        if !(leave_out_missing && v.is_null()) {
             out.insert(name.clone(), v);
         }
-        Ok(Value::Object(out))
     }
+    Ok(Value::Object(out))
 }
 
 struct Reader<'a> {
@@ -76,6 +91,8 @@ struct Reader<'a> {
     /// List elements left to make: counts are checked against the whole state together,
     /// so nested counts cannot multiply into far more elements than the state holds keys.
     budget: std::cell::Cell<usize>,
+    /// Leave attributes the state does not have out of their objects (else null).
+    leave_out_missing: bool,
 }
 
 fn unknown() -> Value {
@@ -129,7 +146,9 @@ impl<'a> Reader<'a> {
                     let v = self
                         .value(&format!("{key}.{name}"), aty, depth + 1)
                         .map_err(|e| e.prepend(PathStep::Attr(name.to_string())))?;
-                    out.insert(name.clone(), v);
+                    if !(self.leave_out_missing && v.is_null()) {
+                        out.insert(name.clone(), v);
+                    }
                 }
                 Ok(Value::Object(out))
             }

@@ -1,4 +1,7 @@
-#![doc = include_str!("../README.md")]
+// The crate page: the library part of the README (what it is, the quick start, the peers;
+// not the command, tests, layout and fuzzing sections, which are about the repository).
+// tests/readme.rs holds the two to the same text.
+#![doc = include_str!("doc/overview.md")]
 // The README's links, resolved within the crate (on docs.rs and in local docs alike).
 #![doc = "[`Unknown<T>`]: crate::Unknown"]
 #![doc = "[`Number`]: crate::Number"]
@@ -20,6 +23,7 @@ mod dynamic_value;
 mod error;
 pub mod flatmap;
 pub mod json;
+mod key;
 pub mod limits;
 pub mod msgpack;
 pub mod number;
@@ -56,32 +60,3 @@ pub mod conformance;
 #[cfg(feature = "conformance")]
 #[doc(hidden)]
 pub mod tagged;
-
-#[doc(hidden)]
-pub mod __macro_support {
-    pub use serde_json::json;
-}
-
-/// Builds a [`Value`] from JSON-like syntax, as `serde_json::json!` does: objects are
-/// [`Value::Object`], arrays [`Value::List`], numbers exactly as written (`0.1` is the
-/// decimal 0.1).
-///
-/// ```
-/// use tfvalue::{value, Type, Value};
-///
-/// let v = value!({ "name": "web", "ports": [80, 443], "tags": null });
-/// assert_eq!(v["ports"][1], 443);
-/// assert!(v["tags"].is_null());
-///
-/// // Against a type, where sets, maps and tuples are told apart:
-/// let ty: Type = "object({ name = string, ports = set(number) })".parse()?;
-/// let v = Value::from_json_value(&serde_json::json!({ "name": "web", "ports": [443, 80] }), &ty)?;
-/// assert_eq!(v.to_json(&ty)?, br#"{"name":"web","ports":[80,443]}"#);
-/// # Ok::<(), tfvalue::Error>(())
-/// ```
-#[macro_export]
-macro_rules! value {
-    ($($json:tt)+) => {
-        $crate::Value::from($crate::__macro_support::json!($($json)+))
-    };
-}

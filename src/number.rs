@@ -10,11 +10,17 @@
 //!
 //! # Text form
 //!
-//! [`Display`](fmt::Display) prints the exact value in plain decimal, never
-//! with an exponent (this is Go's `big.Float` `Text('f', -1)` of the exact
-//! value): `1000`, `0.001`, `-1.5`. The infinities print as `+Inf` and
-//! `-Inf`. [`FromStr`] accepts everything `Display` prints, plus exponents
-//! and a few other forms; see the `FromStr` implementation on [`Number`].
+//! [`Display`](fmt::Display) prints a number in plain decimal, never with an
+//! exponent, as go-cty writes it (`big.Float`'s `Text('f', -1)`): a number read
+//! from text or built from an integer with all its digits (`1000`, `0.001`,
+//! `-1.5`), and a number built from a float64 (off the wire, or
+//! [`Number::from_f64`]) as the shortest text that reads back as that float64
+//! (`0.1`), which is also what `tfvalue::json` writes for it. The alternate form
+//! `{:#}` prints the exact value of every number
+//! (`0.1000000000000000055511151231257827021181583404541015625` for the float64
+//! 0.1). The infinities print as `+Inf` and `-Inf`. [`FromStr`] accepts
+//! everything `Display` prints, plus exponents and a few other forms; see the
+//! `FromStr` implementation on [`Number`].
 //!
 //! Every number fits in [`MAX_NUMBER_TEXT_LEN`] characters of plain decimal
 //! text, which bounds the cost of every operation on it.
@@ -24,7 +30,10 @@
 //!
 //! let tenth: Number = "0.1".parse().unwrap();
 //! assert_eq!(tenth.to_string(), "0.1");
-//! assert_ne!(tenth, Number::from_f64(0.1).unwrap());
+//! let float = Number::from_f64(0.1).unwrap();
+//! assert_ne!(tenth, float);
+//! assert_eq!(float.to_string(), "0.1");
+//! assert_eq!(format!("{float:#}"), "0.1000000000000000055511151231257827021181583404541015625");
 //! assert_eq!("1e3".parse::<Number>().unwrap(), Number::from(1000));
 //! assert_eq!("1e-3".parse::<Number>().unwrap().to_string(), "0.001");
 //! ```
@@ -37,6 +46,9 @@ use std::str::FromStr;
 
 use serde::de::{self, Deserialize, Deserializer, Unexpected, Visitor};
 use serde::ser::{Serialize, Serializer};
+
+mod shortest;
+pub(crate) use shortest::float_text;
 
 /// The longest plain decimal text, in bytes, of any [`Number`].
 ///
@@ -82,6 +94,11 @@ pub(crate) enum WireNumber<'a> {
 /// `"0.1"` is less than `0.1f64`. The infinities sort below and above every
 /// finite number.
 ///
+/// Read it as a Rust number with the names [`Value`](crate::Value) and serde_json use,
+/// [`as_i64`](Number::as_i64), [`as_u64`](Number::as_u64) and [`as_f64`](Number::as_f64)
+/// (the nearest `f64`), or with `to_*` for every Rust integer type, `to_f32`, and
+/// [`to_exact_f64`](Number::to_exact_f64) (`to_i64` and `as_i64` are the same).
+///
 /// ```
 /// use tfvalue::Number;
 ///
@@ -100,6 +117,9 @@ pub struct Number {
     /// `1e300` as a 1 and 300 zeros), where a number parsed from text keeps all its
     /// digits. It takes no part in equality, ordering or hashing.
     short_text: bool,
+    /// Set for the float64 `-0.0` (with `short_text`): it is zero, equal to every other
+    /// zero, but go-cty writes it `-0` in JSON, and so does tfvalue.
+    neg_zero: bool,
 }
 
 /// The representation of a [`Number`].
@@ -150,6 +170,7 @@ impl Number {
     const ZERO: Number = Number {
         repr: Repr::Int(0),
         short_text: false,
+        neg_zero: false,
     };
 
     /// Positive infinity.
@@ -163,6 +184,7 @@ impl Number {
         Number {
             repr: Repr::PosInf,
             short_text: false,
+            neg_zero: false,
         }
     }
 
@@ -177,18 +199,24 @@ impl Number {
         Number {
             repr: Repr::NegInf,
             short_text: false,
+            neg_zero: false,
         }
     }
 
     /// The exact value of `f`, or `None` if `f` is NaN.
     ///
-    /// Negative zero becomes zero; the infinities become the infinities.
+    /// Negative zero becomes zero; the infinities become the infinities. The number
+    /// remembers that it was a float64: it is written as go-cty writes a float64, as
+    /// the shortest text that reads back as it (`0.1`; `-0` for negative zero) in JSON
+    /// and by [`Display`](fmt::Display), where a number parsed from text keeps all its
+    /// digits. This takes no part in equality.
     ///
     /// ```
     /// use tfvalue::Number;
     ///
     /// let n = Number::from_f64(0.1).unwrap();
-    /// assert_eq!(n.to_string(), "0.1000000000000000055511151231257827021181583404541015625");
+    /// assert_eq!(format!("{n:#}"), "0.1000000000000000055511151231257827021181583404541015625");
+    /// assert_eq!(n.to_string(), "0.1");
     /// assert_eq!(Number::from_f64(-0.0), Some(Number::from(0)));
     /// assert_eq!(Number::from_f64(f64::NAN), None);
     /// ```
@@ -213,14 +241,18 @@ impl Number {
         Some(Number {
             repr,
             short_text: true,
+            neg_zero: f == 0.0 && f.is_sign_negative(),
         })
     }
 
-    /// The exact value of `f`, or `None` if `f` is NaN.
+    /// The exact value of `f`, or `None` if `f` is NaN: the float64 `f` widens to, as
+    /// [`Number::from_f64`] keeps it (and go-cty reads a float32 off the wire).
     ///
     /// ```
     /// use tfvalue::Number;
-    /// assert_eq!(Number::from_f32(0.1).unwrap().to_string(), "0.100000001490116119384765625");
+    /// let n = Number::from_f32(0.1).unwrap();
+    /// assert_eq!(format!("{n:#}"), "0.100000001490116119384765625");
+    /// assert_eq!(n.to_string(), "0.10000000149011612");
     /// ```
     pub fn from_f32(f: f32) -> Option<Number> {
         Number::from_f64(f64::from(f))
@@ -417,6 +449,7 @@ impl Number {
     /// ```
     pub fn to_f64(&self) -> Option<f64> {
         match &self.repr {
+            Repr::Int(0) if self.neg_zero => Some(-0.0),
             Repr::Int(i) => Some(*i as f64),
             Repr::UInt(u) => Some(*u as f64),
             Repr::Float(f) => Some(*f),
@@ -424,6 +457,44 @@ impl Number {
             Repr::PosInf => Some(f64::INFINITY),
             Repr::NegInf => Some(f64::NEG_INFINITY),
         }
+    }
+
+    /// The value as an `i64`, if it is an integer in range. The name `Value::as_i64` and
+    /// `serde_json::Number::as_i64` use; the same as [`Number::to_i64`].
+    ///
+    /// ```
+    /// use tfvalue::{Number, Value};
+    /// let n: Number = "42".parse().unwrap();
+    /// assert_eq!(n.as_i64(), Some(42));
+    /// assert_eq!(Value::Number(n).as_i64(), Some(42));
+    /// assert_eq!("4.2".parse::<Number>().unwrap().as_i64(), None);
+    /// ```
+    pub fn as_i64(&self) -> Option<i64> {
+        self.to_i64()
+    }
+
+    /// The value as a `u64`, if it is an integer in range. The name `Value::as_u64` and
+    /// `serde_json::Number::as_u64` use; the same as [`Number::to_u64`].
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!(Number::from(u64::MAX).as_u64(), Some(u64::MAX));
+    /// assert_eq!(Number::from(-1).as_u64(), None);
+    /// ```
+    pub fn as_u64(&self) -> Option<u64> {
+        self.to_u64()
+    }
+
+    /// The nearest `f64`, as [`Number::to_f64`] gives it. The name `Value::as_f64` and
+    /// `serde_json::Number::as_f64` use.
+    ///
+    /// ```
+    /// use tfvalue::Number;
+    /// assert_eq!("0.1".parse::<Number>().unwrap().as_f64(), Some(0.1));
+    /// assert_eq!(Number::from_f64(-0.0).unwrap().as_f64().map(f64::is_sign_negative), Some(true));
+    /// ```
+    pub fn as_f64(&self) -> Option<f64> {
+        self.to_f64()
     }
 
     /// The nearest `f32` (correctly rounded from the exact value, ties to
@@ -466,6 +537,7 @@ impl Number {
     /// ```
     pub fn to_exact_f64(&self) -> Option<f64> {
         match &self.repr {
+            Repr::Int(0) if self.neg_zero => Some(-0.0),
             Repr::Int(i) => {
                 let f = *i as f64;
                 // |f| <= 2^63, so `as i128` is exact.
@@ -495,11 +567,11 @@ impl Number {
                 Err(_) => WireNumber::Int(*i),
             },
             Repr::UInt(u) if self.short_text => {
-                WireNumber::Text(Cow::Owned(format!("{}", *u as f64)))
+                WireNumber::Text(Cow::Owned(float_text(*u as f64).unwrap_or_default()))
             }
             Repr::UInt(u) => WireNumber::Text(Cow::Owned(u.to_string())),
             Repr::Float(f) if self.short_text && f.fract() == 0.0 => {
-                WireNumber::Text(Cow::Owned(format!("{f}")))
+                WireNumber::Text(Cow::Owned(float_text(*f).unwrap_or_default()))
             }
             Repr::Float(f) => {
                 if f.fract() == 0.0 {
@@ -526,6 +598,24 @@ impl Number {
         }
     }
 
+    /// For a number built from a float64, the text go-cty writes for it (see
+    /// [`float_text`]) where that is not simply the number's integer text: negative zero,
+    /// a whole number beyond 2^53 (`9223372036854776000` for 2^63), any fraction.
+    /// `None` for every other number.
+    pub(crate) fn float_born_text(&self) -> Option<String> {
+        if !self.short_text {
+            return None;
+        }
+        match self.repr {
+            Repr::Int(0) if self.neg_zero => Some("-0".to_owned()),
+            Repr::Int(i) if i.unsigned_abs() <= 1 << 53 => None,
+            Repr::Int(i) => float_text(i as f64),
+            Repr::UInt(u) => float_text(u as f64),
+            Repr::Float(f) => float_text(f),
+            Repr::Decimal(_) | Repr::PosInf | Repr::NegInf => None,
+        }
+    }
+
     /// The number `(-1)^neg * mag`, which must be a whole `u64`.
     fn from_signed_u64(neg: bool, mag: u64) -> Option<Number> {
         let repr = if neg {
@@ -539,6 +629,7 @@ impl Number {
         Some(Number {
             repr,
             short_text: false,
+            neg_zero: false,
         })
     }
 
@@ -557,6 +648,7 @@ impl Number {
             return Number {
                 repr: Repr::Float(f),
                 short_text: false,
+                neg_zero: false,
             };
         }
         Number {
@@ -566,6 +658,7 @@ impl Number {
                 exp,
             })),
             short_text: false,
+            neg_zero: false,
         }
     }
 
@@ -942,17 +1035,29 @@ impl Default for Number {
 }
 
 impl fmt::Display for Number {
-    /// The exact value in plain decimal, never with an exponent; the
-    /// infinities as `+Inf` and `-Inf`. Width, fill, alignment, `+` and `0`
-    /// flags are honoured as for integers.
+    /// The number in plain decimal, never with an exponent, as go-cty writes it: a
+    /// number read from text or built from an integer with all its digits, a number
+    /// built from a float64 as the shortest text that reads back as that float64
+    /// (`0.1`; see [`Number::from_f64`]). With `{:#}`, the exact value of every number.
+    /// The infinities as `+Inf` and `-Inf`. Width, fill, alignment, `+` and `0` flags
+    /// are honoured as for integers.
     ///
     /// ```
     /// use tfvalue::Number;
     /// let n: Number = "-1.5e2".parse().unwrap();
     /// assert_eq!(n.to_string(), "-150");
     /// assert_eq!(format!("{:>8}", "1e-3".parse::<Number>().unwrap()), "   0.001");
+    /// let f = Number::from_f64(1.1).unwrap();
+    /// assert_eq!(f.to_string(), "1.1");
+    /// assert_eq!(format!("{f:#}"), "1.100000000000000088817841970012523233890533447265625");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !f.alternate() {
+            if let Some(text) = self.float_born_text() {
+                let body = text.trim_start_matches('-');
+                return f.pad_integral(body.len() == text.len(), "", body);
+            }
+        }
         match &self.repr {
             Repr::Int(i) => fmt::Display::fmt(i, f),
             Repr::UInt(u) => fmt::Display::fmt(u, f),
@@ -1239,6 +1344,7 @@ impl From<i64> for Number {
         Number {
             repr: Repr::Int(v),
             short_text: false,
+            neg_zero: false,
         }
     }
 }
@@ -1250,10 +1356,12 @@ impl From<u64> for Number {
             Ok(i) => Number {
                 repr: Repr::Int(i),
                 short_text: false,
+                neg_zero: false,
             },
             Err(_) => Number {
                 repr: Repr::UInt(v),
                 short_text: false,
+                neg_zero: false,
             },
         }
     }
@@ -1274,6 +1382,7 @@ impl From<i128> for Number {
             return Number {
                 repr: Repr::Float(f),
                 short_text: false,
+                neg_zero: false,
             };
         }
         let (digits, exp) = u128_digits(v.unsigned_abs());
@@ -1284,6 +1393,7 @@ impl From<i128> for Number {
                 exp,
             })),
             short_text: false,
+            neg_zero: false,
         }
     }
 }
@@ -1300,6 +1410,7 @@ impl From<u128> for Number {
             return Number {
                 repr: Repr::Float(f),
                 short_text: false,
+                neg_zero: false,
             };
         }
         let (digits, exp) = u128_digits(v);
@@ -1310,6 +1421,7 @@ impl From<u128> for Number {
                 exp,
             })),
             short_text: false,
+            neg_zero: false,
         }
     }
 }
@@ -1457,16 +1569,20 @@ impl Serialize for Number {
     /// In a human-readable format (JSON), a value that is exactly an `f64` but was read
     /// from decimal text (not built from a float64) is its exact decimal text instead, so
     /// that it is written with all its digits, as go-cty writes numbers parsed from text;
-    /// a float64 is written as the shortest text that reads back as it.
+    /// a float64 is written as go-cty writes it, the shortest text that reads back as it
+    /// (see [`Number::from_f64`]).
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if serializer.is_human_readable() {
             if !crate::private::is_ours::<S>() {
                 return self.serialize_foreign(serializer);
             }
+            if let Some(text) = self.float_born_text() {
+                return serializer.serialize_newtype_struct(TOKEN, &text);
+            }
             if let Repr::Float(f) = self.repr {
                 if !self.short_text && f.fract() != 0.0 {
                     let exact = self.to_string();
-                    if exact != format!("{f}") {
+                    if Some(&exact) != float_text(f).as_ref() {
                         return serializer.serialize_newtype_struct(TOKEN, &exact);
                     }
                 }
@@ -1477,38 +1593,45 @@ impl Serialize for Number {
 }
 
 impl Number {
-    /// Under a human-readable serializer that is not tfvalue's: an integer as an integer;
-    /// under `serde_json`, anything else as the text `tfvalue::json` writes (a float64's
-    /// shortest text, a decimal's digits, in plain notation) through `serde_json`'s
-    /// `RawValue`, so that `serde_json::to_string` writes the same number; under other
-    /// formats, a number that is exactly an `f64` as that `f64`, and any other an error
-    /// naming `tfvalue::json`.
+    /// Under a human-readable serializer that is not tfvalue's: under `serde_json`, the
+    /// text `tfvalue::json` writes (an integer's digits, a float64's shortest text, a
+    /// decimal's digits, in plain notation) through `serde_json`'s `RawValue`, so that
+    /// `serde_json::to_string` writes the same number; under other formats, an integer
+    /// as an integer, a number that is exactly an `f64` as that `f64`, and any other an
+    /// error naming `tfvalue::json`.
     fn serialize_foreign<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::Error as _;
+        let is_serde_json = std::any::type_name::<S>().contains("serde_json::");
+        fn raw<S: Serializer>(text: String, serializer: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::Error as _;
+            match serde_json::value::RawValue::from_string(text) {
+                Ok(raw) => raw.serialize(serializer),
+                Err(e) => Err(S::Error::custom(e)),
+            }
+        }
+        if let Some(text) = self.float_born_text() {
+            if is_serde_json {
+                return raw(text, serializer);
+            }
+            return serializer.serialize_f64(self.to_exact_f64().unwrap_or_default());
+        }
         match &self.repr {
             Repr::Int(i) => return serializer.serialize_i64(*i),
-            Repr::UInt(u) if !self.short_text => return serializer.serialize_u64(*u),
+            Repr::UInt(u) => return serializer.serialize_u64(*u),
             Repr::PosInf | Repr::NegInf => {
                 return Err(S::Error::custom(
                     "infinity cannot be written as JSON (tfvalue::json and go-cty refuse it too)",
                 ))
             }
-            _ => {}
+            Repr::Float(_) | Repr::Decimal(_) => {}
         }
-        let text = match &self.repr {
-            Repr::Float(f) if self.short_text => format!("{f}"),
-            Repr::UInt(u) => format!("{}", *u as f64),
-            _ => self.to_string(),
-        };
-        if std::any::type_name::<S>().contains("serde_json::") {
-            // The same text as tfvalue::json writes (plain notation, all digits).
-            return match serde_json::value::RawValue::from_string(text) {
-                Ok(raw) => raw.serialize(serializer),
-                Err(e) => Err(S::Error::custom(e)),
-            };
+        // A number read from text: all its digits.
+        let text = self.to_string();
+        if is_serde_json {
+            return raw(text, serializer);
         }
         if let Some(f) = self.to_exact_f64() {
-            if format!("{f}") == text {
+            if float_text(f).as_ref() == Some(&text) {
                 return serializer.serialize_f64(f);
             }
         }
@@ -1901,24 +2024,38 @@ mod tests {
 
     #[test]
     fn display_exact_floats() {
+        // `{:#}` is the exact value of a float64; plain Display its short text.
         assert_eq!(
-            f(0.1).to_string(),
+            format!("{:#}", f(0.1)),
             "0.1000000000000000055511151231257827021181583404541015625"
         );
+        assert_eq!(f(0.1).to_string(), "0.1");
         let tiny = format!("0.{}{}", "0".repeat(323), SUBNORMAL_DIGITS);
         assert_eq!(tiny.len(), 1076);
-        assert_eq!(f(5e-324).to_string(), tiny);
-        assert_eq!(f(-5e-324).to_string(), format!("-{tiny}"));
-        assert_eq!(f(1e300).to_string(), E300);
-        assert_eq!(f(f64::MAX).to_string(), format!("{:.0}", f64::MAX));
+        assert_eq!(format!("{:#}", f(5e-324)), tiny);
+        assert_eq!(format!("{:#}", f(-5e-324)), format!("-{tiny}"));
+        // a subnormal's short text has the digits of a 53-bit mantissa (go-cty's)
+        assert_eq!(
+            f(5e-324).to_string(),
+            format!("0.{}4940656458412465", "0".repeat(323))
+        );
+        assert_eq!(format!("{:#}", f(1e300)), E300);
+        assert_eq!(f(1e300).to_string(), format!("1{}", "0".repeat(300)));
+        assert_eq!(format!("{:#}", f(f64::MAX)), format!("{:.0}", f64::MAX));
         assert_eq!(f(1.5).to_string(), "1.5");
         assert_eq!(f(-2.0).to_string(), "-2");
+        assert_eq!(f(-0.0).to_string(), "-0");
+        assert_eq!(format!("{:#}", f(-0.0)), "0");
         assert_eq!(f(1e21).to_string(), "1000000000000000000000");
         // Every exact expansion round-trips.
         for x in [0.1, 5e-324, 1e300, f64::MAX, f64::MIN_POSITIVE, -1e-310] {
-            assert_eq!(num(&f(x).to_string()), f(x));
-            assert_eq!(num(&f(x).to_string()).to_exact_f64(), Some(x));
+            assert_eq!(num(&format!("{:#}", f(x))), f(x));
+            assert_eq!(num(&format!("{:#}", f(x))).to_exact_f64(), Some(x));
         }
+        // Text-born numbers keep their digits either way.
+        let exact = num("0.1000000000000000055511151231257827021181583404541015625");
+        assert_eq!(exact, f(0.1));
+        assert_eq!(exact.to_string(), format!("{:#}", f(0.1)));
     }
 
     #[test]
@@ -2155,8 +2292,13 @@ mod tests {
         assert_eq!(Number::try_from(2.5f32).unwrap(), num("2.5"));
         assert_eq!(Number::try_from(f32::INFINITY).unwrap(), Number::infinity());
         assert_eq!(
-            Number::from_f32(0.1).unwrap().to_string(),
+            format!("{:#}", Number::from_f32(0.1).unwrap()),
             "0.100000001490116119384765625"
+        );
+        // the f32 widened to a float64, written as that float64
+        assert_eq!(
+            Number::from_f32(0.1).unwrap().to_string(),
+            "0.10000000149011612"
         );
     }
 
@@ -2517,7 +2659,7 @@ mod tests {
             let n = Number::from_f64(x).unwrap();
             prop_assert_eq!(n.to_exact_f64(), Some(x));
             prop_assert_eq!(n.to_f64(), Some(x));
-            let text = n.to_string();
+            let text = format!("{n:#}");
             prop_assert_eq!(&text, &ref_f64_plain(x));
             prop_assert!(text.len() <= MAX_NUMBER_TEXT_LEN);
             let back = num(&text);

@@ -15,27 +15,62 @@ pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
 /// text) without building it; serializers write the bytes as they are.
 pub(crate) const RAW_TOKEN: &str = "$tfvalue::private::Raw";
 
-/// Bytewise order of two keys or names, inline, without a call to `memcmp`: eight bytes at
-/// a time (big-endian words order as their bytes do), then byte by byte. Names usually
-/// differ early; keys that share a prefix (`tag-0001`, `tag-0002`) take a word or two.
+/// Bytewise order of two keys or names, inline, without a call to `memcmp`: eight bytes
+/// at a time (big-endian words order as their bytes do), the last word of the common
+/// length overlapping what was already found equal, then the lengths. Names usually
+/// differ in the first word; sorted keys that share a prefix (`key-000001`,
+/// `key-000002`) take two.
 #[inline]
 pub(crate) fn bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    let (mut a, mut b) = (a, b);
-    while let (Some((x, ra)), Some((y, rb))) =
-        (a.split_first_chunk::<8>(), b.split_first_chunk::<8>())
-    {
-        let (x, y) = (u64::from_be_bytes(*x), u64::from_be_bytes(*y));
+    let n = a.len().min(b.len());
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            let (x, y) = (word8(a, i), word8(b, i));
+            if x != y {
+                return x.cmp(&y);
+            }
+            i += 8;
+        }
+        // The last word: the bytes before `i` are equal, so the first difference in it is
+        // the first difference of the rest.
+        let (x, y) = (word8(a, n - 8), word8(b, n - 8));
         if x != y {
             return x.cmp(&y);
         }
-        (a, b) = (ra, rb);
-    }
-    for (x, y) in a.iter().zip(b) {
+    } else if n >= 4 {
+        let (x, y) = (word4(a, 0), word4(b, 0));
         if x != y {
-            return x.cmp(y);
+            return x.cmp(&y);
+        }
+        let (x, y) = (word4(a, n - 4), word4(b, n - 4));
+        if x != y {
+            return x.cmp(&y);
+        }
+    } else {
+        for i in 0..n {
+            if a[i] != b[i] {
+                return a[i].cmp(&b[i]);
+            }
         }
     }
     a.len().cmp(&b.len())
+}
+
+/// Eight bytes of `s` from `at` (which the caller keeps in bounds) as a big-endian word.
+#[inline(always)]
+fn word8(s: &[u8], at: usize) -> u64 {
+    s.get(at..at + 8)
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .map_or(0, u64::from_be_bytes)
+}
+
+/// Four bytes of `s` from `at` as a big-endian word.
+#[inline(always)]
+fn word4(s: &[u8], at: usize) -> u32 {
+    s.get(at..at + 4)
+        .and_then(|w| <[u8; 4]>::try_from(w).ok())
+        .map_or(0, u32::from_be_bytes)
 }
 
 /// A [`Value`](crate::Value) being written: tfvalue's MessagePack serializer leaves the
@@ -50,6 +85,13 @@ pub(crate) const VALUE_TOKEN: &str = "$tfvalue::private::Value";
 pub(crate) fn is_ours<S: ?Sized>() -> bool {
     let name = std::any::type_name::<S>();
     name.trim_start_matches("&mut ").starts_with("tfvalue::")
+}
+
+/// Whether `D` is the deserializer serde's derive hands a field the input leaves out
+/// (`serde::__private::de::missing_field`): it gives `None` to an `Option` and the
+/// "missing attribute" error to anything else. Recognised by its name, as `is_ours` does.
+pub(crate) fn is_missing_field<D: ?Sized>() -> bool {
+    std::any::type_name::<D>().contains("::MissingFieldDeserializer<")
 }
 
 /// Which private token a newtype struct name is, if any.

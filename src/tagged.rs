@@ -33,7 +33,7 @@ pub fn to_tagged(v: &Value) -> Json {
         Value::Null => json!({"null": true}),
         Value::Unknown(r) => json!({ "unknown": refinements_to_tagged(r) }),
         Value::Bool(b) => json!({ "bool": b }),
-        Value::Number(n) => json!({ "number": n.to_string() }),
+        Value::Number(n) => number_to_tagged(n),
         Value::String(s) => json!({ "string": s }),
         Value::List(vs) => json!({ "list": vs.iter().map(to_tagged).collect::<Vec<_>>() }),
         Value::Set(vs) => json!({ "set": vs.iter().map(to_tagged).collect::<Vec<_>>() }),
@@ -43,6 +43,17 @@ pub fn to_tagged(v: &Value) -> Json {
         Value::Dynamic(d) => {
             json!({ "dynamic": { "type": d.ty(), "value": to_tagged(d.value()) } })
         }
+    }
+}
+
+/// A number as its text; a float64 whose exact value differs from its short text also
+/// with the exact expansion under `"exact"`, as the vectors write it.
+fn number_to_tagged(n: &Number) -> Json {
+    let (text, exact) = (n.to_string(), format!("{n:#}"));
+    if text == exact {
+        json!({ "number": text })
+    } else {
+        json!({ "number": text, "exact": exact })
     }
 }
 
@@ -61,10 +72,16 @@ fn refinements_to_tagged(r: &Refinements) -> Json {
         o.insert("prefix".into(), json!(p));
     }
     if let Some(b) = r.lower_bound() {
-        o.insert("lower".into(), json!([b.value.to_string(), b.inclusive]));
+        o.insert(
+            "lower".into(),
+            json!([format!("{:#}", b.value), b.inclusive]),
+        );
     }
     if let Some(b) = r.upper_bound() {
-        o.insert("upper".into(), json!([b.value.to_string(), b.inclusive]));
+        o.insert(
+            "upper".into(),
+            json!([format!("{:#}", b.value), b.inclusive]),
+        );
     }
     if let Some(n) = r.min_length() {
         o.insert("len_lower".into(), json!(n));

@@ -37,6 +37,12 @@ use crate::{dynamic::Dynamic, number::Number, unknown::Unknown};
 /// assert_eq!(<(bool, f64)>::tf_type().to_string(), "tuple([bool,number])");
 /// assert!(<String as TfValue>::schema_block().is_none());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no Terraform type: it does not implement `TfValue`",
+    label = "not a Terraform value",
+    note = "Terraform values are `String`, `bool`, integers, `f64`, `tfvalue::Number`, `Vec<T>`, `BTreeSet<T>`, `BTreeMap<String, T>`, tuples, `tfvalue::Dynamic`, `Option<T>` and `Unknown<T>` of those, and structs and unit enums that `#[derive(TfValue)]`",
+    note = "for a struct or enum of your own, add `#[derive(TfValue)]` to it; for a type of another crate (`std::time::Duration`, ...), hold a Terraform value instead (seconds as `u64`, an RFC 3339 `String`) and convert"
+)]
 pub trait TfValue {
     /// The Terraform type of every value of this Rust type.
     fn tf_type() -> Type;
@@ -90,6 +96,11 @@ pub trait TfValue {
 /// assert_eq!(Bucket::tf_type(), Bucket::block().implied_type());
 /// # }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a model struct: a block or a nested attribute needs `#[derive(TfValue)]` on it",
+    label = "does not derive `TfValue`",
+    note = "add `#[derive(TfValue, Serialize, Deserialize)]` to the struct `{Self}`: its fields become the block's attributes"
+)]
 pub trait TfModel: TfValue {
     /// The schema version (`#[tfvalue(version = N)]`, 0 by default).
     const SCHEMA_VERSION: i64 = 0;
@@ -317,6 +328,8 @@ pub mod __private {
     pub use crate::unknown::Refinements;
     pub use crate::{tf_value::TfModel, tf_value::TfValue};
     pub use core::option::Option::{self, None, Some};
+    pub use std::vec;
+    pub use std::vec::Vec;
 
     /// A number literal the derive has checked (`default = 0.1`, `refine(min = 1)`);
     /// zero for text it would have rejected.
@@ -341,6 +354,24 @@ pub mod __private {
         pub max_length: Option<u64>,
         pub pattern: Option<&'static str>,
     }
+
+    /// The types that hold null (`Option<T>`, and `Unknown<T>` or `Box<T>` of one, and
+    /// [`Dynamic`](crate::Dynamic)): a field the derive cannot see into (a type alias)
+    /// whose role makes it null at times is checked to be one.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot hold null, and this attribute is null when it is not set",
+        label = "cannot hold null",
+        note = "an optional, computed or write-only attribute is null in configuration or in the plan: write `Option<..>` around the type, or `Unknown<Option<..>>` for a value that is unknown until apply"
+    )]
+    pub trait CanBeNull {}
+
+    impl<T> CanBeNull for Option<T> {}
+    impl<T: CanBeNull> CanBeNull for crate::unknown::Unknown<T> {}
+    impl<T: CanBeNull + ?Sized> CanBeNull for Box<T> {}
+    impl CanBeNull for crate::dynamic::Dynamic {}
+
+    /// Checks that a field's type holds null (see [`CanBeNull`]).
+    pub fn can_be_null<T: CanBeNull + ?Sized>() {}
 
     // The helpers' signatures stay on one line: compile errors quote them (tests/ui).
 

@@ -8,7 +8,7 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use crate::value::Key;
+use crate::key::Key;
 
 /// The default nesting limit for type JSON read from input (the same as for values).
 pub const DEFAULT_TYPE_DEPTH: usize = 128;

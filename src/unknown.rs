@@ -20,11 +20,13 @@ use std::marker::PhantomData;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
-use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::{Error, Result};
 use crate::number::Number;
 use crate::private::UNKNOWN_TOKEN;
+
+mod grapheme;
+mod grapheme_table;
 
 /// The largest refinement payload accepted when decoding, in bytes (as go-cty).
 pub const MAX_REFINEMENT_PAYLOAD: usize = 1024;
@@ -665,10 +667,16 @@ fn safe_prefix(prefix: &str) -> std::borrow::Cow<'_, str> {
 /// Two steps, as go-cty takes them. First the NFC boundary: if the last character could
 /// still combine with one that follows, everything from the last character that starts
 /// a composition on is dropped (go's `norm.LastBoundary`). Else a scan by grapheme
-/// clusters from the start: it stops at a lone CR or LF (go-textseg's scanner asks for
-/// more input there, since CR LF is one cluster), dropping everything from it on;
-/// otherwise the last cluster is dropped unless it is a single delimiter.
+/// clusters from the start, as go-textseg v15 finds them (see `grapheme`): it stops at a
+/// lone CR or LF (the scanner asks for more input there, since CR LF is one cluster),
+/// dropping everything from it on; otherwise the last cluster is dropped unless it is a
+/// single delimiter.
 fn safe_known_prefix(b: &[u8]) -> &str {
+    safe_known_prefix_with(b, grapheme::first_cluster)
+}
+
+/// [`safe_known_prefix`] with the grapheme scanner given (the tests give a second one).
+fn safe_known_prefix_with(b: &[u8], first_cluster: impl Fn(&str) -> Option<usize>) -> &str {
     let (s, cut_inside_char) = match std::str::from_utf8(b) {
         Ok(s) => (s, false),
         Err(e) => (
@@ -691,29 +699,20 @@ fn safe_known_prefix(b: &[u8]) -> &str {
         // The partial character is dropped; the whole one before it cannot change.
         return s;
     }
-    if let Some(i) = lone_line_break(s) {
-        return &s[..i];
-    }
-    let start = s.grapheme_indices(true).next_back().map_or(0, |(i, _)| i);
-    let mut cluster = s[start..].chars();
-    match (cluster.next(), cluster.next()) {
-        (Some(c), None) if is_prefix_delimiter(c) => s,
-        _ => &s[..start],
-    }
-}
-
-/// Where the first CR not followed by LF, or LF not preceded by CR, is.
-fn lone_line_break(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\r' if b.get(i + 1) == Some(&b'\n') => i += 2,
-            b'\r' | b'\n' => return Some(i),
-            _ => i += 1,
+    // The start and end of the last cluster scanned.
+    let (mut start, mut end) = (0, 0);
+    while let Some(rest) = s.get(end..).filter(|r| !r.is_empty()) {
+        start = end;
+        match first_cluster(rest) {
+            Some(n) if n > 0 => end += n,
+            _ => break,
         }
     }
-    None
+    let mut cluster = s.get(start..end).unwrap_or("").chars();
+    match (cluster.next(), cluster.next()) {
+        (Some(c), None) if is_prefix_delimiter(c) => s.get(..end).unwrap_or(""),
+        _ => s.get(..start).unwrap_or(""),
+    }
 }
 
 /// A Hangul medial vowel or final consonant jamo: go's `norm` never puts a boundary
@@ -1167,6 +1166,11 @@ impl<T: Serialize> Serialize for Unknown<T> {
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Unknown<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        if crate::private::is_missing_field::<D>() {
+            // An attribute the input leaves out: what `T` makes of it (`None` for an
+            // `Option`, else "missing attribute"), as a field of type `T` would.
+            return T::deserialize(d).map(Unknown::Known);
+        }
         d.deserialize_newtype_struct(UNKNOWN_TOKEN, UnknownVisitor(PhantomData))
     }
 }
@@ -1229,6 +1233,254 @@ mod tests {
         // a character nothing combines with survives a cut inside the next character
         let emoji = format!("{}\u{1F600}{}", "a".repeat(250), "é".repeat(5));
         assert_eq!(safe_prefix(&emoji).len(), 254);
+    }
+
+    /// The two shapes of issue #21, cut as go-cty v1.19 (go-textseg v15) cuts them.
+    #[test]
+    fn prefix_cut_follows_go_textseg_v15() {
+        // No conjunct rule: क्क is two clusters, and only the last is dropped.
+        let conjunct = format!("{}\u{915}\u{94D}\u{915}{}", "a".repeat(246), "z".repeat(9));
+        assert_eq!(safe_prefix(&conjunct).len(), 252);
+        // A ZWJ after a Hangul vowel joins the pictograph after it: the whole is dropped.
+        let zwj = format!(
+            "{}\u{1161}\u{200D}\u{1F468}{}",
+            "a".repeat(245),
+            "z".repeat(9)
+        );
+        assert_eq!(safe_prefix(&zwj).len(), 245);
+        // The same after a regional indicator, and after a pictograph with a spacing mark.
+        let flag = format!(
+            "{}\u{1F1E6}\u{200D}\u{1F468}{}",
+            "a".repeat(244),
+            "z".repeat(9)
+        );
+        assert_eq!(safe_prefix(&flag).len(), 244);
+        let mark = format!(
+            "{}\u{1F468}\u{903}\u{200D}\u{1F469}{}",
+            "a".repeat(241),
+            "z".repeat(9)
+        );
+        assert_eq!(safe_prefix(&mark).len(), 241);
+        // After a letter, the ZWJ stays with the letter and the pictograph is alone.
+        let letter = format!("{}b\u{200D}\u{1F468}{}", "a".repeat(247), "z".repeat(9));
+        assert_eq!(safe_prefix(&letter).len(), 251);
+    }
+
+    /// go-textseg v15's grammar (`grapheme_clusters.rl`) written as regular expressions
+    /// over character classes and matched by brute force (every end a pattern can reach,
+    /// the longest kept): a second reading of it, to hold `grapheme::first_cluster` to.
+    mod oracle {
+        use super::super::grapheme::{class, Class};
+        use std::collections::BTreeSet;
+
+        enum Re {
+            Is(fn(Class) -> bool),
+            Seq(Vec<Re>),
+            Alt(Vec<Re>),
+            Star(Box<Re>),
+            Opt(Box<Re>),
+        }
+        use Re::*;
+
+        fn is(k: Class) -> Re {
+            match k {
+                Class::Cr => Is(|c| c == Class::Cr),
+                Class::Lf => Is(|c| c == Class::Lf),
+                Class::Control => Is(|c| c == Class::Control),
+                Class::Extend => Is(|c| c == Class::Extend),
+                Class::Zwj => Is(|c| c == Class::Zwj),
+                Class::Ri => Is(|c| c == Class::Ri),
+                Class::Prepend => Is(|c| c == Class::Prepend),
+                Class::L => Is(|c| c == Class::L),
+                Class::V => Is(|c| c == Class::V),
+                Class::T => Is(|c| c == Class::T),
+                Class::LV => Is(|c| c == Class::LV),
+                Class::LVT => Is(|c| c == Class::LVT),
+                Class::ExtPict => Is(|c| c == Class::ExtPict),
+                Class::Other => Is(|c| c == Class::Other),
+            }
+        }
+        fn star(r: Re) -> Re {
+            Star(Box::new(r))
+        }
+        fn opt(r: Re) -> Re {
+            Opt(Box::new(r))
+        }
+        fn plus(k: Class) -> Re {
+            Seq(vec![is(k), star(is(k))])
+        }
+
+        fn ends(re: &Re, cls: &[Class], i: usize) -> BTreeSet<usize> {
+            match re {
+                Is(f) => cls
+                    .get(i)
+                    .filter(|&&c| f(c))
+                    .map(|_| i + 1)
+                    .into_iter()
+                    .collect(),
+                Seq(rs) => rs.iter().fold(BTreeSet::from([i]), |at, r| {
+                    at.iter().flat_map(|&j| ends(r, cls, j)).collect()
+                }),
+                Alt(rs) => rs.iter().flat_map(|r| ends(r, cls, i)).collect(),
+                Opt(r) => {
+                    let mut out = ends(r, cls, i);
+                    out.insert(i);
+                    out
+                }
+                Star(r) => {
+                    let mut all = BTreeSet::from([i]);
+                    let mut frontier = vec![i];
+                    while let Some(j) = frontier.pop() {
+                        for k in ends(r, cls, j) {
+                            if all.insert(k) {
+                                frontier.push(k);
+                            }
+                        }
+                    }
+                    all
+                }
+            }
+        }
+
+        fn tokens() -> Vec<Re> {
+            use Class::*;
+            // ZWJGlue = ZWJ (Extended_Pictographic Extend*)?
+            let glue = || Seq(vec![is(Zwj), opt(Seq(vec![is(ExtPict), star(is(Extend))]))]);
+            // Extension = (Extend | ZWJGlue | SpacingMark)*
+            let extension = || star(Alt(vec![is(Extend), glue()]));
+            let hangul = || {
+                Seq(vec![
+                    Alt(vec![
+                        Seq(vec![
+                            plus(L),
+                            Alt(vec![
+                                opt(Seq(vec![
+                                    Alt(vec![Seq(vec![opt(is(LV)), plus(V)]), is(LVT)]),
+                                    star(is(T)),
+                                ])),
+                                opt(is(LV)),
+                            ]),
+                        ]),
+                        Seq(vec![is(LV), star(is(V)), star(is(T))]),
+                        Seq(vec![plus(V), star(is(T))]),
+                        Seq(vec![is(LVT), star(is(T))]),
+                        plus(T),
+                    ]),
+                    extension(),
+                ])
+            };
+            let emoji = || Seq(vec![is(ExtPict), star(is(Extend)), extension()]);
+            let zwj = || Seq(vec![is(Zwj), star(Alt(vec![is(Zwj), is(Extend)]))]);
+            let flag = || Seq(vec![is(Ri), opt(is(Ri)), extension()]);
+            // OtherSeq: any character but those that start the sequences above
+            let other = || {
+                Seq(vec![
+                    Is(|c| matches!(c, Class::Other | Class::Extend)),
+                    star(Alt(vec![is(Extend), is(Zwj)])),
+                ])
+            };
+            vec![
+                Seq(vec![is(Cr), is(Lf)]),
+                is(Control),
+                hangul(),
+                emoji(),
+                zwj(),
+                flag(),
+                Seq(vec![
+                    plus(Prepend),
+                    opt(Alt(vec![hangul(), emoji(), zwj(), flag(), other()])),
+                ]),
+                other(),
+            ]
+        }
+
+        /// The first cluster's length in bytes, as the longest match of any token.
+        pub(super) fn first_cluster(s: &str) -> Option<usize> {
+            static TOKENS: std::sync::OnceLock<Vec<Re>> = std::sync::OnceLock::new();
+            // The sweep's filler: a letter before a letter is a cluster of its own.
+            if s.starts_with("aa") {
+                return Some(1);
+            }
+            // Clusters in the sweep are short; look at a bounded window.
+            let chars: Vec<char> = s.chars().take(32).collect();
+            let cls: Vec<Class> = chars.iter().map(|&c| class(c)).collect();
+            let n = TOKENS
+                .get_or_init(tokens)
+                .iter()
+                .filter_map(|t| ends(t, &cls, 0).into_iter().max())
+                .max()
+                .filter(|&n| n > 0)?;
+            Some(chars[..n].iter().map(|c| c.len_utf8()).sum())
+        }
+    }
+
+    /// Characters of every class go-textseg knows, and a few that matter to NFC.
+    pub(crate) const SWEEP_CHARS: &[char] = &[
+        'a',
+        '-',
+        '\u{E9}',
+        '\u{915}',
+        '\r',
+        '\n',
+        '\u{1}',
+        '\u{FFFD}',
+        '\u{301}',
+        '\u{903}',
+        '\u{94D}',
+        '\u{200C}',
+        '\u{FE0F}',
+        '\u{1F3FB}',
+        '\u{200D}',
+        '\u{1F1E6}',
+        '\u{1F1E8}',
+        '\u{600}',
+        '\u{1100}',
+        '\u{1161}',
+        '\u{11A8}',
+        '\u{AC00}',
+        '\u{AC01}',
+        '\u{1F468}',
+        '\u{A9}',
+        '\u{2764}',
+    ];
+
+    /// Every sequence of one to three of `SWEEP_CHARS`, placed so that the 255-byte cut
+    /// falls at each of its bytes (and just after it), with the filler before it and text
+    /// after it: the prefix is cut as the oracle reading of go-textseg v15 says.
+    #[test]
+    fn prefix_cut_sweep_agrees_with_the_grammar() {
+        let n = SWEEP_CHARS.len();
+        let (mut cases, mut cut_in_grapheme_step) = (0, 0);
+        for len in 1..=3u32 {
+            for code in 0..n.pow(len) {
+                let mut seq = String::new();
+                let mut c = code;
+                for _ in 0..len {
+                    seq.push(SWEEP_CHARS[c % n]);
+                    c /= n;
+                }
+                for at in 1..=seq.len() {
+                    let s = format!("{}{seq}{}", "a".repeat(255 - at), "z".repeat(8));
+                    let nfc_s = nfc(&s);
+                    let b = &nfc_s.as_bytes()[..MAX_PREFIX_LEN - 1];
+                    let want = safe_known_prefix_with(b, oracle::first_cluster);
+                    let got = safe_prefix(&s);
+                    assert_eq!(got.len(), want.len(), "{seq:?} cut after byte {at}");
+                    cases += 1;
+                    if std::str::from_utf8(b)
+                        .is_ok_and(|t| t.chars().next_back().is_some_and(boundary_after))
+                    {
+                        cut_in_grapheme_step += 1;
+                    }
+                }
+            }
+        }
+        assert!(cases > 100_000, "{cases}");
+        // A quarter of them reach the grapheme scan; the rest stop at the NFC step.
+        assert!(
+            cut_in_grapheme_step > cases / 5,
+            "{cut_in_grapheme_step} of {cases}"
+        );
     }
 
     #[test]

@@ -229,6 +229,37 @@ fn roles_come_from_the_attributes_never_from_the_wrappers() {
 }
 
 #[test]
+fn type_aliases_are_fields_like_the_types_they_name() {
+    // The derive cannot see through an alias; the type system checks that these hold
+    // null (tests/ui/type-alias-that-cannot-hold-null.rs is the other side).
+    type MaybeId = Unknown<Option<String>>;
+    type MaybeCount = Option<u32>;
+    type Tags = BTreeMap<String, String>;
+
+    #[derive(TfValue, Serialize, Deserialize, Debug, PartialEq)]
+    struct Server {
+        #[tfvalue(computed)]
+        id: MaybeId,
+        #[tfvalue(optional)]
+        count: Unknown<MaybeCount>,
+        tags: Tags,
+    }
+
+    let block = Server::block();
+    assert!(block.attributes["id"].computed && !block.attributes["id"].optional);
+    assert!(block.attributes["count"].optional);
+    assert!(block.attributes["tags"].required);
+    assert_eq!(
+        Server::tf_type().to_string(),
+        "object({count=number,id=string,tags=map(string)})"
+    );
+    let v = Value::from_json(br#"{"id":null,"count":3,"tags":{}}"#, &Server::tf_type()).unwrap();
+    let back: Server = tfvalue::from_value(&v).unwrap();
+    assert_eq!(back.id, Unknown::Known(None));
+    assert_eq!(back.count, Unknown::Known(Some(3)));
+}
+
+#[test]
 fn block_and_nested_type_nesting() {
     #[derive(TfValue, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord, Debug, Clone)]
     struct Item {

@@ -6,9 +6,12 @@
 //! Type, Number, Refinements, Unknown, Value, Dynamic, paths, Error, limits   the model
 //! ```
 //!
-//! The model imports no format and nothing above it; each format imports the model and
-//! not the other format; and inside the crate a name is imported from the module that
-//! defines it, not through the crate root's re-exports. This test reads every `crate::`
+//! The model imports no format and nothing above it, and within the model the vocabulary
+//! (keys, types, numbers, refinements, paths, errors) does not import the value tree built
+//! from it; each format imports the model and not the other format; the schema layer
+//! imports no format (it converts models and values directly); and inside the crate a
+//! name is imported from the module that defines it, not through the crate root's
+//! re-exports. This test reads every `crate::`
 //! path in `src/` (test modules and comments left out) and lists every import that
 //! breaks a rule.
 
@@ -24,6 +27,7 @@ enum Layer {
 }
 
 const MODEL: &[&str] = &[
+    "key",
     "types",
     "number",
     "unknown",
@@ -36,6 +40,19 @@ const MODEL: &[&str] = &[
     "dyn_check",
 ];
 const FORMATS: &[&str] = &["msgpack", "json"];
+
+/// The vocabulary below the value tree: what types, numbers and refinements are made of.
+/// It does not know the tree (`Value`, `Dynamic`) built from it.
+const VOCABULARY: &[&str] = &[
+    "key", "types", "number", "unknown", "path", "error", "limits", "private",
+];
+const TREE: &[&str] = &["value", "dynamic", "dyn_check"];
+
+/// Upper modules that work on models and values without a wire (the schema layer's plan,
+/// apply and validation helpers): they import no format (nor `transcode`, which streams
+/// one format into another).
+const NO_WIRE: &[&str] = &["schema"];
+const WIRE: &[&str] = &["msgpack", "json", "transcode"];
 
 fn layer(module: &str) -> Layer {
     if MODEL.contains(&module) {
@@ -215,6 +232,16 @@ fn the_model_knows_no_wire_and_the_formats_not_each_other() {
             if wrong {
                 problems.push(format!(
                     "{rel}: the {from:?} layer imports `crate::{seg}` ({to:?} layer)"
+                ));
+            }
+            if VOCABULARY.contains(&here.as_str()) && TREE.contains(&seg.as_str()) {
+                problems.push(format!(
+                    "{rel}: the vocabulary imports `crate::{seg}`, the value tree above it"
+                ));
+            }
+            if NO_WIRE.contains(&here.as_str()) && WIRE.contains(&seg.as_str()) {
+                problems.push(format!(
+                    "{rel}: `{here}` converts without a wire, but imports `crate::{seg}`"
                 ));
             }
         }

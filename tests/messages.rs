@@ -1,12 +1,15 @@
 //! One voice in errors: each problem is worded the same way in MessagePack and JSON, for
-//! typed structs and for `Value`s. One row per problem; the message is compared without
-//! its path and offset (`Error::message`).
+//! typed structs and for `Value`s, and from a `Value` (`from_value`) and legacy flatmap
+//! state. One row per problem; the message is compared without its path and position
+//! (`Error::message`), and where the decoders must also agree on the path and position,
+//! that is compared too.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use tfvalue::{Type, Value};
+use tfvalue::codec::{Codec, RawState};
+use tfvalue::{TfValue, Type, Unknown, Value};
 
 #[derive(Deserialize, Debug)]
 #[allow(dead_code)]
@@ -82,24 +85,163 @@ fn a_wrong_kind_says_what_was_expected() {
     }
 }
 
+/// Where an error is: its path, and its position (line and column in JSON, the byte
+/// offset in MessagePack).
+fn place(e: &tfvalue::Error) -> (String, Option<u64>, Option<u64>, Option<u64>) {
+    (e.path().to_string(), e.line(), e.column(), e.offset())
+}
+
 #[test]
-fn attributes_are_named_the_same_way() {
-    // Undeclared: every decoder names it in backticks.
-    let got = messages(
-        b"\x83\xa4name\xa1x\xa4tags\x80\xa4size\x05",
-        r#"{"name":"x","tags":{},"size":5}"#,
-    );
-    for g in &got {
-        assert!(g.starts_with("unsupported attribute `size`"), "{g}");
+fn an_undeclared_attribute_is_one_error_everywhere() {
+    let ty = ty();
+    let mp = b"\x83\xa4name\xa1x\xa4tags\x80\xa4size\x05";
+    // `size` (its opening quote) is on line 2, column 3.
+    let json = "{\"name\":\"x\",\n  \"size\":5,\"tags\":{}}";
+    let errors = [
+        tfvalue::msgpack::from_slice::<Model>(mp).unwrap_err(),
+        Value::from_msgpack(mp, &ty).unwrap_err(),
+        tfvalue::json::from_str::<Model>(json).unwrap_err(),
+        Value::from_json(json.as_bytes(), &ty).unwrap_err(),
+        tfvalue::from_value::<Model>(Value::Object(
+            [
+                ("name", Value::from("x")),
+                ("size", Value::from(5)),
+                ("tags", Value::Map(Default::default())),
+            ]
+            .into(),
+        ))
+        .unwrap_err(),
+    ];
+    for e in &errors {
+        // The message names the attribute and what is declared; the path is the object's,
+        // as go-cty's JSON decoder says it.
+        assert_eq!(
+            e.message(),
+            "unsupported attribute `size`, expected one of `name`, `tags`",
+            "{e}"
+        );
+        assert_eq!(e.path().to_string(), "", "{e}");
     }
-    // Missing: MessagePack requires every attribute; JSON state leaves nulls out, so a
-    // `Value` reads a missing attribute as null and a struct field that cannot be null
-    // says it is missing.
+    // Where: at the attribute's name, in both MessagePack decoders and both JSON decoders.
+    assert_eq!(place(&errors[0]), place(&errors[1]));
+    assert_eq!(errors[0].offset(), Some(14));
+    assert_eq!(place(&errors[2]), place(&errors[3]));
+    assert_eq!((errors[2].line(), errors[2].column()), (Some(2), Some(3)));
+    assert_eq!(
+        errors[2].to_string(),
+        "unsupported attribute `size`, expected one of `name`, `tags` at line 2 column 3"
+    );
+    // Nested, the path is that of the object holding it.
+    let nested = "object({ disk = list(object({ size = number })) })"
+        .parse::<Type>()
+        .unwrap();
+    let e = Value::from_json(br#"{"disk":[{"size":1,"kind":"ssd"}]}"#, &nested).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "unsupported attribute `kind`, expected one of `size` at disk[0], line 1 column 20"
+    );
+}
+
+#[test]
+fn a_missing_attribute_is_null_in_json_state_for_every_decoder() {
+    // Terraform's JSON state leaves nulls out, and go-cty reads a missing attribute as
+    // null: a `Value` holds null, and a typed field holds what it makes of null.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Computed {
+        name: String,
+        id: Unknown<Option<String>>,
+        size: Option<u32>,
+    }
+    let ty: Type = "object({ name = string, id = string, size = number })"
+        .parse()
+        .unwrap();
+    let json = r#"{"name":"x"}"#;
+    let v = Value::from_json(json.as_bytes(), &ty).unwrap();
+    assert!(v["id"].is_null() && v["size"].is_null());
+    let typed: Computed = tfvalue::json::from_str(json).unwrap();
+    assert_eq!(
+        typed,
+        Computed {
+            name: "x".into(),
+            id: Unknown::Known(None),
+            size: None
+        }
+    );
+    // A field that cannot be null says the attribute is missing, in every decoder.
     let got = messages(b"\x81\xa4name\xa1x", r#"{"name":"x"}"#);
     assert_eq!(got[0], "missing attribute `tags`");
     assert_eq!(got[1], "missing attribute `tags`");
     assert_eq!(got[2], "missing attribute `tags`");
+    // (MessagePack always carries every attribute; JSON state does not.)
     assert_eq!(got[3], "(no error)");
+}
+
+#[derive(TfValue, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Disk {
+    name: String,
+    size: String,
+    #[tfvalue(computed)]
+    id: Unknown<Option<String>>,
+}
+
+#[test]
+fn a_missing_attribute_in_flatmap_state_is_called_missing() {
+    let codec = Codec::<Disk>::new();
+    let state = |pairs: &[(&str, &str)]| {
+        RawState::from_flatmap(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    };
+    let err = codec.decode(0, &state(&[("name", "d")])).unwrap_err();
+    assert_eq!(
+        err.message(),
+        "decoding state of schema version 0: missing attribute `size`"
+    );
+    // The same state as JSON says the same.
+    let err = codec
+        .decode(0, &RawState::from_json(br#"{"name":"d"}"#.to_vec()))
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "decoding state of schema version 0: missing attribute `size`"
+    );
+    // A computed attribute the state leaves out is null to the model (as in JSON).
+    let disk = codec
+        .decode(0, &state(&[("name", "d"), ("size", "10")]))
+        .unwrap();
+    assert_eq!(disk.id, Unknown::Known(None));
+    let disk = codec
+        .decode(
+            0,
+            &RawState::from_json(br#"{"name":"d","size":"10"}"#.to_vec()),
+        )
+        .unwrap();
+    assert_eq!(disk.id, Unknown::Known(None));
+}
+
+#[test]
+fn json_errors_say_line_and_column() {
+    // A wrong kind on the third line, for the typed and the untyped decoder alike.
+    let json = "{\n  \"name\": \"x\",\n  \"tags\": 5\n}";
+    let ty = ty();
+    let typed = tfvalue::json::from_str::<Model>(json).unwrap_err();
+    let untyped = Value::from_json(json.as_bytes(), &ty).unwrap_err();
+    for e in [&typed, &untyped] {
+        assert_eq!((e.line(), e.column()), (Some(3), Some(11)), "{e}");
+        assert!(e.to_string().ends_with(" at tags, line 3 column 11"), "{e}");
+    }
+    // Syntax errors too, and the end of the input.
+    let e = Value::from_json(b"{\"name\": \"x\",\n  \"tags\": {} x", &ty).unwrap_err();
+    assert_eq!((e.line(), e.column()), (Some(2), Some(14)), "{e}");
+    let e = tfvalue::json::from_str::<Model>("{\"name\":").unwrap_err();
+    assert_eq!(e.line(), Some(1), "{e}");
+    // MessagePack has no lines: its errors keep the byte offset.
+    let e = Value::from_msgpack(b"\x82\xa4name\xa1x\xa4tags\x05", &ty).unwrap_err();
+    assert_eq!((e.line(), e.offset()), (None, Some(13)));
+    assert!(e.to_string().ends_with("(msgpack offset 13)"), "{e}");
 }
 
 #[test]

@@ -289,11 +289,13 @@ proptest! {
     }
 }
 
-/// A number that is exactly a float64 as the shortest text that reads back as it: what
-/// JSON writes for a float64.
+/// A number that is exactly a float64 as the text JSON writes for that float64 (go-cty's
+/// shortest text, as `Number::from_f64`'s Display gives it), read back as a decimal:
+/// where JSON writes a float64's short text, MessagePack may carry the float, or the
+/// whole number it is (a whole float64 in `i64` range goes on the wire as an integer).
 fn shortest_number(n: &Number) -> Number {
     match n.to_exact_f64() {
-        Some(f) if f.is_finite() => format!("{f}").parse().unwrap(),
+        Some(f) if f.is_finite() => Number::from_f64(f).unwrap().to_string().parse().unwrap(),
         _ => n.clone(),
     }
 }

@@ -162,3 +162,86 @@ fn serde_json_itself_never_writes_garbage() {
     let j = v.to_json_value(&ty).unwrap();
     assert_eq!(j["n"], serde_json::json!(0.1));
 }
+
+/// Issue #21: one rule for a Rust `f64`: the float64 it denotes, in `value!` (literal or
+/// variable) and `From` alike; number text is a decimal. Compared with an `f64`, a value
+/// is equal when its nearest `f64` is that float, as in serde_json.
+#[test]
+fn one_number_one_value() {
+    let x = 0.1;
+    let literal = value!({ "ratio": 0.1 });
+    let variable = value!({ "ratio": x });
+    let from = Value::from_iter([("ratio", Value::from(0.1))]);
+    assert_eq!(literal, variable);
+    assert_eq!(literal, from);
+    let ty: Type = "object({ ratio = number })".parse().unwrap();
+    // the float64: cb 3f b9 99 99 99 99 99 9a on the wire, its short text in JSON
+    let float_bytes = b"\x81\xa5ratio\xcb\x3f\xb9\x99\x99\x99\x99\x99\x9a";
+    assert_eq!(literal.to_msgpack(&ty).unwrap(), float_bytes);
+    assert_eq!(literal.to_json(&ty).unwrap(), br#"{"ratio":0.1}"#);
+    assert_eq!(literal["ratio"].as_number().unwrap().to_string(), "0.1");
+    assert_eq!(
+        format!("{:#}", literal["ratio"].as_number().unwrap()),
+        "0.1000000000000000055511151231257827021181583404541015625"
+    );
+    // number text: the decimal 0.1, a string on the wire
+    let text = Value::from_json(br#"{"ratio":0.1}"#, &ty).unwrap();
+    assert_eq!(text.to_msgpack(&ty).unwrap(), b"\x81\xa5ratio\xa30.1");
+    assert_eq!(text.to_json(&ty).unwrap(), br#"{"ratio":0.1}"#);
+    assert_ne!(text, literal);
+    // both compare equal to the f64, as serde_json::Value does
+    assert_eq!(literal["ratio"], 0.1);
+    assert_eq!(text["ratio"], 0.1);
+    assert_eq!(0.1, text["ratio"]);
+    assert_ne!(text["ratio"], 0.2);
+    assert_eq!(value!(1), 1.0);
+    assert_eq!(Value::from(0.1f32), 0.1f32);
+    assert_ne!(Value::from(0.1f32), 0.1);
+    // the float64 off the wire is the same value again
+    let back = Value::from_msgpack(float_bytes, &ty).unwrap();
+    assert_eq!(back, literal);
+}
+
+/// `value!` never panics: an unknown, an exact number, a `Dynamic` and nested values go in
+/// as themselves (the macro used to go through serde_json and unwrap).
+#[test]
+fn value_macro_takes_what_json_cannot_hold() {
+    let id = Refinements::new().not_null().with_prefix("i-");
+    let exact: Number = "123456789012345678901234567890.5".parse().unwrap();
+    let d = Dynamic::new(Type::String, Value::from("x"));
+    let inner = value!([1, null]);
+    let v = value!({
+        "id": id.clone(),
+        "unknown": Refinements::new(),
+        "exact": exact.clone(),
+        "dyn": d.clone(),
+        "inner": inner,
+        "none": Option::<i32>::None,
+        "list": vec!["a", "b"],
+        "neg": -1,
+        "sum": 1 + 2,
+        "nested": { "deep": [ { "x": true }, false, "s" ] },
+    });
+    assert_eq!(v["id"], Value::Unknown(id));
+    assert!(v["unknown"].is_unknown());
+    assert_eq!(v["exact"], Value::Number(exact));
+    assert_eq!(v["dyn"], Value::from(d));
+    assert_eq!(v["inner"][0], 1);
+    assert!(v["inner"][1].is_null());
+    assert!(v["none"].is_null());
+    assert_eq!(v["list"][1], "b");
+    assert_eq!(v["neg"], -1);
+    assert_eq!(v["sum"], 3);
+    assert_eq!(v["nested"]["deep"][0]["x"], true);
+    assert_eq!(v["nested"]["deep"][2], "s");
+    assert_eq!(value!(null), Value::Null);
+    assert_eq!(value!([]), Value::List(vec![]));
+    assert_eq!(value!({}), Value::Object(tfvalue::Map::new()));
+    // keys may be expressions; trailing commas are fine
+    let key = "k";
+    assert_eq!(
+        value!({ key: 1, }),
+        Value::from_iter([("k", Value::from(1))])
+    );
+    assert_eq!(value!([1, 2,]), Value::from(vec![1, 2]));
+}

@@ -50,6 +50,14 @@ fn json_encode_vectors() {
     run("json-encode.jsonl", Kind::JsonEncode);
 }
 
+/// Float64s off the wire written as JSON, byte for byte as go-cty writes them (the
+/// expected texts come from tests/vectors/gen_msgpack_to_json.py, which computes them from
+/// math/big's rule, not from tfvalue).
+#[test]
+fn msgpack_to_json_vectors() {
+    run("msgpack-to-json.jsonl", Kind::MsgpackToJson);
+}
+
 /// Every `msgpack-encode` case that carries go-cty's JSON text of its value is also a
 /// JSON-encode case (see `json_encode_case_from_msgpack` for its expected outcome).
 #[test]

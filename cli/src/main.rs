@@ -99,14 +99,16 @@ enum VectorKind {
     MsgpackEncode,
     JsonDecode,
     JsonEncode,
+    MsgpackToJson,
 }
 
 impl VectorKind {
-    const ALL: [(&'static str, VectorKind); 4] = [
+    const ALL: [(&'static str, VectorKind); 5] = [
         ("msgpack-decode", VectorKind::MsgpackDecode),
         ("msgpack-encode", VectorKind::MsgpackEncode),
         ("json-decode", VectorKind::JsonDecode),
         ("json-encode", VectorKind::JsonEncode),
+        ("msgpack-to-json", VectorKind::MsgpackToJson),
     ];
 
     fn kind(self) -> Kind {
@@ -115,6 +117,7 @@ impl VectorKind {
             VectorKind::MsgpackEncode => Kind::MsgpackEncode,
             VectorKind::JsonDecode => Kind::JsonDecode,
             VectorKind::JsonEncode => Kind::JsonEncode,
+            VectorKind::MsgpackToJson => Kind::MsgpackToJson,
         }
     }
 
@@ -130,7 +133,8 @@ impl VectorKind {
             [(_, k)] => Ok(*k),
             [] => Err(format!(
                 "{path}: cannot tell the kind of vectors: the file name has none of \
-                 msgpack-decode, msgpack-encode, json-decode, json-encode; give --kind"
+                 msgpack-decode, msgpack-encode, json-decode, json-encode, msgpack-to-json; \
+                 give --kind"
             )),
             _ => Err(format!(
                 "{path}: the file name names several kinds of vectors ({}); give --kind",
@@ -149,7 +153,8 @@ The tagged notation says what every value is, so nothing is lost (unknowns inclu
   {\"unknown\":{}} or with refinements
   {\"unknown\":{\"nullness\":false,\"prefix\":\"ab\",\"lower\":[\"1\",true],\"upper\":[\"9\",false],\"len_lower\":1,\"len_upper\":5}}
 TYPE_JSON is Terraform's type JSON: \"string\", \"number\", \"bool\", \"dynamic\",
-  [\"list\",T], [\"set\",T], [\"map\",T], [\"object\",{\"a\":T}], [\"tuple\",[T,..]].";
+  [\"list\",T], [\"set\",T], [\"map\",T], [\"object\",{\"a\":T}], [\"tuple\",[T,..]].
+--type takes it, or Terraform's type syntax: list(object({a=string,b=optional(number)})).";
 
 /// Read, write and check Terraform's plugin wire values (tfplugin5/6 DynamicValue), and
 /// show state files, plans and provider schemas.
@@ -190,15 +195,20 @@ enum Command {
   tfvalue inspect --state terraform.tfstate --schema schema.json 'shelf_item.readme'
   tfvalue inspect --state old.tfstate --schema schema.json shelf_bucket.logs
   tfvalue inspect --state newer.tfstate --schema schema.json --ignore-undeclared shelf_bucket.logs
-  tfvalue inspect --plan plan.json                      # list the changes
+  tfvalue inspect --plan plan.json                      # every change, as `terraform show`
+  tfvalue inspect --plan plan.json --list               # one line per change
   tfvalue inspect --plan plan.json --schema schema.json 'shelf_bucket.logs[0]'
   tfvalue inspect --type '[\"map\",\"string\"]' payload.hex
+  tfvalue inspect --type 'map(string)' payload.hex
   tfvalue inspect --schema schema.json --ephemeral-resource shelf_token token.hex
   echo 81a161d40000 | tfvalue inspect --type '[\"object\",{\"a\":\"string\"}]' -
 
 With --state or --plan the positional argument is a resource address (an instance,
 `shelf_bucket.logs[0]`, or all instances of a resource, `shelf_bucket.logs`), and the
-provider schema of --schema is found by the provider address the file records.")]
+provider schema of --schema is found by the provider address the file records.
+Without one, --state lists the instances and --plan shows every change (--list lists them).
+In a tree, <object({..})> before a value is the type a value carries where the schema says
+dynamic, and (known after apply, ...) an unknown with its refinements.")]
     Inspect(Box<InspectArgs>),
     /// Decode a DynamicValue to the tagged notation or plain JSON
     ///
@@ -206,6 +216,7 @@ provider schema of --schema is found by the provider address the file records.")
     /// type and prints it in the tagged JSON notation, or as plain JSON with --to json.
     #[command(after_help = format!("Examples:
   echo 81a161a178 | tfvalue decode --type '[\"object\",{{\"a\":\"string\"}}]'
+  echo 81a161a178 | tfvalue decode --type 'object({{a=string}})'
   tfvalue decode --type '[\"map\",\"string\"]' payload.hex
   echo '{{\"a\":\"x\"}}' | tfvalue decode --encoding json --type '[\"object\",{{\"a\":\"string\"}}]'
   tfvalue decode --schema schema.json --ephemeral-resource shelf_token token.hex
@@ -249,7 +260,8 @@ printed is the type JSON, the second the same type in Terraform's type syntax.")
     /// Run conformance vector files
     ///
     /// Runs conformance vector files (JSON Lines: msgpack-decode, msgpack-encode,
-    /// json-decode, json-encode) and prints each failure and a final `N passed, M failed`.
+    /// json-decode, json-encode, msgpack-to-json) and prints each failure and a final
+    /// `N passed, M failed`.
     #[command(after_help = "Examples:
   tfvalue check vectors.msgpack-decode.jsonl
   tfvalue check --kind json-decode my-cases.jsonl
@@ -278,8 +290,9 @@ struct InspectArgs {
     /// A plan as JSON (`terraform show -json PLANFILE > plan.json`).
     #[arg(long, value_name = "FILE", conflicts_with = "ty")]
     plan: Option<String>,
-    /// The type constraint as compact JSON.
-    #[arg(long = "type", value_name = "TYPE_JSON", conflicts_with = "schema")]
+    /// The type: Terraform's type JSON ('["list","string"]') or its type syntax
+    /// ('list(object({a=string}))').
+    #[arg(long = "type", value_name = "TYPE", conflicts_with = "schema")]
     ty: Option<String>,
     #[command(flatten)]
     schema: SchemaArgs,
@@ -299,6 +312,10 @@ struct InspectArgs {
     /// Show sensitive values instead of `(sensitive value)`.
     #[arg(long)]
     show_sensitive: bool,
+    /// With --plan, list the changes (one line each) instead of showing them; with
+    /// --state, list the instances (what it does without an address anyway).
+    #[arg(long, conflicts_with = "target")]
+    list: bool,
     /// Print an indented tree, or the tagged JSON notation.
     #[arg(long, value_enum, default_value_t = Output::Text)]
     output: Output,
@@ -309,8 +326,9 @@ struct InspectArgs {
 struct DecodeArgs {
     /// The input file; standard input when absent or `-`.
     file: Option<String>,
-    /// The type constraint as compact JSON, e.g. '["list","string"]'.
-    #[arg(long = "type", value_name = "TYPE_JSON", conflicts_with = "schema")]
+    /// The type: Terraform's type JSON ('["list","string"]') or its type syntax
+    /// ('list(object({a=string}))').
+    #[arg(long = "type", value_name = "TYPE", conflicts_with = "schema")]
     ty: Option<String>,
     #[command(flatten)]
     schema: SchemaArgs,
@@ -330,8 +348,9 @@ struct DecodeArgs {
 struct EncodeArgs {
     /// The input file; standard input when absent or `-`.
     file: Option<String>,
-    /// The type constraint as compact JSON.
-    #[arg(long = "type", value_name = "TYPE_JSON", conflicts_with = "schema")]
+    /// The type: Terraform's type JSON ('["list","string"]') or its type syntax
+    /// ('list(object({a=string}))').
+    #[arg(long = "type", value_name = "TYPE", conflicts_with = "schema")]
     ty: Option<String>,
     #[command(flatten)]
     schema: SchemaArgs,
@@ -414,14 +433,16 @@ impl SchemaArgs {
             (Some(t), _) => Ok((parse_type(t)?, Mask::default())),
             (None, Some(s)) => Ok((s.implied_type(), render::mask_for_block(&s.block))),
             (None, None) => {
-                Err("give the type: --type TYPE_JSON, or --schema FILE --resource NAME".into())
+                Err("give the type: --type TYPE, or --schema FILE --resource NAME".into())
             }
         }
     }
 }
 
+/// A type as `--type` takes it: type JSON or Terraform's type syntax.
 fn parse_type(text: &str) -> Result<Type, String> {
-    Type::from_json(text.as_bytes()).map_err(|e| format!("invalid --type: {e}"))
+    text.parse::<Type>()
+        .map_err(|e| format!("invalid --type: {e}"))
 }
 
 /// Whether bytes (after whitespace) look like JSON rather than MessagePack.
@@ -507,9 +528,10 @@ fn inspect(args: InspectArgs) -> Outcome<ExitCode> {
         None if std::io::stdin().is_terminal() => None,
         None => Some(read_input(None)?).filter(|b| !b.iter().all(u8::is_ascii_whitespace)),
     };
+    let sample = input.is_none();
     let (value, ty, mask) = match input {
         None => {
-            let ty = parse_type(sample::TYPE_JSON)?;
+            let ty = Type::from_json(sample::TYPE_JSON).map_err(|e| e.to_string())?;
             let json: Json = serde_json::from_str(sample::VALUE_JSON).map_err(|e| e.to_string())?;
             let value = tagged::from_tagged(&json).map_err(|e| e.to_string())?;
             // Through the wire and back, as a real payload would come.
@@ -529,6 +551,9 @@ fn inspect(args: InspectArgs) -> Outcome<ExitCode> {
             (value, ty, mask)
         }
     };
+    if sample && args.output == Output::Text {
+        out::print(sample::HEADER)?;
+    }
     match args.output {
         Output::Json => out::println(&pretty(&tagged::to_tagged(&value))?),
         Output::Text => out::print(&render(&value, &ty, &mask, style)),

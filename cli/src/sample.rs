@@ -3,6 +3,14 @@
 
 use crate::render::Mask;
 
+/// What `tfvalue inspect` prints above the sample: that it is one, and how to read it.
+pub const HEADER: &str = "\
+# A built-in sample: the planned value of an aws_instance-like resource, as a provider gets
+# it in PlanResourceChange. Give a FILE (or --state FILE, --plan FILE) to inspect your own.
+# (known after apply, ...) is an unknown with what is known of it (its refinements);
+# <object({..})> before a value is the type a value carries where the schema says dynamic.
+";
+
 /// The type of the sample, as compact type JSON.
 pub const TYPE_JSON: &str = r#"["object",{
     "ami":"string","arn":"string","id":"string","instance_type":"string",

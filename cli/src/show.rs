@@ -77,10 +77,7 @@ fn select<'a, T>(
     names.dedup();
     let hint = suggest::did_you_mean(address, names.iter().map(String::as_str));
     let hint = if hint.is_empty() {
-        format!(
-            "; run without an address to list them ({} in all)",
-            items.len()
-        )
+        format!("; run with --list to list them ({} in all)", items.len())
     } else {
         hint
     };
@@ -218,16 +215,34 @@ fn inspect_plan(ctx: &Ctx<'_>, path: &str) -> Outcome<ExitCode> {
     let (args, style, schema_file, override_addr) =
         (ctx.args, ctx.style, &ctx.schema_file, ctx.override_addr);
     let plan = documents::read_plan(path)?;
-    let Some(address) = &args.target else {
+    if args.list {
         return list_plan(path, &plan);
+    }
+    // Without an address, every change, as `terraform show PLANFILE` prints a plan (changes
+    // that change nothing are left out, as there).
+    let (chosen, whole) = match &args.target {
+        Some(address) => (
+            select(
+                &plan.changes,
+                address,
+                |c| (c.label(), c.address.clone(), c.resource().to_owned()),
+                path,
+            )?,
+            false,
+        ),
+        None => (
+            plan.changes
+                .iter()
+                .filter(|c| c.action() != "no-op")
+                .collect(),
+            true,
+        ),
     };
-    let chosen = select(
-        &plan.changes,
-        address,
-        |c| (c.label(), c.address.clone(), c.resource().to_owned()),
-        path,
-    )?;
     let mut text = String::new();
+    if whole && args.output == Output::Text {
+        text.push_str(&legend(&chosen));
+    }
+    let shown = chosen.len();
     for (n, c) in chosen.into_iter().enumerate() {
         let label = c.label();
         let data = c.mode == documents::Mode::Data;
@@ -298,8 +313,66 @@ fn inspect_plan(ctx: &Ctx<'_>, path: &str) -> Outcome<ExitCode> {
             }
         }
     }
+    if whole && args.output == Output::Text {
+        if shown > 0 {
+            text.push('\n');
+        }
+        text.push_str(&plan_summary(&plan));
+    }
     out::print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The symbols of the actions a plan shows, as Terraform explains them above a plan.
+fn legend(changes: &[&documents::Change]) -> String {
+    let mut lines = String::new();
+    for (action, line) in [
+        ("create", "  + create"),
+        ("update", "  ~ update in-place"),
+        ("delete", "  - destroy"),
+        ("replace", "-/+ destroy and then create replacement"),
+        (
+            "replace (create first)",
+            "+/- create replacement and then destroy",
+        ),
+        ("read", " <= read (data resources)"),
+    ] {
+        if changes.iter().any(|c| c.action() == action) {
+            lines.push_str(line);
+            lines.push('\n');
+        }
+    }
+    if lines.is_empty() {
+        return lines;
+    }
+    format!("Resource actions are indicated with the following symbols:\n{lines}\n")
+}
+
+/// `Plan: 1 to add, 2 to change, 0 to destroy.`, as Terraform ends a plan.
+fn plan_summary(plan: &documents::Plan) -> String {
+    let (mut add, mut change, mut destroy, mut import) = (0, 0, 0, 0);
+    for c in &plan.changes {
+        match c.action() {
+            "create" => add += 1,
+            "update" => change += 1,
+            "delete" => destroy += 1,
+            a if a.starts_with("replace") => {
+                add += 1;
+                destroy += 1;
+            }
+            _ => {}
+        }
+        if c.importing.is_some() {
+            import += 1;
+        }
+    }
+    // Terraform names imports first, and only when there are any.
+    let imports = if import > 0 {
+        format!("{import} to import, ")
+    } else {
+        String::new()
+    };
+    format!("Plan: {imports}{add} to add, {change} to change, {destroy} to destroy.\n")
 }
 
 fn warn_skipped(label: &str, skipped: &[String]) {
@@ -350,36 +423,14 @@ fn list_plan(path: &str, plan: &documents::Plan) -> Outcome<ExitCode> {
         "{path}: plan JSON format {}, {n} resource change{s}\n",
         plan.format_version
     );
-    let (mut add, mut change, mut destroy, mut import) = (0, 0, 0, 0);
     for c in &plan.changes {
-        match c.action() {
-            "create" => add += 1,
-            "update" => change += 1,
-            "delete" => destroy += 1,
-            a if a.starts_with("replace") => {
-                add += 1;
-                destroy += 1;
-            }
-            _ => {}
-        }
-        if c.importing.is_some() {
-            import += 1;
-        }
         text.push_str(&format!(
             "  {:<8} {}\n",
             c.action().split(' ').next().unwrap_or(""),
             diff::printable(&c.label())
         ));
     }
-    // Terraform names imports first, and only when there are any.
-    let imports = if import > 0 {
-        format!("{import} to import, ")
-    } else {
-        String::new()
-    };
-    text.push_str(&format!(
-        "Plan: {imports}{add} to add, {change} to change, {destroy} to destroy.\n"
-    ));
+    text.push_str(&plan_summary(plan));
     out::print(&text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -29,6 +29,19 @@ fn vectors(file: &str) -> String {
 fn inspect_without_input_shows_the_sample() {
     let (code, out, err) = tfvalue(&["inspect"], b"");
     assert_eq!(code, 0, "{err}");
+    // It says it is a sample, and how to read what it shows.
+    assert!(out.starts_with("# A built-in sample: "), "{out}");
+    assert!(
+        out.contains("# <object({..})> before a value is the type a value carries where the schema says dynamic."),
+        "{out}"
+    );
+    assert!(
+        out.contains("metadata               = <object({owner=string,ttl_hours=number})> object {"),
+        "{out}"
+    );
+    // The tagged notation is for programs: no header there.
+    let (_, json, _) = tfvalue(&["inspect", "--output", "json"], b"");
+    assert!(json.starts_with('{'), "{json}");
     assert!(out.contains(r#"arn                    = (known after apply, not null, prefix "arn:aws:ec2:eu-west-1:")"#), "{out}");
     assert!(
         out.contains("user_data              = (sensitive value)"),
@@ -39,6 +52,22 @@ fn inspect_without_input_shows_the_sample() {
     let (_, out, _) = tfvalue(&["inspect", "--show-sensitive", "--color", "always"], b"");
     assert!(out.contains("#!/bin/sh"), "{out}");
     assert!(out.contains("\x1b[33m(known after apply"), "{out}");
+}
+
+#[test]
+fn type_takes_the_json_form_and_terraform_syntax() {
+    for ty in [
+        r#"["list",["object",{"a":"string"}]]"#,
+        "list(object({a=string}))",
+        "list(object({ a = string }))",
+    ] {
+        let (code, out, err) = tfvalue(&["decode", "--to", "json", "--type", ty], b"9181a161a178");
+        assert_eq!(code, 0, "{ty}: {err}");
+        assert_eq!(out, "[{\"a\":\"x\"}]\n", "{ty}");
+    }
+    let (code, _, err) = tfvalue(&["decode", "--type", "lisst(string)"], b"90");
+    assert_eq!(code, 1);
+    assert!(err.starts_with("tfvalue: invalid --type: "), "{err}");
 }
 
 #[test]
@@ -167,6 +196,34 @@ fn check_runs_vector_files() {
     let (code, _, err) = tfvalue(&["check", both.to_str().unwrap()], b"");
     assert_eq!(code, 1);
     assert!(err.contains("several kinds"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn check_runs_msgpack_to_json_vectors() {
+    let (code, out, err) = tfvalue(&["check", &vectors("msgpack-to-json.jsonl")], b"");
+    assert_eq!(code, 0, "{out}{err}");
+    let last = out.lines().last().unwrap();
+    assert!(last.ends_with(" passed, 0 failed"), "{last}");
+    // bytes are compared: the text of a tie rounded away from zero is a failure
+    let dir = std::env::temp_dir().join(format!("tfvalue-cli-m2j-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mine.msgpack-to-json.jsonl");
+    std::fs::write(
+        &file,
+        r#"{"name":"tie/away","type":"number","msgpack":"cb42d0000000000008","expect":{"json_text":"70368744177664.13","compare":"bytes"}}
+{"name":"tie/even","type":"number","msgpack":"cb42d0000000000008","expect":{"json_text":"70368744177664.12","compare":"bytes"}}
+{"name":"nan","type":"number","msgpack":"cb7ff8000000000000","expect":{"error":true}}
+"#,
+    )
+    .unwrap();
+    let (code, out, _) = tfvalue(&["check", file.to_str().unwrap()], b"");
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("FAIL") && out.contains("tie/away") && out.contains("70368744177664.12"),
+        "{out}"
+    );
+    assert_eq!(out.lines().last(), Some("2 passed, 1 failed"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -300,14 +300,48 @@ fn addresses_are_suggested() {
     assert!(err.contains("did you mean \"shelf_item.new\""), "{err}");
     let err = fails(&["inspect", "--plan", "plan.json", "zzz"]);
     assert!(
-        err.contains("run without an address to list them (7 in all)"),
+        err.contains("run with --list to list them (7 in all)"),
         "{err}"
     );
 }
 
 #[test]
-fn plan_lists_changes_as_terraform_counts_them() {
+fn a_plan_without_an_address_is_shown_whole_as_terraform_show_does() {
     let out = ok(&["inspect", "--plan", "plan.json"]);
+    // The legend of the actions there are, every change that changes something (the
+    // no-op change of module.archive is left out, as Terraform leaves it out), the count.
+    assert!(
+        out.starts_with("Resource actions are indicated with the following symbols:\n  + create\n"),
+        "{out}"
+    );
+    assert!(!out.contains("+/- create replacement"), "{out}");
+    for header in [
+        "  # data.shelf_catalog.all will be read during apply\n",
+        "  # shelf_bucket.logs[0] will be updated in-place\n",
+        "  # shelf_bucket.logs[1] must be replaced\n",
+        "  # shelf_item.new will be created\n",
+        "  # shelf_item.readme will be destroyed\n",
+        "  # shelf_item.readme (deposed object 7a3c9e01) will be destroyed\n",
+    ] {
+        assert!(out.contains(header), "{header:?} missing:\n{out}");
+    }
+    assert!(!out.contains("module.archive"), "{out}");
+    // The detail is the one an address shows.
+    let one = ok(&["inspect", "--plan", "plan.json", "shelf_item.new"]);
+    assert!(out.contains(&one), "{out}");
+    assert!(
+        out.ends_with("}\n\nPlan: 2 to add, 1 to change, 3 to destroy.\n"),
+        "{out}"
+    );
+    // --list and an address do not go together.
+    let (code, _, err) = run(&["inspect", "--plan", "plan.json", "--list", "shelf_item.new"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--list"), "{err}");
+}
+
+#[test]
+fn plan_lists_changes_as_terraform_counts_them() {
+    let out = ok(&["inspect", "--plan", "plan.json", "--list"]);
     assert!(
         out.starts_with("plan.json: plan JSON format 1.2, 7 resource changes\n"),
         "{out}"
@@ -505,7 +539,7 @@ fn plan_as_tagged_json_keeps_the_unknowns() {
 
 #[test]
 fn terraform_0_12_plan() {
-    let out = ok(&["inspect", "--plan", "plan-0.12.json"]);
+    let out = ok(&["inspect", "--plan", "plan-0.12.json", "--list"]);
     assert!(
         out.starts_with("plan-0.12.json: plan JSON format 0.1, 2 resource changes\n"),
         "{out}"
@@ -768,7 +802,7 @@ fn plans_of_terraform_0_15_and_imports_of_1_5() {
         "{out}"
     );
     assert!(!out.contains("words"), "{out}");
-    let list = ok(&["inspect", "--plan", "plan-1.5-import.json"]);
+    let list = ok(&["inspect", "--plan", "plan-1.5-import.json", "--list"]);
     assert!(list.contains("  import   shelf_item.found\n"), "{list}");
     assert!(
         list.ends_with("Plan: 2 to import, 0 to add, 1 to change, 0 to destroy.\n"),

@@ -28,6 +28,9 @@ pub struct Field<'a> {
     pub validators: Validators,
     /// `default`, `use_state_for_unknown`, `refine(...)`, checked.
     pub plan: crate::plan::PlanAttrs,
+    /// The field must be able to hold null, and its type is one the derive cannot see
+    /// into (a type alias, say): the type system checks it (`__private::CanBeNull`).
+    pub check_null: bool,
 }
 
 /// `one_of`, `min_length`, `max_length`, `pattern`.
@@ -177,6 +180,37 @@ fn plan_check(
         dynamic: s.dynamic,
     };
     crate::plan::check(plan, &kind, errors);
+/// Whether the derive cannot tell what `ty` is from how it is written: not a type it
+/// knows (a type alias, a type of the user's), so whether it holds null is for the type
+/// system to say.
+fn opaque(ty: &Type) -> bool {
+    match ty {
+        Type::Reference(r) => opaque(&r.elem),
+        Type::Group(g) => opaque(&g.elem),
+        Type::Paren(p) => opaque(&p.elem),
+        Type::Path(_) => {
+            const KNOWN: &[&str] = &[
+                "Option",
+                "Unknown",
+                "Box",
+                "Rc",
+                "Arc",
+                "Vec",
+                "VecDeque",
+                "LinkedList",
+                "BTreeSet",
+                "HashSet",
+                "IndexSet",
+                "BTreeMap",
+                "HashMap",
+                "IndexMap",
+            ];
+            primitive_name(ty).is_none()
+                && last_segment(ty)
+                    .is_none_or(|seg| !KNOWN.contains(&seg.ident.to_string().as_str()))
+        }
+        _ => false,
+    }
 }
 
 /// Terraform attribute and block names: lowercase letters, digits and underscores.
@@ -289,14 +323,16 @@ impl<'a> Container<'a> {
                 );
             }
             if let Some(prev) = out.iter().find(|f: &&Field| f.name == name) {
+                let prev_ident = prev
+                    .original
+                    .ident
+                    .as_ref()
+                    .map_or(String::new(), |i| i.unraw().to_string());
+                let this = ident.unraw().to_string();
                 errors.push(
                     name_span,
                     format_args!(
-                        "two fields are named `{name}` in the schema (the other is `{}`)",
-                        prev.original
-                            .ident
-                            .as_ref()
-                            .map_or(String::new(), ToString::to_string)
+                        "fields `{prev_ident}` and `{this}` are both named `{name}` in the schema: give one of them another name with `#[serde(rename = \"...\")]`"
                     ),
                 );
             }
@@ -306,7 +342,7 @@ impl<'a> Container<'a> {
                 .map(|d| d.value.clone())
                 .or_else(|| attr::doc_comment(&field.attrs));
             let markdown = field_attrs.markdown.is_some();
-            let (role, flags, validators) = field_role(field, &field_attrs, errors);
+            let (role, flags, validators, check_null) = field_role(field, &field_attrs, errors);
             plan_check(&field.ty, &role, &flags, &field_attrs.plan, errors);
             out.push(Field {
                 original: field,
@@ -317,6 +353,7 @@ impl<'a> Container<'a> {
                 markdown,
                 validators,
                 plan: field_attrs.plan,
+                check_null,
             });
         }
         let description = attrs
@@ -404,7 +441,7 @@ fn field_role<'a>(
     field: &'a syn::Field,
     a: &FieldAttrs,
     errors: &mut Errors,
-) -> (Role<'a>, Flags, Validators) {
+) -> (Role<'a>, Flags, Validators, bool) {
     let ty = &field.ty;
     let s = shape(ty);
     let mut flags = Flags {
@@ -579,7 +616,7 @@ fn field_role<'a>(
             min_items,
             max_items,
         };
-        return (role, flags, validators);
+        return (role, flags, validators, false);
     }
 
     // An attribute: required, optional, computed.
@@ -613,7 +650,8 @@ fn field_role<'a>(
         flags.optional = true;
     } else {
         flags.required = true;
-        if s.nullable {
+        // (A misspelt role was reported already.)
+        if s.nullable && !a.misspelt {
             errors.push(
                 ty.span(),
                 "write the role of a field that can be null, as `#[tfvalue(optional)]`, `#[tfvalue(computed)]`, `#[tfvalue(optional, computed)]` or `#[tfvalue(required)]`: `Option` and `Unknown` never decide it",
@@ -621,8 +659,11 @@ fn field_role<'a>(
         }
     }
     // What each role must be able to hold, in what Terraform sends (once the role is
-    // clear: a conflict is reported alone).
-    if !dynamic && !conflict {
+    // clear: a conflict is reported alone). A type the derive cannot see into (a type
+    // alias of `Unknown<Option<String>>`, say) is left to the type system to check.
+    let needs_null = flags.computed || flags.optional || flags.write_only;
+    let check_null = !dynamic && !conflict && needs_null && !s.nullable && opaque(s.inner);
+    if !dynamic && !conflict && !check_null {
         if flags.computed && !s.nullable {
             let what = if flags.optional {
                 "an optional and computed attribute is null in configuration when it is left out"
@@ -726,7 +767,7 @@ fn field_role<'a>(
         }
         None => Role::Attribute,
     };
-    (role, flags, validators)
+    (role, flags, validators, check_null)
 }
 
 /// The nesting as written, or as the field type implies, checked against the field type.

@@ -83,6 +83,9 @@ pub struct FieldAttrs {
     pub pattern: Option<At<String>>,
     /// `default`, `use_state_for_unknown`, `refine(...)`.
     pub plan: crate::plan::PlanAttrs,
+    /// An attribute was not recognised (reported): checks that depend on what the field
+    /// meant to say stay quiet.
+    pub misspelt: bool,
 }
 
 /// `#[tfvalue(...)]` on the struct.
@@ -365,6 +368,84 @@ fn nesting(
     Ok(())
 }
 
+/// The field attributes, as `#[tfvalue(...)]` takes them (keep in step with the match in
+/// [`field_attrs`]): a misspelt one is answered with the nearest and the list.
+pub const FIELD_OPTIONS: &[&str] = &[
+    "required",
+    "optional",
+    "computed",
+    "sensitive",
+    "deprecated",
+    "write_only",
+    "markdown",
+    "description",
+    "block",
+    "nested_type",
+    "min_items",
+    "max_items",
+    "requires_replace",
+    "one_of",
+    "min_length",
+    "max_length",
+    "pattern",
+    "default",
+    "use_state_for_unknown",
+    "refine",
+];
+
+/// The container attributes (keep in step with [`container_attrs`]).
+pub const CONTAINER_OPTIONS: &[&str] =
+    &["description", "markdown", "deprecated", "version", "crate"];
+
+/// `unknown tfvalue field attribute `computd`: did you mean `computed`? (...)`: the
+/// nearest option when one is close (a few edits away), and the options.
+fn unknown_option(what: &str, found: &str, options: &[&str]) -> String {
+    let nearest = options
+        .iter()
+        .map(|o| (edit_distance(found, o), *o))
+        .filter(|(d, o)| *d <= (o.len().max(found.len()) / 3).max(1))
+        .min_by_key(|(d, _)| *d);
+    let list = options
+        .iter()
+        .map(|o| format!("`{o}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match nearest {
+        Some((_, o)) => format!(
+            "unknown tfvalue {what} attribute `{found}`: did you mean `{o}`? (the {what} attributes are {list})"
+        ),
+        None => format!(
+            "unknown tfvalue {what} attribute `{found}`: the {what} attributes are {list}"
+        ),
+    }
+}
+
+/// The number of single-character insertions, deletions, substitutions and transpositions
+/// that turn `a` into `b` (optimal string alignment).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// Reads every `#[tfvalue(...)]` on a field.
 pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
     let mut out = FieldAttrs::default();
@@ -453,7 +534,8 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                     skip_value(&meta)
                 }
                 other => {
-                    errors.push(span, format_args!("unknown tfvalue field attribute `{other}`"));
+                    errors.push(span, unknown_option("field", other, FIELD_OPTIONS));
+                    out.misspelt = true;
                     skip_value(&meta)
                 }
             }
@@ -504,7 +586,7 @@ pub fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
                     Ok(())
                 }
                 other => {
-                    errors.push(span, format_args!("unknown tfvalue container attribute `{other}`"));
+                    errors.push(span, unknown_option("container", other, CONTAINER_OPTIONS));
                     skip_value(&meta)
                 }
             }
@@ -683,5 +765,57 @@ pub fn apply_rename_all_variant(rule: &str, variant: &str) -> String {
         "SCREAMING-KEBAB-CASE" => snake().to_ascii_uppercase().replace('_', "-"),
         // "PascalCase", and rules serde itself rejects.
         _ => variant.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misspellings_find_the_option() {
+        assert_eq!(edit_distance("computd", "computed"), 1);
+        assert_eq!(edit_distance("requird", "required"), 1);
+        assert_eq!(edit_distance("optinoal", "optional"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert!(
+            unknown_option("field", "computd", FIELD_OPTIONS).contains("did you mean `computed`?")
+        );
+        assert!(unknown_option("field", "senstive", FIELD_OPTIONS)
+            .contains("did you mean `sensitive`?"));
+        assert!(!unknown_option("field", "frobnicate", FIELD_OPTIONS).contains("did you mean"));
+    }
+
+    /// Every option the message lists is one the parser takes.
+    #[test]
+    fn the_lists_are_the_options() {
+        use syn::parse::Parser;
+        let parse = |option: &str| {
+            Attribute::parse_outer
+                .parse_str(&format!("#[tfvalue({option})]"))
+                .unwrap()
+        };
+        for option in FIELD_OPTIONS {
+            let mut errors = Errors::default();
+            field_attrs(&parse(option), &mut errors);
+            assert!(
+                errors
+                    .0
+                    .iter()
+                    .all(|e| !e.to_string().starts_with("unknown")),
+                "{option}"
+            );
+        }
+        for option in CONTAINER_OPTIONS {
+            let mut errors = Errors::default();
+            container_attrs(&parse(option), &mut errors);
+            assert!(
+                errors
+                    .0
+                    .iter()
+                    .all(|e| !e.to_string().starts_with("unknown")),
+                "{option}"
+            );
+        }
     }
 }

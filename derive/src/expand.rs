@@ -230,6 +230,14 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
     let markdown = c.attrs.markdown.is_some();
     let deprecated = c.attrs.deprecated.is_some();
     let fields = c.fields.iter().map(|f| field_tokens(f, krate));
+    // Fields that must hold null, of types the derive cannot see into: the type system
+    // says whether they can (an error on the field's type if not).
+    let null_checks = c.fields.iter().filter(|f| f.check_null).map(|f| {
+        let ty = &f.original.ty;
+        quote_spanned! {ty.span()=>
+            #krate::__private::can_be_null::<#ty>();
+        }
+    });
     wrap(quote! {
         #[automatically_derived]
         impl #impl_generics #krate::__private::TfValue for #ident #ty_generics #where_clause {
@@ -247,6 +255,7 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
             const SCHEMA_VERSION: i64 = #version;
 
             fn block() -> #krate::__private::Block {
+                #(#null_checks)*
                 let __block = #krate::__private::Block::new();
                 #(#fields)*
                 #krate::__private::describe(__block, #description, #markdown, #deprecated)

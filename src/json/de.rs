@@ -109,10 +109,22 @@ impl<'de> Deserializer<'de> {
             Ok(text) => (text, None),
             Err(e) => (
                 "",
-                Some(
-                    Error::syntax("invalid UTF-8 in JSON text")
-                        .at_offset(Origin::Json, e.valid_up_to() as u64),
-                ),
+                Some({
+                    let at = e.valid_up_to();
+                    let newlines: Vec<usize> = input[..at]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, b)| **b == b'\n')
+                        .map(|(i, _)| i)
+                        .collect();
+                    let (line, column) = line_column(input, &newlines, at);
+                    Error::syntax("invalid UTF-8 in JSON text").at_text_offset(
+                        Origin::Json,
+                        at as u64,
+                        line,
+                        column,
+                    )
+                }),
             ),
         };
         let mut json = serde_json::Deserializer::from_str(text);
@@ -170,7 +182,7 @@ impl<'de> Deserializer<'de> {
     ///
     /// let input = br#"{"key": "env", "value": "prod"}"#;
     /// let err = tfvalue::json::from_slice::<Tag>(input).unwrap_err();
-    /// assert_eq!(err.to_string(), "unsupported attribute `value`, expected one of `key` (json offset 15)");
+    /// assert_eq!(err.to_string(), "unsupported attribute `value`, expected one of `key` at line 1 column 16");
     ///
     /// let mut de = tfvalue::json::Deserializer::from_slice(input).ignore_undeclared_attributes(true);
     /// let tag = Tag::deserialize(&mut de)?;
@@ -367,9 +379,32 @@ impl<'de> State<'de> {
             }
         };
         match position {
-            Some((line, column)) => err.at_offset(Origin::Json, self.offset_of(line, column)),
+            Some((line, column)) => self.at_json(err, self.offset_of(line, column) as usize),
             None => err,
         }
+    }
+
+    /// Gives `err` the byte offset `at` in the whole input, with its line and column
+    /// (counted in the whole input, as serde_json counts them), unless it has a position.
+    #[cold]
+    fn at_json(&self, err: Error, at: usize) -> Error {
+        if err.offset().is_some() {
+            return err;
+        }
+        let (line, column) = line_column(self.root, self.newlines(), at);
+        err.at_text_offset(Origin::Json, at as u64, line, column)
+    }
+
+    /// Where the input's newlines are, found once.
+    fn newlines(&self) -> &[usize] {
+        self.newlines.get_or_init(|| {
+            self.root
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i)
+                .collect()
+        })
     }
 
     /// The byte offset in the whole input of serde_json's line and column in the current
@@ -387,14 +422,7 @@ impl<'de> State<'de> {
         let start = if line <= 1 {
             base
         } else {
-            let newlines = self.newlines.get_or_init(|| {
-                self.root
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, b)| **b == b'\n')
-                    .map(|(i, _)| i)
-                    .collect()
-            });
+            let newlines = self.newlines();
             // The first newline of the current input, then line - 2 more.
             let first = newlines.partition_point(|&at| at < base);
             match newlines.get(first + line - 2) {
@@ -441,7 +469,7 @@ impl<'de> State<'de> {
     #[cold]
     fn at_raw(&self, err: Error, raw: &str) -> Error {
         match self.base_of(raw.as_bytes()) {
-            Some(at) => err.at_offset(Origin::Json, at as u64),
+            Some(at) => self.at_json(err, at),
             None => err,
         }
     }
@@ -451,7 +479,7 @@ impl<'de> State<'de> {
     #[cold]
     fn at_key(&self, err: Error, key: &str) -> Error {
         match self.base_of(key.as_bytes()) {
-            Some(at) => err.at_offset(Origin::Json, at.saturating_sub(1) as u64),
+            Some(at) => self.at_json(err, at.saturating_sub(1)),
             None => err,
         }
     }
@@ -1010,7 +1038,15 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for VisitorWrap<'_, 'de, V> {
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
         let st = self.st;
         match self.mode {
-            Mode::Key => st.last_key.set(Some(Cow::Borrowed(v))),
+            Mode::Key => {
+                // A key the visitor refuses (an attribute the object type does not
+                // declare) is reported where it is.
+                st.last_key.set(Some(Cow::Borrowed(v)));
+                return self
+                    .v
+                    .visit_borrowed_str(v)
+                    .map_err(|e: Error| st.defer(st.at_key(e, v)));
+            }
             Mode::Bool => return bool_from_str(self.v, v).map_err(|e| st.defer(st.at_key(e, v))),
             _ => {}
         }
@@ -1325,6 +1361,18 @@ impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for MapWrap<'_, 'de, A> {
     fn size_hint(&self) -> Option<usize> {
         self.map.size_hint()
     }
+}
+
+/// The line and column (both from 1; the column in bytes, as serde_json counts it) of
+/// byte `at` of `input`, whose newlines are at `newlines`.
+fn line_column(input: &[u8], newlines: &[usize], at: usize) -> (u64, u64) {
+    let at = at.min(input.len());
+    let before = newlines.partition_point(|&n| n < at);
+    let line_start = match before {
+        0 => 0,
+        k => newlines[k - 1] + 1,
+    };
+    (before as u64 + 1, (at - line_start) as u64 + 1)
 }
 
 /// The keys of a map so far, to reject duplicates in linear time. Keys usually come

@@ -58,7 +58,7 @@
 //! #[derive(serde::Deserialize, Debug)]
 //! struct Disk { size: u32 }
 //! let err = tfvalue::json::from_slice::<Vec<Disk>>(br#"[{"size": 1}, {"size": "big"}]"#).unwrap_err();
-//! assert_eq!(err.to_string(), r#"invalid number "big" at [1].size (json offset 23)"#);
+//! assert_eq!(err.to_string(), r#"invalid number "big" at [1].size, line 1 column 24"#);
 //! ```
 
 mod de;
@@ -239,7 +239,9 @@ pub fn from_reader<R: io::Read, T: serde::de::DeserializeOwned>(mut reader: R) -
 }
 
 impl Value {
-    /// Decodes JSON against a type, following go-cty's `ctyjson.Unmarshal`.
+    /// Decodes JSON text against a type, following go-cty's `ctyjson.Unmarshal`. The text
+    /// is a `&str`, a `String`, bytes (`&[u8]`, `Vec<u8>`), anything that is
+    /// `AsRef<[u8]>`.
     ///
     /// An object attribute missing from the input is null (Terraform's JSON state omits
     /// attributes added to a schema later); an attribute the type does not declare is an
@@ -248,14 +250,21 @@ impl Value {
     /// given as a string, a string as a number or bool, and a bool as a string, as
     /// go-cty allows.
     ///
+    /// A `Value` is not `Deserialize` (`serde_json::from_str::<Value>` does not compile):
+    /// without a type it cannot tell a set from a list, or what a `dynamic` holds. Read it
+    /// with this function; in a model struct, an attribute declared `dynamic` is a
+    /// [`Dynamic`](crate::Dynamic), and bytes to decode later, once the type is known, a
+    /// [`Raw`](crate::Raw).
+    ///
     /// ```
     /// use tfvalue::{Type, Value};
     ///
     /// let ty: Type = serde_json::from_str(r#"["object",{"id":"string","port":"number","d":"dynamic"}]"#)?;
-    /// let v = Value::from_json(br#"{"id": 42, "port": "8080", "d": {"value": [1], "type": ["list","number"]}}"#, &ty)?;
+    /// let v = Value::from_json(r#"{"id": 42, "port": "8080", "d": {"value": [1], "type": ["list","number"]}}"#, &ty)?;
     /// assert_eq!(v["id"], "42");
     /// assert_eq!(v["port"], 8080);
     /// assert_eq!(v["d"][0], 1);
+    /// assert_eq!(Value::from_json(br#"{"id":"x","port":1,"d":null}"#, &ty)?["id"], "x");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     ///
@@ -264,7 +273,8 @@ impl Value {
     /// Malformed JSON, trailing data, a value that does not fit `ty` (wrong kinds, an
     /// undeclared attribute, a duplicate key, a tuple of the wrong length), a malformed
     /// `dynamic` value, or nesting deeper than 128. The error names the path and offset.
-    pub fn from_json(bytes: &[u8], ty: &Type) -> Result<Value> {
+    pub fn from_json(json: impl AsRef<[u8]>, ty: &Type) -> Result<Value> {
+        let bytes = json.as_ref();
         let _budget = crate::limits::fill::Guard::enter(bytes.len());
         let mut de = Deserializer::from_slice(bytes);
         let v = de.decode_value(ty)?;

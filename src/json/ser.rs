@@ -257,7 +257,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         if !v.is_finite() {
             return Err(non_finite(f64::from(v)));
         }
-        if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        if v.fract() == 0.0 && v.abs() < 9.0e15 && (v != 0.0 || v.is_sign_positive()) {
             return io(CompactFormatter.write_i64(&mut self.out, v as i64));
         }
         write_shortest(&mut self.out, f64::from(v))
@@ -267,8 +267,8 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         if !v.is_finite() {
             return Err(non_finite(v));
         }
-        // An integral float is written as an integer, as go-cty does.
-        if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        // An integral float is written as an integer, as go-cty does (negative zero as `-0`).
+        if v.fract() == 0.0 && v.abs() < 9.0e15 && (v != 0.0 || v.is_sign_positive()) {
             return io(CompactFormatter.write_i64(&mut self.out, v as i64));
         }
         write_shortest(&mut self.out, v)
@@ -663,16 +663,17 @@ macro_rules! impossible_types {
     };
 }
 
-/// The shortest decimal text that reads back as the finite `v`, in plain notation (no
-/// exponent: `0.0000001`, `1000000000000000000000`), as go-cty's `Text('f', -1)` of a
-/// float64 writes it.
+/// A finite float64 as go-cty writes it (`big.Float`'s `Text('f', -1)` of the float held at
+/// 53 bits): the shortest decimal text that reads back as `v`, ties to an even last
+/// digit, in plain notation (`0.0000001`, `1000000000000000000000`, `-0`).
 fn write_shortest(out: &mut Vec<u8>, v: f64) -> Result<()> {
-    use std::io::Write;
-    if v == 0.0 {
-        out.push(b'0');
-        return Ok(());
+    match crate::number::float_text(v) {
+        Some(text) => {
+            out.extend_from_slice(text.as_bytes());
+            Ok(())
+        }
+        None => Err(non_finite(v)),
     }
-    io(write!(out, "{v}"))
 }
 
 /// The inner value of a [`Number`](crate::Number): an integer, a float64 or the plain decimal text.

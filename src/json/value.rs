@@ -145,6 +145,10 @@ fn write_object(out: &mut Vec<u8>, m: &Map, o: &ObjectType, depth: usize) -> Fas
 
 /// A number as the general path writes it (exact text, or the shortest text of a float64).
 fn write_number(out: &mut Vec<u8>, n: &crate::number::Number) -> Fast<()> {
+    if let Some(text) = n.float_born_text() {
+        out.extend_from_slice(text.as_bytes());
+        return Ok(());
+    }
     if let Some(i) = n.to_i64() {
         return CompactFormatter.write_i64(out, i).map_err(|_| Bail);
     }

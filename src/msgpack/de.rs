@@ -42,8 +42,13 @@ pub struct Deserializer<'de> {
     /// Where the value of the struct field being read starts: a struct that ignores the
     /// value at that very place does not declare the attribute.
     field_value_at: usize,
-    /// The name of that field.
+    /// The name of that field, where its key starts, and the fields the struct declares.
     field_key: &'de str,
+    field_key_at: usize,
+    field_names: &'static [&'static str],
+    /// Set when an attribute was found undeclared: the error names the attribute, and the
+    /// path is the object's (as in every decoder).
+    undeclared: bool,
     /// Where the deserializer is, for the check that the elements of a collection agree on
     /// the types of the `dynamic` values in them.
     dyn_check: DynCheck<'de>,
@@ -59,6 +64,9 @@ impl<'de> Deserializer<'de> {
             ignore_undeclared: false,
             field_value_at: usize::MAX,
             field_key: "",
+            field_key_at: 0,
+            field_names: &[],
+            undeclared: false,
             dyn_check: DynCheck::default(),
         }
     }
@@ -84,7 +92,8 @@ impl<'de> Deserializer<'de> {
     ///
     /// let bytes = b"\x82\xa4name\xa1x\xa4size\x05";
     /// let err = tfvalue::msgpack::from_slice::<Subset>(bytes).unwrap_err();
-    /// assert_eq!(err.path().to_string(), "size");
+    /// assert_eq!(err.message(), "unsupported attribute `size`, expected one of `name`");
+    /// assert_eq!(err.offset(), Some(8)); // where `size` is
     /// let mut de = Deserializer::from_slice(bytes).ignore_undeclared_attributes(true);
     /// assert_eq!(Subset::deserialize(&mut de)?.name, "x");
     /// # Ok::<(), tfvalue::Error>(())
@@ -186,19 +195,21 @@ impl<'de> Deserializer<'de> {
         &mut self,
         n: u32,
         at: usize,
-        attrs: bool,
+        attrs: Option<&'static [&'static str]>,
         visitor: V,
     ) -> Result<V::Value> {
         self.enter()?;
-        self.dyn_check.push(!attrs);
+        self.dyn_check.push(attrs.is_none());
         let start = self.r.pos();
         let mut access = MapAccess {
             de: self,
             left: n,
             total: n,
-            attrs,
+            attrs: attrs.is_some(),
+            fields: attrs.unwrap_or_default(),
             start,
             key: "",
+            key_at: start,
             prev: None,
             seen: None,
         };
@@ -321,7 +332,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             }
             Token::Bin(b) => visitor.visit_borrowed_bytes(b),
             Token::Array(n) => return self.visit_seq_of(n, at, true, visitor),
-            Token::Map(n) => return self.visit_map_of(n, at, false, visitor),
+            Token::Map(n) => return self.visit_map_of(n, at, None, visitor),
             Token::Ext(_) => return Err(self.invalid(at, &t, &"a value")),
         };
         res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))
@@ -556,7 +567,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.r.pos();
         match self.r.next()? {
-            Token::Map(n) => self.visit_map_of(n, at, false, visitor),
+            Token::Map(n) => self.visit_map_of(n, at, None, visitor),
             Token::Nil => visitor
                 .visit_unit()
                 .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
@@ -567,12 +578,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
         let at = self.r.pos();
         match self.r.next()? {
-            Token::Map(n) => self.visit_map_of(n, at, true, visitor),
+            Token::Map(n) => self.visit_map_of(n, at, Some(fields), visitor),
             Token::Nil => visitor
                 .visit_unit()
                 .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64)),
@@ -607,11 +618,13 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if !self.ignore_undeclared && self.r.pos() == self.field_value_at {
-            return Err(self.r.err(Error::data(format_args!(
-                "unsupported attribute `{}` (Deserializer::ignore_undeclared_attributes \
-                 skips attributes the target does not declare)",
-                self.field_key
-            ))));
+            // Where the attribute's name is, and the object's path (as every decoder).
+            self.undeclared = true;
+            return Err(Error::data(crate::error::unsupported_attribute(
+                self.field_key,
+                self.field_names.iter().copied(),
+            ))
+            .at_offset(Origin::Msgpack, self.field_key_at as u64));
         }
         self.r.skip_value(self.depth_left)?;
         visitor.visit_unit()
@@ -657,6 +670,10 @@ struct MapAccess<'a, 'de> {
     total: u32,
     /// Keys are attribute names (struct, object) rather than map keys.
     attrs: bool,
+    /// The fields of the struct being read.
+    fields: &'static [&'static str],
+    /// Where the last key starts.
+    key_at: usize,
     /// Where the entries start, to rescan for duplicates when keys arrive out of order.
     start: usize,
     key: &'de str,
@@ -756,6 +773,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
         let key = Self::read_key(&mut self.de.r)?;
         self.check_duplicate(key, at)?;
         self.key = key;
+        self.key_at = at;
         seed.deserialize(BorrowedStrDeserializer::<Error>::new(key))
             .map(Some)
             .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))
@@ -766,12 +784,15 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
         if self.attrs {
             self.de.field_value_at = self.de.r.pos();
             self.de.field_key = self.key;
+            self.de.field_key_at = self.key_at;
+            self.de.field_names = self.fields;
             self.de.dyn_check.at(At::Field(self.key));
         } else {
             self.de.dyn_check.at(At::Key(self.key));
         }
         match seed.deserialize(&mut *self.de) {
             Ok(v) => Ok(v),
+            Err(e) if std::mem::take(&mut self.de.undeclared) => Err(e),
             Err(e) => Err(e.prepend(if self.attrs {
                 PathStep::Attr(self.key.to_owned())
             } else {

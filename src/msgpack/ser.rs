@@ -197,6 +197,11 @@ struct Header {
 }
 
 #[cold]
+fn too_many() -> Error {
+    Error::limit("more than 2^32-1 elements cannot be encoded")
+}
+
+#[cold]
 fn unsupported(what: &str) -> Error {
     Error::data(format_args!(
         "{what} cannot be represented in Terraform's wire format"
@@ -289,6 +294,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         self.serialize_str(v.encode_utf8(&mut buf))
     }
 
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<()> {
         if self.raw_next {
             // a tfvalue::Raw holding JSON text
@@ -479,11 +485,29 @@ impl<'a> Compound<'a> {
         }
     }
 
+    #[inline]
     fn bump(&mut self) -> Result<()> {
-        self.count = self
-            .count
-            .checked_add(1)
-            .ok_or_else(|| Error::limit("more than 2^32-1 elements cannot be encoded"))?;
+        match self.count.checked_add(1) {
+            Some(n) => {
+                self.count = n;
+                Ok(())
+            }
+            None => Err(too_many()),
+        }
+    }
+
+    /// A key that does not come after the one before it: a duplicate (an error), or the
+    /// first key out of order (the entries are put in order at the end).
+    #[cold]
+    #[inline(never)]
+    fn key_out_of_order(&mut self, text: std::ops::Range<usize>, dup: bool) -> Result<()> {
+        if dup {
+            return Err(Error::data(format_args!(
+                "duplicate key {:?}",
+                String::from_utf8_lossy(&self.ser.out[text])
+            )));
+        }
+        self.sorted = false;
         Ok(())
     }
 
@@ -555,26 +579,23 @@ impl ser::SerializeMap for Compound<'_> {
         let len = key.serialize(KeySerializer {
             out: &mut self.ser.out,
         })?;
-        // The key text is the last `len` bytes written.
+        // The key text is the last `len` bytes written; the previous key's is before it.
         let end = self.ser.out.len();
-        let text = end - len..end;
+        let start = end - len;
         if self.sorted {
-            if let Some(prev) = &self.prev_key {
-                let out = &self.ser.out;
-                match bytes_cmp(&out[prev.clone()], &out[text.clone()]) {
-                    std::cmp::Ordering::Less => {}
-                    std::cmp::Ordering::Equal => {
-                        return Err(Error::data(format_args!(
-                            "duplicate key {:?}",
-                            String::from_utf8_lossy(&out[text])
-                        )))
-                    }
-                    std::cmp::Ordering::Greater => self.sorted = false,
+            if let Some(prev) = self.prev_key.clone() {
+                let out = self.ser.out.as_slice();
+                let order = match (out.get(prev), out.get(start..end)) {
+                    (Some(p), Some(k)) => bytes_cmp(p, k),
+                    _ => std::cmp::Ordering::Greater,
+                };
+                if order != std::cmp::Ordering::Less {
+                    self.key_out_of_order(start..end, order == std::cmp::Ordering::Equal)?;
                 }
             }
         }
-        self.ser.dyn_check.at(At::KeyInOutput(text.start, text.end));
-        self.prev_key = Some(text);
+        self.ser.dyn_check.at(At::KeyInOutput(start, end));
+        self.prev_key = Some(start..end);
         Ok(())
     }
 
@@ -647,6 +668,7 @@ impl ser::Serializer for KeySerializer<'_> {
     type SerializeStruct = ser::Impossible<usize, Error>;
     type SerializeStructVariant = ser::Impossible<usize, Error>;
 
+    #[inline]
     fn serialize_str(self, v: &str) -> Result<usize> {
         Ok(write_str(self.out, v))
     }
@@ -765,5 +787,48 @@ mod tests {
         );
         let m: BTreeMap<bool, u8> = [(true, 1)].into();
         assert!(super::super::to_vec(&m).is_err());
+    }
+
+    /// Keys of every length up to three words, sharing prefixes, given in every order the
+    /// maps below yield: the output is in bytewise order, and a key NFC makes equal to
+    /// another is a duplicate.
+    #[test]
+    fn keys_come_out_in_order_whatever_their_length() {
+        let mut keys: Vec<String> = Vec::new();
+        for len in 1..=24 {
+            for last in [b'a', b'b', b'z'] {
+                let mut k = "k".repeat(len - 1).into_bytes();
+                k.push(last);
+                keys.push(String::from_utf8(k).unwrap());
+            }
+        }
+        let m: HashMap<&str, u8> = keys.iter().map(|k| (k.as_str(), 0)).collect();
+        let bytes = super::super::to_vec(&m).unwrap();
+        let back: Vec<(String, u8)> = {
+            let mut r = crate::msgpack::read::SliceReader::new(&bytes);
+            let n = r.try_read_map_len().unwrap().unwrap();
+            (0..n)
+                .map(|_| {
+                    let k = r.read_str_or_bin().unwrap().to_owned();
+                    r.skip_value(8).unwrap();
+                    (k, 0)
+                })
+                .collect()
+        };
+        let mut sorted = keys.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(
+            back.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+            sorted
+        );
+        // a sorted map of the same keys writes the same bytes
+        let b: BTreeMap<&str, u8> = keys.iter().map(|k| (k.as_str(), 0)).collect();
+        assert_eq!(super::super::to_vec(&b).unwrap(), bytes);
+        // "é" and "e" + combining acute are one key once normalized
+        let m: BTreeMap<String, u8> =
+            [("e\u{301}".to_string(), 1), ("\u{e9}".to_string(), 2)].into();
+        let err = super::super::to_vec(&m).unwrap_err();
+        assert!(err.to_string().starts_with("duplicate key"), "{err}");
     }
 }

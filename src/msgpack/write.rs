@@ -100,7 +100,6 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) -> usize {
     let b = s.as_bytes();
     // Short ASCII (names, most values) is NFC as it is and takes a fixstr header.
     if b.len() <= 31 && b.is_ascii() {
-        out.reserve(32);
         out.push(0xa0 | b.len() as u8);
         out.extend_from_slice(b);
         return b.len();

@@ -302,13 +302,12 @@ impl Planner {
     }
 }
 
-/// A model's value as a [`Value`] of `ty` (what `to_value` does; written out here so that
-/// this module does not depend on that function's signature).
+/// A model's value as a [`Value`] of `ty`: `to_value_as`, one walk over the model.
 pub(crate) fn model_value<T: Serialize + ?Sized>(
     model: &T,
     ty: &crate::types::Type,
 ) -> Result<Value> {
-    Value::from_msgpack(&crate::msgpack::to_vec(model)?, ty)
+    crate::convert::to_value_as(model, ty)
 }
 
 /// A plan for a model, with the default [`Planner`] of its block.

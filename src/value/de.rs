@@ -13,6 +13,32 @@ use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
 use crate::types::{ObjectType, Type};
 use crate::unknown::{read_refinements, Decoded, RefineKind};
 
+/// `Value` cannot be deserialized without a type: this impl exists only so that
+/// `serde_json::from_str::<Value>`, a `Value` field in a `#[derive(Deserialize)]` struct and
+/// the like fail to compile with a message that says what to use instead. Its bound is
+/// implemented for nothing.
+impl<'de> serde::Deserialize<'de> for Value
+where
+    &'de Value: ReadWithAType,
+{
+    fn deserialize<D: Deserializer<'de>>(_: D) -> Result<Value, D::Error> {
+        Err(de::Error::custom(
+            "a Value cannot be deserialized without a type",
+        ))
+    }
+}
+
+/// The bound of `Value`'s `Deserialize` impl, which no type meets: see there.
+#[diagnostic::on_unimplemented(
+    message = "a `Value` cannot be deserialized without a type: it is not `Deserialize`",
+    label = "needs a type to be read",
+    note = "read text or bytes against a type with `Value::from_json(text, &ty)` or \
+            `Value::from_msgpack(bytes, &ty)`",
+    note = "in a model struct, an attribute declared `dynamic` is a `tfvalue::Dynamic` (it \
+            carries its type), and bytes to decode once the type is known a `tfvalue::Raw`"
+)]
+pub trait ReadWithAType {}
+
 /// Decodes a [`Value`] of a given [`Type`] from any deserializer that speaks tfvalue's
 /// private tokens (`tfvalue::msgpack`, `tfvalue::json`).
 ///
@@ -31,7 +57,7 @@ pub struct TypedSeed<'t> {
 }
 
 #[derive(Clone, Copy, Default)]
-struct SeedOptions {
+pub(super) struct SeedOptions {
     missing_null: bool,
     ignore_undeclared: bool,
 }
@@ -150,6 +176,25 @@ impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
     }
 }
 
+/// What a value of `ty` is called where another was found: `invalid type: {found},
+/// expected {this}` (each visitor below says it the same way).
+pub(super) fn expecting(ty: &Type) -> String {
+    match ty {
+        Type::String => "a string".to_owned(),
+        Type::Number => "a number".to_owned(),
+        Type::Bool => "a bool".to_owned(),
+        Type::List(_) => "a list".to_owned(),
+        Type::Set(_) => "a set".to_owned(),
+        Type::Map(_) => "a map".to_owned(),
+        Type::Object(_) => "an object".to_owned(),
+        Type::Tuple(ts) => format!(
+            "a tuple of {}",
+            crate::error::plural(ts.len() as u64, "element")
+        ),
+        Type::Dynamic => "a dynamic value [type JSON, value]".to_owned(),
+    }
+}
+
 macro_rules! null_visits {
     () => {
         fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
@@ -248,7 +293,7 @@ impl<'de> Visitor<'de> for SeqVisitor<'_> {
     null_visits!();
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut out = Vec::with_capacity(cautious(seq.size_hint()));
+        let mut out = SeqBuilder::new(self.elem, self.set, seq.size_hint());
         let seed = TypedSeed {
             ty: self.elem,
             opts: self.opts,
@@ -257,8 +302,36 @@ impl<'de> Visitor<'de> for SeqVisitor<'_> {
         while let Some(v) = seq.next_element_seed(seed)? {
             out.push(v);
         }
+        out.finish()
+    }
+}
+
+/// The elements of a list or set as they come, then the checks and order of the whole.
+pub(super) struct SeqBuilder<'t> {
+    elem: &'t Type,
+    set: bool,
+    out: Vec<Value>,
+}
+
+impl<'t> SeqBuilder<'t> {
+    pub(super) fn new(elem: &'t Type, set: bool, hint: Option<usize>) -> Self {
+        SeqBuilder {
+            elem,
+            set,
+            out: Vec::with_capacity(cautious(hint)),
+        }
+    }
+
+    pub(super) fn push(&mut self, v: Value) {
+        self.out.push(v);
+    }
+
+    /// The collection: elements with `dynamic` in their type agree on one concrete type;
+    /// a set in canonical order without duplicates.
+    pub(super) fn finish<E: de::Error>(self) -> Result<Value, E> {
+        let mut out = self.out;
         if self.elem.has_dynamic() {
-            unify_seq(&mut out, self.elem).map_err(de::Error::custom)?;
+            unify_seq(&mut out, self.elem).map_err(E::custom)?;
         }
         if self.set {
             canonicalize_set(&mut out);
@@ -284,39 +357,70 @@ impl<'de> Visitor<'de> for MapVisitor<'_> {
     null_visits!();
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut entries: Vec<(Key, Value)> = Vec::with_capacity(cautious(map.size_hint()));
+        let mut out = MapBuilder::new(self.elem, map.size_hint());
         let seed = TypedSeed {
             ty: self.elem,
             opts: self.opts,
             root: false,
         };
-        let mut sorted = true;
         while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             let k = Key::from(&*k);
             let v = map.next_value_seed(seed)?;
-            if let Some((prev, _)) = entries.last() {
-                match prev.as_bytes().cmp(k.as_bytes()) {
-                    std::cmp::Ordering::Less => {}
-                    std::cmp::Ordering::Equal => {
-                        return Err(de::Error::custom(format_args!("duplicate key `{k}`")))
-                    }
-                    std::cmp::Ordering::Greater => sorted = false,
-                }
-            }
-            entries.push((k, v));
+            out.push(k, v)?;
         }
-        if !sorted {
+        out.finish()
+    }
+}
+
+/// The entries of a map as they come (each key checked against the one before it), then
+/// the checks and order of the whole.
+pub(super) struct MapBuilder<'t> {
+    elem: &'t Type,
+    entries: Vec<(Key, Value)>,
+    sorted: bool,
+}
+
+impl<'t> MapBuilder<'t> {
+    pub(super) fn new(elem: &'t Type, hint: Option<usize>) -> Self {
+        MapBuilder {
+            elem,
+            entries: Vec::with_capacity(cautious(hint)),
+            sorted: true,
+        }
+    }
+
+    pub(super) fn push<E: de::Error>(&mut self, k: Key, v: Value) -> Result<(), E> {
+        if let Some((prev, _)) = self.entries.last() {
+            match prev.as_bytes().cmp(k.as_bytes()) {
+                Ordering::Less => {}
+                Ordering::Equal => {
+                    return Err(E::custom(format_args!("duplicate key `{k}`")));
+                }
+                Ordering::Greater => self.sorted = false,
+            }
+        }
+        self.entries.push((k, v));
+        Ok(())
+    }
+
+    /// The keys so far.
+    pub(super) fn keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.as_str())
+    }
+
+    /// The map: keys in order and unique; elements with `dynamic` in their type agree on
+    /// one concrete type.
+    pub(super) fn finish<E: de::Error>(self) -> Result<Value, E> {
+        let mut entries = self.entries;
+        if !self.sorted {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(de::Error::custom(format_args!(
-                    "duplicate key `{}`",
-                    w[0].0
-                )));
+                return Err(E::custom(format_args!("duplicate key `{}`", w[0].0)));
             }
         }
         if self.elem.has_dynamic() {
             let common = common_type(entries.iter().map(|(k, v)| (Step::Key(k), v)), self.elem)
-                .map_err(de::Error::custom)?;
+                .map_err(E::custom)?;
             for (_, v) in &mut entries {
                 type_placeholders(v, self.elem, &common);
             }
@@ -341,74 +445,142 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
     null_visits!();
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let attrs = self.ty.attributes();
-        let keys = self.ty.keys();
-        // Input usually comes in the type's (sorted) order: each key is then checked against
-        // the next declared name, and the attributes are collected in order, so the map is
-        // built in one pass. Anything else (out of order, duplicates) is sorted out after.
-        // Attribute names are the type's keys, shared, not copied.
-        let mut cursor = attrs.values().zip(keys).peekable();
-        let mut in_order = true;
-        let mut out: Vec<(Key, Value)> = Vec::with_capacity(attrs.len());
-        while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let mut found = None;
-            if in_order {
-                while let Some((aty, name)) = cursor.peek() {
-                    match name.as_bytes().cmp(k.as_bytes()) {
-                        Ordering::Less => {
-                            cursor.next();
-                        }
-                        Ordering::Equal => {
-                            found = Some((*aty, *name));
-                            cursor.next();
-                            break;
-                        }
-                        Ordering::Greater => break,
-                    }
+        let mut out = ObjectBuilder::new(self.ty, self.opts);
+        // The name is checked as the key is read, so that an undeclared one is reported
+        // where it is in the input.
+        while let Some(attr) = map.next_key_seed(AttributeSeed(&mut out))? {
+            match attr {
+                Some((aty, name)) => {
+                    let v = map.next_value_seed(TypedSeed {
+                        ty: aty,
+                        opts: self.opts,
+                        root: false,
+                    })?;
+                    out.push(name.clone(), v);
+                }
+                None => {
+                    map.next_value::<de::IgnoredAny>()?;
                 }
             }
-            let (aty, name) = match found {
-                Some(hit) => hit,
-                None => match keys.binary_search_by(|n| n.as_bytes().cmp(k.as_bytes())) {
-                    Ok(i) => {
-                        // Declared, but not where the order puts it: a duplicate or an
-                        // attribute that comes back.
-                        in_order = false;
-                        let name = &keys[i];
-                        match attrs.get(name.as_str()) {
-                            Some(aty) => (aty, name),
-                            None => return Err(de::Error::custom("object type out of step")),
-                        }
-                    }
-                    Err(_) if self.opts.ignore_undeclared => {
-                        map.next_value::<de::IgnoredAny>()?;
-                        continue;
-                    }
-                    Err(_) => {
-                        return Err(de::Error::custom(format_args!(
-                            "unsupported attribute `{k}`"
-                        )))
-                    }
-                },
-            };
-            let v = map.next_value_seed(TypedSeed {
-                ty: aty,
-                opts: self.opts,
-                root: false,
-            })?;
-            out.push((name.clone(), v));
         }
-        if !in_order {
+        out.finish()
+    }
+}
+
+/// An object's key, read as the attribute of the object type it names.
+struct AttributeSeed<'b, 't>(&'b mut ObjectBuilder<'t>);
+
+impl<'de, 't> DeserializeSeed<'de> for AttributeSeed<'_, 't> {
+    type Value = Option<(&'t Type, &'t Key)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de, 't> Visitor<'de> for AttributeSeed<'_, 't> {
+    type Value = Option<(&'t Type, &'t Key)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an attribute name")
+    }
+
+    fn visit_str<E: de::Error>(self, k: &str) -> Result<Self::Value, E> {
+        self.0.attribute(k)
+    }
+}
+
+/// The attributes of an object as they come, matched against the type, then the
+/// attributes left out.
+pub(super) struct ObjectBuilder<'t> {
+    ty: &'t ObjectType,
+    opts: SeedOptions,
+    /// Input usually comes in the type's (sorted) order: each name is then checked against
+    /// the next declared one, and the attributes are collected in order, so the object is
+    /// built in one pass. Anything else (out of order, duplicates) is sorted out at the end.
+    cursor: std::iter::Peekable<
+        std::iter::Zip<
+            std::collections::btree_map::Values<'t, String, Type>,
+            std::slice::Iter<'t, Key>,
+        >,
+    >,
+    in_order: bool,
+    out: Vec<(Key, Value)>,
+}
+
+impl<'t> ObjectBuilder<'t> {
+    pub(super) fn new(ty: &'t ObjectType, opts: SeedOptions) -> Self {
+        ObjectBuilder {
+            ty,
+            opts,
+            cursor: ty.attributes().values().zip(ty.keys()).peekable(),
+            in_order: true,
+            out: Vec::with_capacity(ty.len()),
+        }
+    }
+
+    /// The type and the (shared) name of the attribute `k`; `None` for an attribute the
+    /// type does not declare when those are skipped.
+    pub(super) fn attribute<E: de::Error>(
+        &mut self,
+        k: &str,
+    ) -> Result<Option<(&'t Type, &'t Key)>, E> {
+        if self.in_order {
+            while let Some((aty, name)) = self.cursor.peek() {
+                match name.as_bytes().cmp(k.as_bytes()) {
+                    Ordering::Less => {
+                        self.cursor.next();
+                    }
+                    Ordering::Equal => {
+                        let hit = (*aty, *name);
+                        self.cursor.next();
+                        return Ok(Some(hit));
+                    }
+                    Ordering::Greater => break,
+                }
+            }
+        }
+        let keys = self.ty.keys();
+        match keys.binary_search_by(|n| n.as_bytes().cmp(k.as_bytes())) {
+            Ok(i) => {
+                // Declared, but not where the order puts it: a duplicate or an attribute
+                // that comes back.
+                self.in_order = false;
+                let name = &keys[i];
+                match self.ty.attributes().get(name.as_str()) {
+                    Some(aty) => Ok(Some((aty, name))),
+                    None => Err(E::custom("object type out of step")),
+                }
+            }
+            Err(_) if self.opts.ignore_undeclared => Ok(None),
+            Err(_) => Err(E::custom(crate::error::unsupported_attribute(
+                k,
+                keys.iter().map(Key::as_str),
+            ))),
+        }
+    }
+
+    pub(super) fn push(&mut self, name: Key, v: Value) {
+        self.out.push((name, v));
+    }
+
+    /// The names of the attributes so far.
+    pub(super) fn names(&self) -> impl Iterator<Item = &str> {
+        self.out.iter().map(|(k, _)| k.as_str())
+    }
+
+    /// The object: every attribute once, in order; those left out null where they may be.
+    pub(super) fn finish<E: de::Error>(self) -> Result<Value, E> {
+        let (attrs, keys) = (self.ty.attributes(), self.ty.keys());
+        let mut out = self.out;
+        if !self.in_order {
             out.sort_by(|a, b| a.0.cmp(&b.0));
             if let Some(w) = out.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(de::Error::custom(format_args!(
-                    "duplicate attribute `{}`",
-                    w[0].0
-                )));
+                return Err(E::custom(format_args!("duplicate attribute `{}`", w[0].0)));
             }
         }
         if out.len() != attrs.len() {
-            crate::limits::fill::charge(attrs.len() - out.len()).map_err(de::Error::custom)?;
+            crate::limits::fill::charge(attrs.len() - out.len()).map_err(E::custom)?;
             let mut full = Vec::with_capacity(attrs.len());
             let mut present = out.into_iter().peekable();
             for name in keys {
@@ -418,9 +590,7 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
                         full.push((name.clone(), Value::Null));
                     }
                     None => {
-                        return Err(de::Error::custom(format_args!(
-                            "missing attribute `{name}`"
-                        )))
+                        return Err(E::custom(format_args!("missing attribute `{name}`")));
                     }
                 }
             }

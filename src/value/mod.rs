@@ -1,20 +1,28 @@
 //! The dynamic value tree, for code that knows the schema only at run time.
 
 mod de;
+mod deserializer;
 mod index;
+mod macros;
 mod map;
 mod more;
 mod ser;
+mod typed;
+mod serializer;
 pub(crate) mod unify;
 
 use std::cmp::Ordering;
 use std::fmt;
 
+pub use crate::key::Key;
 pub use index::Index;
-pub use map::{Entry, Iter, IterMut, Key, Map, OccupiedEntry, VacantEntry};
+pub use macros::IntoValue;
+pub use map::{Entry, Iter, IterMut, Map, OccupiedEntry, VacantEntry};
 
 pub(crate) use de::TypedSeed;
+pub(crate) use deserializer::from_value_typed;
 pub(crate) use ser::{TypedValue, Untracked};
+pub(crate) use serializer::to_value_typed;
 pub(crate) use unify::{common_type, has_dynamic_collection, settle, Step};
 
 use crate::dynamic::Dynamic;
@@ -313,8 +321,15 @@ fn conform(v: &Value, ty: &Type, depth: usize) -> Result<()> {
         return Err(Error::limit("nesting is deeper than the limit of 128"));
     }
     let mismatch = || {
+        // A value built as JSON would be (lists and objects) for a set, tuple or map.
+        let hint = match (v, ty) {
+            (Value::List(_), Type::Set(_) | Type::Tuple(_)) | (Value::Object(_), Type::Map(_)) => {
+                " (`Value::into_typed` gives a value built as JSON its type's shape)"
+            }
+            _ => "",
+        };
         Error::data(format_args!(
-            "value of kind {} does not conform to type {ty}",
+            "value of kind {} does not conform to type {ty}{hint}",
             v.kind_name()
         ))
     };

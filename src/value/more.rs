@@ -259,13 +259,12 @@ impl PartialEq<i64> for &Value {
 macro_rules! eq_float {
     ($($t:ty),*) => {$(
         impl PartialEq<$t> for Value {
-            /// Equal when the value is the number with the exact value of the float
-            /// (`Value::from(0.5) == 0.5`; the decimal 0.1 is not the float64 0.1).
+            /// Equal when the value is a number whose nearest `f64` is `other`, as
+            /// `serde_json::Value` compares with a float: `Value::from(0.1) == 0.1`, and the
+            /// decimal 0.1 read from JSON text is `== 0.1` too (while the two values are not
+            /// equal to each other: `Value == Value` compares exactly).
             fn eq(&self, other: &$t) -> bool {
-                match Number::from_f64(f64::from(*other)) {
-                    Some(n) => self.unwrap_dynamic().as_number() == Some(&n),
-                    None => false,
-                }
+                self.unwrap_dynamic().as_f64() == Some(f64::from(*other))
             }
         }
         impl PartialEq<Value> for $t {

@@ -20,7 +20,7 @@ impl<'a> TypedValue<'a> {
     }
 }
 
-fn elem_type(ty: Option<&Type>) -> Option<&Type> {
+pub(super) fn elem_type(ty: Option<&Type>) -> Option<&Type> {
     match ty {
         Some(Type::List(t) | Type::Set(t) | Type::Map(t)) => Some(t),
         _ => None,
@@ -129,7 +129,7 @@ impl Serialize for TypedValue<'_> {
 }
 
 /// Whether an object type with optional attributes appears in `ty`.
-fn has_optional(ty: &Type) -> bool {
+pub(super) fn has_optional(ty: &Type) -> bool {
     match ty {
         Type::Object(o) => !o.optional().is_empty() || o.attributes().values().any(has_optional),
         Type::List(t) | Type::Set(t) | Type::Map(t) => has_optional(t),
@@ -139,7 +139,7 @@ fn has_optional(ty: &Type) -> bool {
 }
 
 /// The value as it is written: optional attributes it leaves out are null.
-fn fill_optional(v: &Value, ty: &Type) -> Value {
+pub(super) fn fill_optional(v: &Value, ty: &Type) -> Value {
     match (v, ty) {
         (Value::Object(m), Type::Object(o)) => Value::Object(
             o.attributes()
