@@ -180,6 +180,8 @@ fn plan_check(
         dynamic: s.dynamic,
     };
     crate::plan::check(plan, &kind, errors);
+}
+
 /// Whether the derive cannot tell what `ty` is from how it is written: not a type it
 /// knows (a type alias, a type of the user's), so whether it holds null is for the type
 /// system to say.
