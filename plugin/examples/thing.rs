@@ -180,9 +180,18 @@ impl Db {
             let id = match id_of(&m) {
                 Some(id) => id,
                 None => {
-                    let n = (r.len() + 1..)
+                    // As a cloud does, an id is never given twice, also after its
+                    // object is deleted: the last number given is kept beside the
+                    // records (under the same lock).
+                    let counter = format!("{}.last-id", self.path);
+                    let last: usize = std::fs::read_to_string(&counter)
+                        .ok()
+                        .and_then(|t| t.trim().parse().ok())
+                        .unwrap_or(0);
+                    let n = (last + 1..)
                         .find(|n| !r.contains_key(&format!("{prefix}-{n}")))
                         .unwrap_or_default();
+                    std::fs::write(&counter, n.to_string())?;
                     let id = format!("{prefix}-{n}");
                     assign(&mut m, id.clone(), n);
                     id
