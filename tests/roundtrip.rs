@@ -378,20 +378,49 @@ proptest! {
         (ty, planned, other) in arb_pair().prop_flat_map(|(t, v)| arb_value(&t).prop_map(move |o| (t.clone(), v.clone(), o)))
     ) {
         let applied = overlay(&planned, &other);
-        if !applied.is_wholly_known() {
-            // Not a value a provider may return from apply.
-            return Ok(());
-        }
         let (Ok(pb), Ok(ab)) = (planned.to_msgpack(&ty), applied.to_msgpack(&ty)) else {
             return Ok(());
         };
         let keeps = tfvalue::msgpack::keeps_plan(&pb, &ab, &ty, |r, v| r.admits(v));
+        if !applied.is_wholly_known() {
+            // Not a value a provider may return from apply: never kept.
+            prop_assert!(!keeps, "keeps_plan said yes to an applied value with an unknown");
+            return Ok(());
+        }
         let problems = tfvalue::schema::check_apply(&planned, &applied, &ty);
         if keeps {
             prop_assert!(problems.is_empty(), "keeps_plan said yes, the check found: {}", problems);
+            // Yes also says that the applied value is one of its type.
+            prop_assert!(tfvalue::msgpack::validate(&ab, &ty).is_ok_and(|v| v.is_wholly_known()));
         }
         if planned.is_wholly_known() && !ty.has_dynamic() {
             prop_assert!(tfvalue::msgpack::keeps_plan(&pb, &pb, &ty, |r, v| r.admits(v)));
         }
+    }
+}
+
+/// `keeps_plan` checks what the applied value holds where the plan is unknown: invalid
+/// UTF-8 or an unknown there is never kept (the server then checks the state in full).
+#[test]
+fn keeps_plan_checks_what_resolves_an_unknown() {
+    let ty: tfvalue::Type =
+        serde_json::from_str(r#"["object",{"id":"string","name":"string"}]"#).unwrap();
+    let planned = b"\x82\xa2id\xd4\x00\x00\xa4name\xa3web";
+    let admits = |_: &tfvalue::Refinements, _: &tfvalue::Value| true;
+    assert!(tfvalue::msgpack::keeps_plan(
+        planned,
+        b"\x82\xa2id\xa3i-1\xa4name\xa3web",
+        &ty,
+        admits
+    ));
+    for applied in [
+        &b"\x82\xa2id\xa2\xff\xfe\xa4name\xa3web"[..],
+        &b"\x82\xa2id\xd4\x00\x00\xa4name\xa3web"[..],
+        &b"\x82\xa2id\x05\xa4name\xa3web"[..],
+    ] {
+        assert!(
+            !tfvalue::msgpack::keeps_plan(planned, applied, &ty, admits),
+            "{applied:x?}"
+        );
     }
 }

@@ -265,11 +265,13 @@ fn has_optional(ty: &Type) -> bool {
 /// `admits` accepts the applied value with the unknown's refinements (it receives the
 /// decoded value; with no refinements the value is accepted without decoding it).
 ///
-/// `true` means no check of the plan against the new state would find a problem; `false`
-/// means this test cannot tell (a difference, equal values in other bytes, a set whose
-/// elements were unknown, a `dynamic` value that changed), and the full check on decoded
-/// values decides, with its messages. `applied` must have been checked with
-/// [`validate`] (of its type, wholly known) first.
+/// `true` means no check of the plan against the new state would find a problem, and
+/// that `applied` is a wholly known value of `ty`: what `applied` holds where the plan is
+/// unknown is checked as [`validate`] checks it, and elsewhere it is the plan's own bytes
+/// (so `planned` must be a value already checked against `ty`). `false` means this test
+/// cannot tell (a difference, an invalid or unknown applied value, equal values in other
+/// bytes, a set whose elements were unknown, a `dynamic` value that changed): check
+/// `applied` with [`validate`] and the plan on decoded values, with their messages.
 ///
 /// ```
 /// use tfvalue::{msgpack, Type};
@@ -323,12 +325,13 @@ fn same_or_resolved(
             // An unknown refined as null is the known null.
             Decoded::Null => Ok(matches!(a.next()?, Token::Nil)),
             Decoded::Unknown(r) if r.is_empty() => {
-                a.skip_value(depth)?;
-                Ok(true)
+                let mut seen = Validated::default();
+                check(a, ty, depth, Strings::Utf8, &mut seen)?;
+                Ok(seen.is_wholly_known())
             }
             Decoded::Unknown(r) => {
                 let value = read(a, ty, depth)?;
-                Ok(admits(&r, &value))
+                Ok(Validated::of(&value).is_wholly_known() && admits(&r, &value))
             }
         };
     }

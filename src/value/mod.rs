@@ -7,8 +7,8 @@ mod macros;
 mod map;
 mod more;
 mod ser;
-mod typed;
 mod serializer;
+mod typed;
 pub(crate) mod unify;
 
 use std::cmp::Ordering;

@@ -698,20 +698,27 @@ impl<P: Provider> Core<P> {
             }
             return resp;
         }
+        let planned_source = kept_plan.as_deref().unwrap_or(&planned_bytes);
+        // One walk of the answer on its bytes first, for the schema and the plan at once:
+        // where the plan is known the new state must be its bytes (checked already: the
+        // planned state on the way in, a kept plan when it was made), and where the plan
+        // is unknown the new state is checked as an output is, and must be known and
+        // within the unknown's refinements. Only what that cannot tell is checked in
+        // full, with the messages of the full checks.
+        if planned_bytes != [0xc0]
+            && !resp.new_state.msgpack.is_empty()
+            && tfvalue::msgpack::keeps_plan(planned_source, &resp.new_state.msgpack, ty, |r, v| {
+                r.admits(v)
+            })
+        {
+            return resp;
+        }
         if let Err(d) = Self::check_output("new state", &mut resp.new_state, ty, Known::Wholly) {
             resp.diagnostics.push(d);
             return resp;
         }
         if planned_bytes == [0xc0] {
             // A destroy: Terraform itself checks that the result is null.
-            return resp;
-        }
-        let planned_source = kept_plan.as_deref().unwrap_or(&planned_bytes);
-        // On the bytes first: known parts the same, unknowns resolved within their
-        // refinements. Only what that cannot tell is decoded and checked in full.
-        if tfvalue::msgpack::keeps_plan(planned_source, &resp.new_state.msgpack, ty, |r, v| {
-            r.admits(v)
-        }) {
             return resp;
         }
         let (planned, new) = match (

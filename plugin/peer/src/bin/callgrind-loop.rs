@@ -1,0 +1,88 @@
+//! Runs N in-process requests of one implementation, for instruction counts under
+//! callgrind (load-independent, unlike times):
+//!
+//! ```text
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured_loop*' \
+//!     target/release/callgrind-loop tfvalue_plugin 2KB plan 200
+//! ```
+//!
+//! Only `measured_loop` (the N requests, their inputs built beforehand) is counted;
+//! divide its inclusive count by N. Implementations: `tfvalue_plugin`, `tf_provider`,
+//! `tfvalue_handler`, `rmp_serde_decode`.
+
+use std::hint::black_box;
+
+use tfvalue_peer::peer_side::PeerInProcess;
+use tfvalue_plugin::__bench::InProcess;
+use tfvalue_plugin::Provider;
+use tfvalue_peer::workload::{dynamic, Requests, NULL, WORKLOADS};
+use tfvalue_peer::{tfvalue_side, TYPE_NAME};
+
+#[inline(never)]
+fn measured_loop<P: Provider>(
+    rt: &tokio::runtime::Runtime,
+    server: &InProcess<P>,
+    peer: &PeerInProcess,
+    kind: &str,
+    rpc: &str,
+    inputs: Vec<([Vec<u8>; 3], Vec<u8>)>,
+) {
+    for (values, private) in inputs {
+        match (kind, rpc) {
+            ("tfvalue_plugin", "plan") => {
+                black_box(rt.block_on(server.plan(TYPE_NAME, dynamic(&values), Vec::new())));
+            }
+            ("tfvalue_plugin", _) => {
+                black_box(rt.block_on(server.apply(TYPE_NAME, dynamic(&values), private)));
+            }
+            ("tf_provider", "plan") => {
+                let out = rt.block_on(peer.plan(TYPE_NAME, values, Vec::new(), NULL.to_vec()));
+                black_box(out.expect("tf-provider"));
+            }
+            ("tf_provider", _) => {
+                let out = rt.block_on(peer.apply(TYPE_NAME, values, private, NULL.to_vec()));
+                black_box(out.expect("tf-provider"));
+            }
+            ("tfvalue_handler", "plan") => {
+                black_box(tfvalue_side::handler_plan(dynamic(&values)).expect("plan"));
+            }
+            ("tfvalue_handler", _) => {
+                black_box(tfvalue_side::handler_apply(dynamic(&values)).expect("apply"));
+            }
+            ("rmp_serde_decode", _) => {
+                for v in &values {
+                    let value: rmpv::Value = rmp_serde::from_slice(v).expect("rmp-serde");
+                    black_box(value);
+                }
+            }
+            _ => panic!("unknown implementation `{kind}`"),
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [kind, workload, rpc, n] = &args[..] else {
+        eprintln!("usage: callgrind-loop <tfvalue_plugin|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB> <plan|apply> <N>");
+        std::process::exit(2);
+    };
+    let n: usize = n.parse().expect("N");
+    let (name, tags, rules) = WORKLOADS
+        .into_iter()
+        .find(|w| w.0 == workload)
+        .expect("workload: 2KB or 200KB");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let r = Requests::new(&rt, name, tags, rules);
+    let (values, private) = match (kind.as_str(), rpc.as_str()) {
+        (_, "plan") => (&r.plan, Vec::new()),
+        ("tf_provider", "apply") => (&r.apply, r.peer_private.clone()),
+        (_, "apply") => (&r.apply, r.tfvalue_private.clone()),
+        _ => panic!("rpc: plan or apply"),
+    };
+    let inputs = (0..n).map(|_| (values.clone(), private.clone())).collect();
+    let server = tfvalue_side::in_process();
+    let peer = PeerInProcess::new();
+    measured_loop(&rt, &server, &peer, kind, rpc, inputs);
+}

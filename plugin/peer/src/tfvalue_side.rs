@@ -1,0 +1,51 @@
+//! tfvalue-plugin's side: the model, the handler and the provider of
+//! `plugin/benches/requests.rs`, included verbatim (`requests_model.rs`, checked
+//! against the bench by `tests/model_copy.rs`), and what the measurement calls of them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use tfvalue::{DynamicValue, TfModel, TfValue, Unknown};
+use tfvalue_plugin::__bench::InProcess;
+use tfvalue_plugin::*;
+
+include!("requests_model.rs");
+
+/// The server's in-process request handling (input checks, handler, output checks) of
+/// the bench provider.
+pub fn in_process() -> InProcess<impl Provider> {
+    InProcess::new(Bench)
+}
+
+/// The configuration of an instance with `tags` tags and `rules` rules, encoded as the
+/// bench encodes it.
+pub fn configuration(tags: usize, rules: usize) -> DynamicValue {
+    dv(&config(tags, rules))
+}
+
+/// The handler alone (no server): PlanResourceChange.
+pub fn handler_plan(
+    [prior, proposed, config]: [DynamicValue; 3],
+) -> Result<PlanResourceChangeResponse, Diagnostic> {
+    let req = PlanResourceChangeRequest::new(crate::TYPE_NAME, prior, proposed, config);
+    Bench::plan(&req)
+}
+
+/// The handler alone (no server): ApplyResourceChange.
+pub fn handler_apply(
+    [prior, planned, config]: [DynamicValue; 3],
+) -> Result<ApplyResourceChangeResponse, Diagnostic> {
+    let req = ApplyResourceChangeRequest::new(crate::TYPE_NAME, prior, planned, config);
+    Bench::apply(&req)
+}
+
+/// The schema's type of the resource (to check that an answer conforms).
+pub fn schema_type() -> tfvalue::Type {
+    Instance::schema().implied_type()
+}
+
+/// Serves the bench provider as a process (`serve_main`: go-plugin handshake, plaintext
+/// without `PLUGIN_CLIENT_CERT`, AutoMTLS with it).
+pub fn serve_process() {
+    serve_main(Bench, ServeConfig::new("example.com/bench/bench"));
+}
