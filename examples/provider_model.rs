@@ -166,7 +166,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let value = Value::from_msgpack(&tfvalue::msgpack::to_vec(&bad)?, &ty)?;
     for d in Server::block().validate_state(&value).iter() {
-        println!("{}: {d}", d.summary());
+        println!("{d}"); // the summary, the detail and the path
     }
     Ok(())
 }
