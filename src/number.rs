@@ -1780,6 +1780,73 @@ impl<'de> Visitor<'de> for RawNumberVisitor {
     }
 }
 
+impl Number {
+    /// Hands the number to a visitor that asked for a primitive (`expected` names it:
+    /// `"f32"`, `"u8"`, ...): a float when `float`, otherwise the narrowest integer it
+    /// fits; a number out of range or not whole for an integer is an error saying so.
+    /// The one rule of both typed decoders (MessagePack and `Value`).
+    pub(crate) fn visit_as<'de, V: Visitor<'de>>(
+        &self,
+        float: bool,
+        expected: &str,
+        visitor: V,
+    ) -> crate::error::Result<V::Value> {
+        use crate::error::Error;
+        let out_of_range = || {
+            Error::limit(format_args!(
+                "number {} is out of range for {expected}",
+                Short(self)
+            ))
+        };
+        if float {
+            let fits = if expected == "f32" {
+                self.to_f32().map(f64::from)
+            } else {
+                self.to_f64()
+            };
+            return match fits {
+                Some(f) => visitor.visit_f64(f),
+                None => Err(out_of_range()),
+            };
+        }
+        if let Some(i) = self.to_i64() {
+            visitor.visit_i64(i)
+        } else if let Some(u) = self.to_u64() {
+            visitor.visit_u64(u)
+        } else if let Some(i) = self.to_i128() {
+            visitor.visit_i128(i)
+        } else if let Some(u) = self.to_u128() {
+            visitor.visit_u128(u)
+        } else if self.is_integer() {
+            Err(out_of_range())
+        } else {
+            Err(Error::data(format_args!(
+                "invalid value: number {self}, expected {expected}"
+            )))
+        }
+    }
+}
+
+/// A number in a message, shortened when its text is long (`1000…000 (401 characters)`).
+struct Short<'a>(&'a Number);
+
+impl fmt::Display for Short<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.0.to_string();
+        if text.len() <= 40 {
+            f.write_str(&text)
+        } else {
+            write!(
+                f,
+                "{}…{} ({} characters)",
+                &text[..20],
+                &text[text.len() - 10..],
+                text.len()
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {

@@ -218,8 +218,13 @@ impl ProviderBinary {
         }
     }
 
-    /// The binary's path, building it first if it is a target of the package under test.
-    fn resolve(&self) -> Result<PathBuf, Error> {
+    /// The binary's path, building it first (once per test process) if it is a target of
+    /// the package under test; for tests that run the provider themselves.
+    ///
+    /// # Errors
+    ///
+    /// When the build fails or a binary given by path does not exist.
+    pub fn build(&self) -> Result<PathBuf, Error> {
         let (flag, name) = match &self.kind {
             BinaryKind::Path(p) => {
                 return if p.is_file() {
@@ -1069,7 +1074,7 @@ impl Runner {
             .clone()
             .unwrap_or_else(|| format!("example.com/test/{name}"));
         let type_name = source.rsplit('/').next().unwrap_or(&name).to_owned();
-        let binary = case.provider.resolve()?;
+        let binary = case.provider.build()?;
         let root = case.dir().to_path_buf();
         let io = |what: &str, e: std::io::Error| Error::new(format!("{what}: {e}"));
         let plugin_dir = root

@@ -522,44 +522,11 @@ fn check_value_log(env: &Env) -> usize {
     checked
 }
 
-/// The example provider, built (or found up to date) by cargo next to the test binaries:
-/// `cargo test --test terraform` alone does not build examples, and a binary left from an
-/// earlier build may be stale.
+/// The example provider, built (or found up to date) by cargo with this test's profile.
 fn provider_binary() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().unwrap();
-            let path = exe
-                .parent()
-                .unwrap()
-                .parent()
-                .unwrap()
-                .join("examples/thing");
-            let status = Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "--quiet",
-                    // The test profile (optimized a little): its dependencies are
-                    // the ones this test was built with.
-                    "--profile",
-                    "test",
-                    "-p",
-                    "tfvalue-plugin",
-                    "--example",
-                    "thing",
-                ])
-                .status()
-                .unwrap();
-            assert!(status.success(), "building the example provider failed");
-            assert!(
-                path.exists(),
-                "{} is missing after the build",
-                path.display()
-            );
-            path
-        })
-        .clone()
+    tfvalue_plugin::testing::ProviderBinary::example("thing")
+        .build()
+        .unwrap_or_else(|e| panic!("building the example provider: {e}"))
 }
 
 #[test]

@@ -264,37 +264,7 @@ impl<'de> Deserializer<'de> {
             Token::F32(_) | Token::F64(_) | Token::Str(_) | Token::Bin(_) => {
                 let n =
                     number_from_token(t).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
-                if float {
-                    let fits = if expected == "f32" {
-                        n.to_f32().map(f64::from)
-                    } else {
-                        n.to_f64()
-                    };
-                    match fits {
-                        Some(f) => visitor.visit_f64(f),
-                        None => Err(Error::limit(format_args!(
-                            "number {} is out of range for {expected}",
-                            Short(&n)
-                        ))),
-                    }
-                } else if let Some(i) = n.to_i64() {
-                    visitor.visit_i64(i)
-                } else if let Some(u) = n.to_u64() {
-                    visitor.visit_u64(u)
-                } else if let Some(i) = n.to_i128() {
-                    visitor.visit_i128(i)
-                } else if let Some(u) = n.to_u128() {
-                    visitor.visit_u128(u)
-                } else if n.is_integer() {
-                    Err(Error::limit(format_args!(
-                        "number {} is out of range for {expected}",
-                        Short(&n)
-                    )))
-                } else {
-                    Err(Error::data(format_args!(
-                        "invalid value: number {n}, expected {expected}"
-                    )))
-                }
+                n.visit_as(float, expected, visitor)
             }
             t => return Err(self.invalid(at, &t, &expected)),
         };
@@ -840,25 +810,5 @@ impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(2usize.saturating_sub(self.state as usize))
-    }
-}
-
-/// A number in a message, shortened when its text is long (`1000…000 (401 digits)`).
-struct Short<'a>(&'a crate::number::Number);
-
-impl std::fmt::Display for Short<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = self.0.to_string();
-        if text.len() <= 40 {
-            f.write_str(&text)
-        } else {
-            write!(
-                f,
-                "{}…{} ({} characters)",
-                &text[..20],
-                &text[text.len() - 10..],
-                text.len()
-            )
-        }
     }
 }

@@ -396,37 +396,7 @@ impl<'a, 'v> ValueDe<'a, 'v> {
             }
             leaf @ (Leaf::F64(_) | Leaf::Str(_) | Leaf::Bin(_)) => {
                 let n = number_from_leaf(leaf)?;
-                if float {
-                    let fits = if expected == "f32" {
-                        n.to_f32().map(f64::from)
-                    } else {
-                        n.to_f64()
-                    };
-                    match fits {
-                        Some(f) => visitor.visit_f64(f),
-                        None => Err(Error::limit(format_args!(
-                            "number {} is out of range for {expected}",
-                            Short(&n)
-                        ))),
-                    }
-                } else if let Some(i) = n.to_i64() {
-                    visitor.visit_i64(i)
-                } else if let Some(u) = n.to_u64() {
-                    visitor.visit_u64(u)
-                } else if let Some(i) = n.to_i128() {
-                    visitor.visit_i128(i)
-                } else if let Some(u) = n.to_u128() {
-                    visitor.visit_u128(u)
-                } else if n.is_integer() {
-                    Err(Error::limit(format_args!(
-                        "number {} is out of range for {expected}",
-                        Short(&n)
-                    )))
-                } else {
-                    Err(Error::data(format_args!(
-                        "invalid value: number {n}, expected {expected}"
-                    )))
-                }
+                n.visit_as(float, expected, visitor)
             }
             leaf => Err(invalid(&Token::Leaf(leaf), &expected)),
         }
@@ -993,25 +963,5 @@ impl<'de, 'v> de::MapAccess<'de> for MapAccess<'_, 'v> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.entries.len())
-    }
-}
-
-/// A number in a message, shortened when its text is long (`1000…000 (401 characters)`).
-struct Short<'a>(&'a Number);
-
-impl std::fmt::Display for Short<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let text = self.0.to_string();
-        if text.len() <= 40 {
-            f.write_str(&text)
-        } else {
-            write!(
-                f,
-                "{}…{} ({} characters)",
-                &text[..20],
-                &text[text.len() - 10..],
-                text.len()
-            )
-        }
     }
 }

@@ -3,7 +3,7 @@
 //! ApplyResourceChange at about 2 KB and 200 KB per value.
 //!
 //! - [`tfvalue_side`]: the provider of `plugin/benches/requests.rs`, the same text
-//!   (`src/requests_model.rs` is a verbatim copy, checked by `tests/model_copy.rs`),
+//!   (`plugin/benches/support/requests_model.rs`, included by both),
 //!   served in process through `tfvalue_plugin::__bench::InProcess` or as a process
 //!   through `serve_main`;
 //! - [`peer_side`]: the same resource on tf-provider's `Resource` trait, called in

@@ -1,4 +1,4 @@
-//! tf-provider 0.2.2's side: the resource of `requests_model.rs` (same attributes, same
+//! tf-provider 0.2.2's side: the resource of `benches/support/requests_model.rs` (same attributes, same
 //! handler logic) on tf-provider's `Resource` trait, written as its documentation and its
 //! users write one (`State<'a>` of `tf_provider::value::Value` types, a list block as
 //! `ValueList<Value<Block>>`), and its per-request path in process.
@@ -29,7 +29,7 @@ pub struct RuleState<'a> {
     pub cidrs: ValueList<ValueString<'a>>,
 }
 
-/// A cloud instance: the attributes of `Instance` in `requests_model.rs`.
+/// A cloud instance: the attributes of `Instance` in `benches/support/requests_model.rs`.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct InstanceState<'a> {
     /// Computed.
@@ -121,7 +121,7 @@ fn schema() -> Schema {
     }
 }
 
-/// What the handler of `requests_model.rs` does at apply: the computed attributes set
+/// What the handler of `benches/support/requests_model.rs` does at apply: the computed attributes set
 /// when the plan left the id unknown.
 fn fill_computed(state: &mut InstanceState<'_>) {
     if state.id.is_unknown() {

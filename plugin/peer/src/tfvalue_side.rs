@@ -1,6 +1,6 @@
 //! tfvalue-plugin's side: the model, the handler and the provider of
-//! `plugin/benches/requests.rs`, included verbatim (`requests_model.rs`, checked
-//! against the bench by `tests/model_copy.rs`), and what the measurement calls of them.
+//! `plugin/benches/requests.rs` (the same file, `benches/support/requests_model.rs`),
+//! and what the measurement calls of them.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,7 @@ use tfvalue::{DynamicValue, TfModel, TfValue, Unknown};
 use tfvalue_plugin::__bench::InProcess;
 use tfvalue_plugin::*;
 
-include!("requests_model.rs");
+include!("../../benches/support/requests_model.rs");
 
 /// The server's in-process request handling (input checks, handler, output checks) of
 /// the bench provider.

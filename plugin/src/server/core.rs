@@ -202,6 +202,23 @@ impl<P: Provider> Core<P> {
         }
     }
 
+    /// Logs a value Terraform sent and checks that it is there at all: null is MessagePack
+    /// nil, never nothing.
+    fn present(&self, field: Field, dv: &DynamicValue, ty: &Type) -> Result<(), Diagnostic> {
+        self.log_value(field, dv, ty);
+        if !dv.is_empty() {
+            return Ok(());
+        }
+        let Field { rpc, name } = field;
+        Err(
+            Diagnostic::error(format!("{rpc}: `{name}` is empty")).with_detail(format!(
+                "Terraform sends a value in `{name}`, a null one as MessagePack nil (c0); \
+                 a DynamicValue with neither `msgpack` nor `json` is not a value, and \
+                 the provider does not guess one."
+            )),
+        )
+    }
+
     /// Checks a value Terraform sent, without building it: present (null is MessagePack
     /// nil, never nothing), of its type, and wholly known where Terraform never sends
     /// unknowns. A problem is an error diagnostic naming the RPC, the field and the
@@ -213,17 +230,8 @@ impl<P: Provider> Core<P> {
         ty: &Type,
         known: Known,
     ) -> Result<Validated, Diagnostic> {
-        self.log_value(field, dv, ty);
+        self.present(field, dv, ty)?;
         let Field { rpc, name } = field;
-        if dv.is_empty() {
-            return Err(
-                Diagnostic::error(format!("{rpc}: `{name}` is empty")).with_detail(format!(
-                    "Terraform sends a value in `{name}`, a null one as MessagePack nil (c0); \
-                     a DynamicValue with neither `msgpack` nor `json` is not a value, and \
-                     the provider does not guess one."
-                )),
-            );
-        }
         // The shape, numbers, refinements and unknowns; the UTF-8 of strings is checked
         // by whatever decodes them (a typed decode or a Value), once.
         let checked = if dv.msgpack.is_empty() {
@@ -340,9 +348,13 @@ impl<P: Provider> Core<P> {
             .with_detail(format!("This provider has no {kind} type `{name}`."))
     }
 
-    /// The schema's own checks of a configuration (required attributes, block counts,
-    /// validators, computed-only attributes left null), before the provider's handler.
-    fn schema_checks(field: Field, config: &DynamicValue, entry: &Entry) -> Vec<Diagnostic> {
+    /// A configuration to validate: present, decoded once (which checks it against its
+    /// type), and the schema's own checks (required attributes, block counts, validators,
+    /// computed-only attributes left null), before the provider's handler.
+    fn schema_checks(&self, field: Field, config: &DynamicValue, entry: &Entry) -> Vec<Diagnostic> {
+        if let Err(d) = self.present(field, config, &entry.ty) {
+            return vec![d];
+        }
         let value = match config.decode_value(&entry.ty) {
             Ok(v) => v,
             Err(e) => {
@@ -364,10 +376,7 @@ impl<P: Provider> Core<P> {
             rpc: RPC,
             name: "config",
         };
-        if let Err(d) = self.check_input(field, &config, &self.provider_entry.ty, Known::Maybe) {
-            return vec![d];
-        }
-        let mut diags = Self::schema_checks(field, &config, &self.provider_entry);
+        let mut diags = self.schema_checks(field, &config, &self.provider_entry);
         if has_errors(&diags) {
             return diags;
         }
@@ -410,10 +419,7 @@ impl<P: Provider> Core<P> {
             rpc,
             name: "config",
         };
-        if let Err(d) = self.check_input(field, &config, &entry.ty, Known::Maybe) {
-            return vec![d];
-        }
-        let mut diags = Self::schema_checks(field, &config, entry);
+        let mut diags = self.schema_checks(field, &config, entry);
         if has_errors(&diags) {
             return diags;
         }

@@ -1091,27 +1091,9 @@ async fn messages_over_the_limit_are_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn peak_memory_stays_within_twice_the_request() {
     use std::io::BufRead;
-    let status = std::process::Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "--profile",
-            "test",
-            "-p",
-            "tfvalue-plugin",
-            "--example",
-            "thing",
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let exe = std::env::current_exe().unwrap();
-    let thing = exe
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/thing");
+    let thing = crate::testing::ProviderBinary::example("thing")
+        .build()
+        .unwrap_or_else(|e| panic!("building the example provider: {e}"));
     let mut child = std::process::Command::new(thing)
         .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
         .env("PLUGIN_PROTOCOL_VERSIONS", "6")

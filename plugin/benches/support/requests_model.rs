@@ -1,3 +1,6 @@
+// The model, handler and provider of `requests.rs`, also measured by `plugin/peer`
+// (which includes this file): both benches measure the same provider.
+
 /// A rule of an instance (a nested block).
 #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
 struct Rule {
@@ -163,4 +166,3 @@ impl Provider for Bench {
         Bench::apply(&req).unwrap_or_else(Into::into)
     }
 }
-
