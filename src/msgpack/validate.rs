@@ -364,6 +364,15 @@ fn same_or_resolved(
             if n != m {
                 return Ok(false);
             }
+            // An object's attributes come in the type's order (the canonical order, as the
+            // plan was checked to have): each key is matched, not looked up.
+            let mut attributes = match ty {
+                Type::Object(o) if n as usize == o.len() => {
+                    Some(o.keys().iter().zip(o.attributes().values()))
+                }
+                Type::Object(_) => return Err(Bail),
+                _ => None,
+            };
             for _ in 0..n {
                 let (Token::Str(pk), Token::Str(ak)) = (p.next()?, a.next()?) else {
                     return Ok(false);
@@ -371,12 +380,12 @@ fn same_or_resolved(
                 if pk != ak {
                     return Ok(false);
                 }
-                let t = match ty {
-                    Type::Object(o) => o
-                        .attributes()
-                        .get(std::str::from_utf8(pk).map_err(|_| Bail)?)
-                        .ok_or(Bail)?,
-                    Type::Map(t) => &**t,
+                let t = match (&mut attributes, ty) {
+                    (Some(attributes), _) => match attributes.next() {
+                        Some((key, t)) if key.as_bytes() == pk => t,
+                        _ => return Err(Bail),
+                    },
+                    (None, Type::Map(t)) => t,
                     _ => return Err(Bail),
                 };
                 if !same_or_resolved(p, a, t, depth, admits)? {
