@@ -168,7 +168,7 @@ impl<'a> SliceReader<'a> {
     /// The bytes of a string with a fixstr or str8 header (the forms Terraform uses for
     /// names and short values), if one comes next and is whole; otherwise nothing is
     /// consumed and [`next`](Self::next) handles the item, errors included.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn try_short_str(&mut self) -> Option<&'a [u8]> {
         let m = *self.input.get(self.pos)?;
         let (start, n) = match m {
@@ -179,6 +179,18 @@ impl<'a> SliceReader<'a> {
         let s = self.input.get(start..start + n)?;
         self.pos = start + n;
         Some(s)
+    }
+
+    /// Consumes `bytes` if the input continues with them; `false` (nothing consumed)
+    /// otherwise.
+    #[inline]
+    pub(crate) fn eat(&mut self, bytes: &[u8]) -> bool {
+        if self.rest().starts_with(bytes) {
+            self.pos += bytes.len();
+            true
+        } else {
+            false
+        }
     }
 
     /// Reads the next item.

@@ -40,6 +40,12 @@ pub struct Serializer {
     /// Where the serializer is, for the check that the elements of a collection agree on
     /// the types of the `dynamic` values in them.
     dyn_check: DynCheck<'static>,
+    /// The fields of the structs being written, innermost last: each field's name and
+    /// where its entry starts, so that a struct whose fields are not declared in
+    /// Terraform's order is put in order without reading its entries again.
+    fields: Vec<(&'static str, usize)>,
+    /// A buffer reused to reorder entries.
+    scratch: Vec<u8>,
 }
 
 impl Default for Serializer {
@@ -62,6 +68,8 @@ impl Serializer {
             max_depth: super::DEFAULT_MAX_DEPTH,
             raw_next: false,
             dyn_check: DynCheck::default(),
+            fields: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -160,6 +168,36 @@ impl Serializer {
     }
 
     /// Puts the entries of the map whose body starts at `body` in bytewise key order.
+    /// Puts the entries of a struct, recorded from `fields[base..]`, in the order of
+    /// their names.
+    fn sort_fields(&mut self, base: usize) -> Result<()> {
+        let Some(entries) = self.fields.get(base..) else {
+            return Ok(());
+        };
+        let Some(&(_, body)) = entries.first() else {
+            return Ok(());
+        };
+        let end = self.out.len();
+        let mut spans: Vec<(&'static str, usize, usize)> = Vec::with_capacity(entries.len());
+        for (i, &(name, start)) in entries.iter().enumerate() {
+            let stop = entries.get(i + 1).map_or(end, |e| e.1);
+            spans.push((name, start, stop));
+        }
+        spans.sort_unstable_by(|a, b| bytes_cmp(a.0.as_bytes(), b.0.as_bytes()));
+        if let Some(w) = spans.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::data(format_args!("duplicate key {:?}", w[0].0)));
+        }
+        let mut sorted = std::mem::take(&mut self.scratch);
+        sorted.clear();
+        for &(_, start, stop) in &spans {
+            sorted.extend_from_slice(self.out.get(start..stop).unwrap_or_default());
+        }
+        self.out.truncate(body);
+        self.out.extend_from_slice(&sorted);
+        self.scratch = sorted;
+        Ok(())
+    }
+
     fn sort_entries(&mut self, body: usize, count: u32) -> Result<()> {
         let bytes = &self.out[body..];
         let mut r = SliceReader::new(bytes);
@@ -440,7 +478,10 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         self.enter()?;
         let header = self.write_header(Some(len), true)?;
         self.dyn_check.push(false);
-        Ok(Compound::new(self, header))
+        let base = self.fields.len();
+        let mut c = Compound::new(self, header);
+        c.fields_base = Some(base);
+        Ok(c)
     }
 
     fn serialize_struct_variant(
@@ -471,6 +512,8 @@ pub struct Compound<'a> {
     /// The byte range of the previous map key's text, or the previous field name.
     prev_key: Option<std::ops::Range<usize>>,
     prev_field: Option<&'static str>,
+    /// For a struct: where its fields start in the serializer's `fields`.
+    fields_base: Option<usize>,
 }
 
 impl<'a> Compound<'a> {
@@ -482,6 +525,7 @@ impl<'a> Compound<'a> {
             sorted: true,
             prev_key: None,
             prev_field: None,
+            fields_base: None,
         }
     }
 
@@ -519,8 +563,18 @@ impl<'a> Compound<'a> {
     }
 
     fn end_map(self) -> Result<()> {
-        if !self.sorted {
-            self.ser.sort_entries(self.header.body, self.count)?;
+        match self.fields_base {
+            Some(base) => {
+                let sorted = if self.sorted {
+                    Ok(())
+                } else {
+                    self.ser.sort_fields(base)
+                };
+                self.ser.fields.truncate(base);
+                sorted?;
+            }
+            None if !self.sorted => self.ser.sort_entries(self.header.body, self.count)?,
+            None => {}
         }
         self.ser.finish_header(&self.header, self.count, true)?;
         self.ser.leave();
@@ -626,6 +680,7 @@ impl ser::SerializeStruct for Compound<'_> {
             }
             self.prev_field = Some(key);
         }
+        self.ser.fields.push((key, self.ser.out.len()));
         write_str(&mut self.ser.out, key);
         self.ser.dyn_check.at(At::Field(key));
         value.serialize(&mut *self.ser)
@@ -768,6 +823,47 @@ impl ser::Serializer for KeySerializer<'_> {
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, HashMap};
+
+    /// Structs whose fields are declared out of Terraform's order, nested in each other, in
+    /// lists and in maps: written as the same entries sorted by the map path (a
+    /// `serde_json::Value`'s objects are maps), which reads its entries back instead.
+    #[test]
+    fn structs_out_of_order_are_written_in_order_at_every_level() {
+        #[derive(serde::Serialize)]
+        struct Inner {
+            port: u16,
+            cidrs: Vec<String>,
+            b: Option<bool>,
+        }
+        #[derive(serde::Serialize)]
+        struct Outer {
+            zone: String,
+            rules: Vec<Inner>,
+            by_name: BTreeMap<String, Inner>,
+            a: Inner,
+            id: Option<String>,
+        }
+        let inner = |port| Inner {
+            port,
+            cidrs: vec!["10.0.0.0/8".into(), format!("192.168.{port}.0/24")],
+            b: (port % 2 == 0).then_some(true),
+        };
+        let outer = Outer {
+            zone: "eu-west-1a".into(),
+            rules: (0..4).map(inner).collect(),
+            by_name: [
+                ("web".to_owned(), inner(80)),
+                ("db".to_owned(), inner(5432)),
+            ]
+            .into(),
+            a: inner(1),
+            id: None,
+        };
+        let as_maps = serde_json::to_value(&outer).unwrap();
+        let bytes = super::super::to_vec(&outer).unwrap();
+        assert_eq!(bytes, super::super::to_vec(&as_maps).unwrap());
+        assert!(bytes.starts_with(b"\x85\xa1a\x83\xa1b\xc0\xa5cidrs"));
+    }
 
     #[test]
     fn non_string_keys_are_written_as_their_text_in_bytewise_order() {

@@ -139,15 +139,7 @@ fn check(
         return Ok(());
     }
     match ty {
-        Type::String => match r.next()? {
-            Token::Str(b) => {
-                if strings == Strings::Utf8 {
-                    r.utf8(b)?;
-                }
-                Ok(())
-            }
-            _ => Err(Bail),
-        },
+        Type::String => string(r, strings),
         Type::Number => {
             let t = r.next()?;
             match t {
@@ -172,6 +164,10 @@ fn check(
                 return Err(Bail);
             }
             for _ in 0..n {
+                // Strings (most elements) without a call of their own.
+                if matches!(**t, Type::String) && string_fast(r, strings)? {
+                    continue;
+                }
                 check(r, t, depth, strings, out)?;
             }
             Ok(())
@@ -185,18 +181,25 @@ fn check(
             }
             let mut prev: Option<&[u8]> = None;
             for _ in 0..n {
-                let Token::Str(k) = r.next()? else {
-                    return Err(Bail);
+                let k = match r.try_short_str() {
+                    Some(k) => k,
+                    None => match r.next()? {
+                        Token::Str(k) => k,
+                        _ => return Err(Bail),
+                    },
                 };
                 // Keys in strictly increasing order, as Terraform writes them; anything
                 // else (duplicates included) is the general path's to judge.
                 if prev.is_some_and(|p| p.cmp(k) != Ordering::Less) {
                     return Err(Bail);
                 }
-                if strings == Strings::Utf8 {
-                    r.utf8(k)?;
+                if strings == Strings::Utf8 && !is_utf8(k) {
+                    return Err(Bail);
                 }
                 prev = Some(k);
+                if matches!(**t, Type::String) && string_fast(r, strings)? {
+                    continue;
+                }
                 check(r, t, depth, strings, out)?;
             }
             Ok(())
@@ -209,9 +212,18 @@ fn check(
                 return Err(Bail);
             }
             for (aty, key) in o.attributes().values().zip(o.keys()) {
-                match r.next()? {
-                    Token::Str(k) if k == key.as_bytes() => {}
-                    _ => return Err(Bail),
+                let k = match r.try_short_str() {
+                    Some(k) => k,
+                    None => match r.next()? {
+                        Token::Str(k) => k,
+                        _ => return Err(Bail),
+                    },
+                };
+                if k != key.as_bytes() {
+                    return Err(Bail);
+                }
+                if matches!(aty, Type::String) && string_fast(r, strings)? {
+                    continue;
                 }
                 check(r, aty, depth, strings, out)?;
             }
@@ -245,6 +257,43 @@ fn check(
             check(r, &inner, depth, strings, out)
         }
     }
+}
+
+/// A string where the type says string (null and unknowns were taken before).
+#[inline]
+fn string(r: &mut SliceReader<'_>, strings: Strings) -> Fast<()> {
+    let b = match r.try_short_str() {
+        Some(b) => b,
+        None => match r.next()? {
+            Token::Str(b) => b,
+            _ => return Err(Bail),
+        },
+    };
+    if strings == Strings::Unchecked || is_utf8(b) {
+        Ok(())
+    } else {
+        Err(Bail)
+    }
+}
+
+/// `Ok(true)` when a short string came next and was taken (and is UTF-8 if asked);
+/// `Ok(false)` with nothing consumed when something else comes (null, an unknown, a
+/// long string): [`check`] takes it.
+#[inline(always)]
+fn string_fast(r: &mut SliceReader<'_>, strings: Strings) -> Fast<bool> {
+    match r.try_short_str() {
+        Some(b) if strings == Strings::Unchecked || is_utf8(b) => Ok(true),
+        Some(_) => Err(Bail),
+        None => Ok(false),
+    }
+}
+
+/// Whether `b` is UTF-8. ASCII, what nearly every string Terraform sends is, is checked a
+/// word at a time; anything else goes through the full check (its error, with the byte,
+/// comes from the general path).
+#[inline]
+fn is_utf8(b: &[u8]) -> bool {
+    b.is_ascii() || std::str::from_utf8(b).is_ok()
 }
 
 fn has_optional(ty: &Type) -> bool {
@@ -338,12 +387,25 @@ fn same_or_resolved(
     // Containers whose elements are walked one by one (lists, tuples, maps, objects);
     // anything else must be the same bytes.
     match ty {
+        // One item (the marker showed it is no unknown): the applied value must be the
+        // same bytes, which need no walk of their own.
+        Type::String | Type::Number | Type::Bool => {
+            let start = p.pos();
+            p.next()?;
+            let planned = p.input_full().get(start..p.pos()).ok_or(Bail)?;
+            Ok(a.eat(planned))
+        }
         Type::List(_) | Type::Tuple(_) if !(matches!(ty, Type::List(t) if **t == Type::Dynamic)) => {
             let (Token::Array(n), Token::Array(m)) = (p.next()?, a.next()?) else {
                 return Ok(false);
             };
             if n != m {
                 return Ok(false);
+            }
+            if let Type::List(t) = ty {
+                if let Some(same) = same_flat(p, a, t, u64::from(n))? {
+                    return Ok(same);
+                }
             }
             for i in 0..n as usize {
                 let t = match ty {
@@ -363,6 +425,11 @@ fn same_or_resolved(
             };
             if n != m {
                 return Ok(false);
+            }
+            if let Type::Map(t) = ty {
+                if let Some(same) = same_flat(p, a, t, 2 * u64::from(n))? {
+                    return Ok(same);
+                }
             }
             // An object's attributes come in the type's order (the canonical order, as the
             // plan was checked to have): each key is matched, not looked up.
@@ -404,6 +471,33 @@ fn same_or_resolved(
             Ok(planned == applied && !has_ext(planned, depth)?)
         }
     }
+}
+
+/// The body of a list or map of strings, numbers or bools (`items` items, keys included)
+/// with no unknown in the plan: `Some(true)` when the applied body is the same bytes.
+/// `None` (nothing consumed) when the body is not one of those or the plan holds an
+/// unknown there: the caller walks it element by element.
+fn same_flat(
+    p: &mut SliceReader<'_>,
+    a: &mut SliceReader<'_>,
+    elem: &Type,
+    items: u64,
+) -> Fast<Option<bool>> {
+    if !matches!(elem, Type::String | Type::Number | Type::Bool) {
+        return Ok(None);
+    }
+    let start = p.pos();
+    for _ in 0..items {
+        match p.next()? {
+            Token::Ext(_) | Token::Array(_) | Token::Map(_) => {
+                p.seek(start);
+                return Ok(None);
+            }
+            _ => {}
+        }
+    }
+    let planned = p.input_full().get(start..p.pos()).ok_or(Bail)?;
+    Ok(Some(a.eat(planned)))
 }
 
 /// The byte range of the next value.
