@@ -585,3 +585,24 @@ fn deep_values_hit_the_nesting_limit_without_overflowing() {
     let err = tfvalue::from_value::<serde_json::Value>(&v).unwrap_err();
     assert_eq!(err.category(), tfvalue::Category::Limit);
 }
+
+/// A number where a `dynamic` value's type JSON belongs, as a list or a set of two: the
+/// converter reads it as the wire holds it (an integer or a float64 is a number, any
+/// other number its decimal text), as the old path did. It once read a float64 by its
+/// text. Found by `to_value_of_a_value_agrees_with_the_wire`.
+#[test]
+fn a_number_where_type_json_belongs() {
+    let numbers: [Number; 4] = [
+        Number::from_f64(6.148358210868506e-299).unwrap(),
+        Number::from_f64(0.5).unwrap(),
+        Number::from(5),
+        "123456789012345678901234567890.5".parse().unwrap(),
+    ];
+    for n in numbers {
+        let items = vec![Value::Number(n), Value::Null];
+        for v in [Value::List(items.clone()), Value::Set(items)] {
+            let ty = Type::Dynamic;
+            same_value(tfvalue::to_value_as(&v, &ty), old_to_value(&v, &ty), &ty).unwrap();
+        }
+    }
+}

@@ -956,6 +956,11 @@ impl ser::Serializer for TypeJson {
             _ => value.serialize(self),
         }
     }
+    /// As on the wire, where the type JSON is read: a number is its wire form (an integer
+    /// or a float64 is a number; any other, its decimal text, is text).
+    fn is_human_readable(&self) -> bool {
+        false
+    }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
         _: &'static str,
