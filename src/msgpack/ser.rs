@@ -43,7 +43,7 @@ pub struct Serializer {
     /// The fields of the structs being written, innermost last: each field's name and
     /// where its entry starts, so that a struct whose fields are not declared in
     /// Terraform's order is put in order without reading its entries again.
-    fields: Vec<(&'static str, usize)>,
+    fields: Vec<(&'static str, usize, usize)>,
     /// A buffer reused to reorder entries.
     scratch: Vec<u8>,
 }
@@ -171,17 +171,18 @@ impl Serializer {
     /// Puts the entries of a struct, recorded from `fields[base..]`, in the order of
     /// their names.
     fn sort_fields(&mut self, base: usize) -> Result<()> {
-        let Some(entries) = self.fields.get(base..) else {
-            return Ok(());
-        };
-        let Some(&(_, body)) = entries.first() else {
-            return Ok(());
-        };
         let end = self.out.len();
-        let mut spans: Vec<(&'static str, usize, usize)> = Vec::with_capacity(entries.len());
-        for (i, &(name, start)) in entries.iter().enumerate() {
-            let stop = entries.get(i + 1).map_or(end, |e| e.1);
-            spans.push((name, start, stop));
+        let Some(spans) = self.fields.get_mut(base..) else {
+            return Ok(());
+        };
+        let Some(&(_, body, _)) = spans.first() else {
+            return Ok(());
+        };
+        // Each entry ends where the next begins.
+        let mut next = end;
+        for span in spans.iter_mut().rev() {
+            span.2 = next;
+            next = span.1;
         }
         spans.sort_unstable_by(|a, b| bytes_cmp(a.0.as_bytes(), b.0.as_bytes()));
         if let Some(w) = spans.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -189,7 +190,8 @@ impl Serializer {
         }
         let mut sorted = std::mem::take(&mut self.scratch);
         sorted.clear();
-        for &(_, start, stop) in &spans {
+        sorted.reserve(end.saturating_sub(body));
+        for &(_, start, stop) in self.fields.get(base..).unwrap_or_default() {
             sorted.extend_from_slice(self.out.get(start..stop).unwrap_or_default());
         }
         self.out.truncate(body);
@@ -680,7 +682,7 @@ impl ser::SerializeStruct for Compound<'_> {
             }
             self.prev_field = Some(key);
         }
-        self.ser.fields.push((key, self.ser.out.len()));
+        self.ser.fields.push((key, self.ser.out.len(), 0));
         write_str(&mut self.ser.out, key);
         self.ser.dyn_check.at(At::Field(key));
         value.serialize(&mut *self.ser)

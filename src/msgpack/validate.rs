@@ -6,6 +6,7 @@ use super::read::{number_from_token, SliceReader, Token};
 use super::value::{from_msgpack_general, read, Bail, Fast};
 use crate::error::Result;
 use crate::limits::DEFAULT_MAX_DEPTH;
+use crate::private::bytes_cmp;
 use crate::types::Type;
 use crate::unknown::Refinements;
 use crate::unknown::{read_refinements, Decoded, RefineKind};
@@ -160,7 +161,7 @@ fn check(
             let Token::Array(n) = r.next()? else {
                 return Err(Bail);
             };
-            if t.has_dynamic() {
+            if !is_primitive(t) && t.has_dynamic() {
                 return Err(Bail);
             }
             for _ in 0..n {
@@ -176,7 +177,7 @@ fn check(
             let Token::Map(n) = r.next()? else {
                 return Err(Bail);
             };
-            if t.has_dynamic() {
+            if !is_primitive(t) && t.has_dynamic() {
                 return Err(Bail);
             }
             let mut prev: Option<&[u8]> = None;
@@ -190,7 +191,7 @@ fn check(
                 };
                 // Keys in strictly increasing order, as Terraform writes them; anything
                 // else (duplicates included) is the general path's to judge.
-                if prev.is_some_and(|p| p.cmp(k) != Ordering::Less) {
+                if prev.is_some_and(|p| bytes_cmp(p, k) != Ordering::Less) {
                     return Err(Bail);
                 }
                 if strings == Strings::Utf8 && !is_utf8(k) {
@@ -219,7 +220,7 @@ fn check(
                         _ => return Err(Bail),
                     },
                 };
-                if k != key.as_bytes() {
+                if bytes_cmp(k, key.as_bytes()) != Ordering::Equal {
                     return Err(Bail);
                 }
                 if matches!(aty, Type::String) && string_fast(r, strings)? {
@@ -293,7 +294,28 @@ fn string_fast(r: &mut SliceReader<'_>, strings: Strings) -> Fast<bool> {
 /// comes from the general path).
 #[inline]
 fn is_utf8(b: &[u8]) -> bool {
-    b.is_ascii() || std::str::from_utf8(b).is_ok()
+    is_ascii(b) || std::str::from_utf8(b).is_ok()
+}
+
+/// Whether every byte of `b` is ASCII, eight bytes at a time: the strings of a value are
+/// short, where a word loop without alignment work beats the standard one.
+#[inline]
+fn is_ascii(b: &[u8]) -> bool {
+    let mut words = b.chunks_exact(8);
+    let mut high = 0u64;
+    for w in &mut words {
+        high |= u64::from_le_bytes(w.try_into().unwrap_or_default());
+    }
+    for &x in words.remainder() {
+        high |= u64::from(x);
+    }
+    high & 0x8080_8080_8080_8080 == 0
+}
+
+/// A string, number or bool: no `dynamic` inside.
+#[inline]
+fn is_primitive(t: &Type) -> bool {
+    matches!(t, Type::String | Type::Number | Type::Bool)
 }
 
 fn has_optional(ty: &Type) -> bool {
@@ -391,7 +413,9 @@ fn same_or_resolved(
         // same bytes, which need no walk of their own.
         Type::String | Type::Number | Type::Bool => {
             let start = p.pos();
-            p.next()?;
+            if p.try_short_str().is_none() {
+                p.next()?;
+            }
             let planned = p.input_full().get(start..p.pos()).ok_or(Bail)?;
             Ok(a.eat(planned))
         }
@@ -441,15 +465,15 @@ fn same_or_resolved(
                 _ => None,
             };
             for _ in 0..n {
-                let (Token::Str(pk), Token::Str(ak)) = (p.next()?, a.next()?) else {
+                let (Some(pk), Some(ak)) = (key(p)?, key(a)?) else {
                     return Ok(false);
                 };
-                if pk != ak {
+                if bytes_cmp(pk, ak) != Ordering::Equal {
                     return Ok(false);
                 }
                 let t = match (&mut attributes, ty) {
                     (Some(attributes), _) => match attributes.next() {
-                        Some((key, t)) if key.as_bytes() == pk => t,
+                        Some((key, t)) if bytes_cmp(key.as_bytes(), pk) == Ordering::Equal => t,
                         _ => return Err(Bail),
                     },
                     (None, Type::Map(t)) => t,
@@ -473,6 +497,18 @@ fn same_or_resolved(
     }
 }
 
+/// A string (a map key or attribute name) if one comes next.
+#[inline(always)]
+fn key<'a>(r: &mut SliceReader<'a>) -> Fast<Option<&'a [u8]>> {
+    if let Some(k) = r.try_short_str() {
+        return Ok(Some(k));
+    }
+    match r.next()? {
+        Token::Str(k) => Ok(Some(k)),
+        _ => Ok(None),
+    }
+}
+
 /// The body of a list or map of strings, numbers or bools (`items` items, keys included)
 /// with no unknown in the plan: `Some(true)` when the applied body is the same bytes.
 /// `None` (nothing consumed) when the body is not one of those or the plan holds an
@@ -488,6 +524,9 @@ fn same_flat(
     }
     let start = p.pos();
     for _ in 0..items {
+        if p.try_short_str().is_some() {
+            continue;
+        }
         match p.next()? {
             Token::Ext(_) | Token::Array(_) | Token::Map(_) => {
                 p.seek(start);

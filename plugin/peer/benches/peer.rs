@@ -119,7 +119,8 @@ fn bench(c: &mut Criterion<ThreadCpu>) {
 /// The median of a row, in ns of CPU per request, from criterion's estimates.
 fn median(dir: &Path, group: &str, row: &str) -> Option<f64> {
     let group = group.replace('/', "_");
-    let text = std::fs::read_to_string(dir.join(group).join(row).join("new/estimates.json")).ok()?;
+    let text =
+        std::fs::read_to_string(dir.join(group).join(row).join("new/estimates.json")).ok()?;
     let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     v["median"]["point_estimate"].as_f64()
 }

@@ -383,8 +383,7 @@ impl InstanceResource {
             let (prior, proposed, config, private, meta) =
                 (prior?, proposed?, config?, private?, meta?);
             let (state, private, _replace) =
-                Resource::plan_update(self, diags, prior, proposed, config, private, meta)
-                    .await?;
+                Resource::plan_update(self, diags, prior, proposed, config, private, meta).await?;
             let (state, private) = (encode(diags, &state), encode(diags, &private));
             Some((state?, private?))
         })
@@ -496,7 +495,10 @@ impl PeerInProcess {
             }
             (true, false, false) => {
                 resource
-                    .dyn_create(&mut diags, [&planned, &config, &planned_private, &provider_meta])
+                    .dyn_create(
+                        &mut diags,
+                        [&planned, &config, &planned_private, &provider_meta],
+                    )
                     .await
             }
             // Not measured: a destroy.

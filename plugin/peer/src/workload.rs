@@ -30,7 +30,13 @@ pub struct Requests {
 
 /// The three values of a request as `DynamicValue`s.
 pub fn dynamic(values: &[Vec<u8>; 3]) -> [DynamicValue; 3] {
-    values.clone().map(DynamicValue::from_msgpack)
+    into_dynamic(values.clone())
+}
+
+/// The three values of a request as `DynamicValue`s, without a copy (as the peer takes
+/// its bytes).
+pub fn into_dynamic(values: [Vec<u8>; 3]) -> [DynamicValue; 3] {
+    values.map(DynamicValue::from_msgpack)
 }
 
 impl Requests {
@@ -40,7 +46,12 @@ impl Requests {
     /// # Panics
     ///
     /// When a provider fails or the two disagree.
-    pub fn new(rt: &tokio::runtime::Runtime, name: &'static str, tags: usize, rules: usize) -> Self {
+    pub fn new(
+        rt: &tokio::runtime::Runtime,
+        name: &'static str,
+        tags: usize,
+        rules: usize,
+    ) -> Self {
         let config = tfvalue_side::configuration(tags, rules).msgpack;
         let plan = [NULL.to_vec(), config.clone(), config.clone()];
         let server = tfvalue_side::in_process();
@@ -56,11 +67,8 @@ impl Requests {
 
         let apply = [NULL.to_vec(), planned.planned_state.msgpack.clone(), config];
         let tfvalue_private = planned.planned_private;
-        let applied = rt.block_on(server.apply(
-            crate::TYPE_NAME,
-            dynamic(&apply),
-            tfvalue_private.clone(),
-        ));
+        let applied =
+            rt.block_on(server.apply(crate::TYPE_NAME, dynamic(&apply), tfvalue_private.clone()));
         assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
         let (peer_applied, _) = rt
             .block_on(peer.apply(
@@ -117,9 +125,11 @@ pub fn canonical(bytes: &[u8]) -> rmpv::Value {
     fn walk(v: rmpv::Value) -> rmpv::Value {
         match v {
             rmpv::Value::Map(entries) => {
-                let mut entries: Vec<_> =
-                    entries.into_iter().map(|(k, v)| (walk(k), walk(v))).collect();
-                entries.sort_by(|a, b| a.0.to_string().cmp(&b.0.to_string()));
+                let mut entries: Vec<_> = entries
+                    .into_iter()
+                    .map(|(k, v)| (walk(k), walk(v)))
+                    .collect();
+                entries.sort_by_key(|a| a.0.to_string());
                 rmpv::Value::Map(entries)
             }
             rmpv::Value::Array(items) => rmpv::Value::Array(items.into_iter().map(walk).collect()),

@@ -9,6 +9,7 @@ use std::hash::Hasher;
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures_util::FutureExt as _;
 use tfvalue::msgpack::Validated;
 use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, DynamicValue, Type, Value};
@@ -308,7 +309,7 @@ impl<P: Provider> Core<P> {
         Ok(checked)
     }
 
-    /// Runs a handler to its end on its own task: a panic becomes an error diagnostic
+    /// Runs a handler to its end: a panic becomes an error diagnostic
     /// passed to `fail`. The handler is never dropped half-way: `StopProvider` and a
     /// client that goes away reach it through its [`Context`], and an apply that created
     /// an object reports it.
@@ -324,19 +325,35 @@ impl<P: Provider> Core<P> {
         T: Send + 'static,
     {
         let running = InFlight::enter(&self.in_flight);
-        let result = tokio::spawn(async move {
+        let mut handler = Box::pin(async move {
             let _running = running;
             fut.await
-        })
-        .await;
+        });
+        // Most handlers finish without waiting: the first poll runs them here, without a
+        // task of their own. One that waits goes on on its own task at once (nothing can
+        // drop it in between), where nothing drops it half-way either.
+        let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            handler.as_mut().now_or_never()
+        }));
+        let result = match first {
+            Ok(Some(v)) => Ok(v),
+            Ok(None) => tokio::spawn(handler).await.map_err(|e| {
+                if e.is_panic() {
+                    Some(e.into_panic())
+                } else {
+                    None
+                }
+            }),
+            Err(panic) => Err(Some(panic)),
+        };
         cancel.disarm();
         match result {
             Ok(v) => v,
-            Err(e) if e.is_panic() => fail(
+            Err(Some(panic)) => fail(
                 Diagnostic::error("the provider panicked")
-                    .with_detail(format!("{rpc}: {}", panic_message(&*e.into_panic()))),
+                    .with_detail(format!("{rpc}: {}", panic_message(&*panic))),
             ),
-            Err(_) => fail(
+            Err(None) => fail(
                 Diagnostic::error("the operation was cancelled")
                     .with_detail(format!("{rpc}: the server is shutting down")),
             ),

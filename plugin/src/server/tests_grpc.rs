@@ -116,6 +116,11 @@ impl Provider for Test {
         if config["name"] == "panic" {
             panic!("boom in apply");
         }
+        if config["name"] == "later" {
+            // A handler that waits first runs on a task of its own from then on.
+            tokio::task::yield_now().await;
+            panic!("boom after a wait");
+        }
         let thing = Thing {
             name: "a".into(),
             ip: Unknown::Known(Some("192.168.1.1".into())),
@@ -278,6 +283,20 @@ async fn a_panic_is_an_error_and_the_server_keeps_serving() {
         .into_inner();
     assert_eq!(resp.diagnostics[0].summary, "the provider panicked");
     assert!(resp.diagnostics[0].detail.contains("boom in apply"));
+    let resp = client
+        .apply_resource_change(pb6::apply_resource_change::Request {
+            type_name: "test_thing".into(),
+            prior_state: dv(NULL),
+            planned_state: dv(b"\x82\xa2ip\xd4\x00\x00\xa4name\xa5later"),
+            config: dv(b"\x82\xa2ip\xc0\xa4name\xa5later"),
+            planned_private: b"mine".to_vec(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics[0].summary, "the provider panicked");
+    assert!(resp.diagnostics[0].detail.contains("boom after a wait"));
     let schema = client
         .get_provider_schema(pb6::get_provider_schema::Request {})
         .await

@@ -13,10 +13,10 @@
 use std::hint::black_box;
 
 use tfvalue_peer::peer_side::PeerInProcess;
+use tfvalue_peer::workload::{into_dynamic, Requests, NULL, WORKLOADS};
+use tfvalue_peer::{tfvalue_side, TYPE_NAME};
 use tfvalue_plugin::__bench::InProcess;
 use tfvalue_plugin::Provider;
-use tfvalue_peer::workload::{dynamic, Requests, NULL, WORKLOADS};
-use tfvalue_peer::{tfvalue_side, TYPE_NAME};
 
 #[inline(never)]
 fn measured_loop<P: Provider>(
@@ -30,10 +30,10 @@ fn measured_loop<P: Provider>(
     for (values, private) in inputs {
         match (kind, rpc) {
             ("tfvalue_plugin", "plan") => {
-                black_box(rt.block_on(server.plan(TYPE_NAME, dynamic(&values), Vec::new())));
+                black_box(rt.block_on(server.plan(TYPE_NAME, into_dynamic(values), Vec::new())));
             }
             ("tfvalue_plugin", _) => {
-                black_box(rt.block_on(server.apply(TYPE_NAME, dynamic(&values), private)));
+                black_box(rt.block_on(server.apply(TYPE_NAME, into_dynamic(values), private)));
             }
             ("tf_provider", "plan") => {
                 let out = rt.block_on(peer.plan(TYPE_NAME, values, Vec::new(), NULL.to_vec()));
@@ -44,10 +44,10 @@ fn measured_loop<P: Provider>(
                 black_box(out.expect("tf-provider"));
             }
             ("tfvalue_handler", "plan") => {
-                black_box(tfvalue_side::handler_plan(dynamic(&values)).expect("plan"));
+                black_box(tfvalue_side::handler_plan(into_dynamic(values)).expect("plan"));
             }
             ("tfvalue_handler", _) => {
-                black_box(tfvalue_side::handler_apply(dynamic(&values)).expect("apply"));
+                black_box(tfvalue_side::handler_apply(into_dynamic(values)).expect("apply"));
             }
             ("rmp_serde_decode", _) => {
                 for v in &values {

@@ -81,10 +81,12 @@ async fn start(
     BufReader::new(stdout).read_line(&mut line)?;
     // core version | protocol version | network | address | protocol [| server cert]
     let fields: Vec<&str> = line.trim().split('|').collect();
-    let (["1", "6", "tcp", addr, "grpc"] | ["1", "6", "tcp", addr, "grpc", ""]) = fields[..]
-    else {
+    let (["1", "6", "tcp", addr, "grpc"] | ["1", "6", "tcp", addr, "grpc", ""]) = fields[..] else {
         let _ = child.kill();
-        return Err(format!("{label}: unexpected handshake line {line:?} (plaintext, protocol 6 expected)").into());
+        return Err(format!(
+            "{label}: unexpected handshake line {line:?} (plaintext, protocol 6 expected)"
+        )
+        .into());
     };
     let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))?
         .connect()
@@ -271,20 +273,50 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
         for p in &mut providers {
             let plan = p.plan(&r.plan).await;
-            assert!(errors(&plan.diagnostics).is_empty(), "{}: {:?}", p.label, plan.diagnostics);
+            assert!(
+                errors(&plan.diagnostics).is_empty(),
+                "{}: {:?}",
+                p.label,
+                plan.diagnostics
+            );
             let private = p.private(r).to_vec();
             let apply = p.apply(&r.apply, &private).await;
-            assert!(errors(&apply.diagnostics).is_empty(), "{}: {:?}", p.label, apply.diagnostics);
+            assert!(
+                errors(&apply.diagnostics).is_empty(),
+                "{}: {:?}",
+                p.label,
+                apply.diagnostics
+            );
             let plan_state = plan.planned_state.unwrap_or_default().msgpack;
             let new_state = apply.new_state.unwrap_or_default().msgpack;
             if p.peer {
-                assert_eq!(plan_state, peer_plan.0, "{}: plan differs from PeerInProcess", p.label);
-                assert_eq!(plan.planned_private, peer_plan.1, "{}: planned private", p.label);
-                assert_eq!(new_state, peer_apply.0, "{}: apply differs from PeerInProcess", p.label);
+                assert_eq!(
+                    plan_state, peer_plan.0,
+                    "{}: plan differs from PeerInProcess",
+                    p.label
+                );
+                assert_eq!(
+                    plan.planned_private, peer_plan.1,
+                    "{}: planned private",
+                    p.label
+                );
+                assert_eq!(
+                    new_state, peer_apply.0,
+                    "{}: apply differs from PeerInProcess",
+                    p.label
+                );
                 assert_eq!(apply.private, peer_apply.1, "{}: private", p.label);
             } else {
-                assert_eq!(plan_state, inproc_plan, "{}: plan differs from in process", p.label);
-                assert_eq!(new_state, inproc_apply, "{}: apply differs from in process", p.label);
+                assert_eq!(
+                    plan_state, inproc_plan,
+                    "{}: plan differs from in process",
+                    p.label
+                );
+                assert_eq!(
+                    new_state, inproc_apply,
+                    "{}: apply differs from in process",
+                    p.label
+                );
             }
             assert_same(&format!("{} plan", r.name), &inproc_plan, &plan_state, &ty);
             assert_same(&format!("{} apply", r.name), &inproc_apply, &new_state, &ty);
@@ -297,17 +329,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Idle CPU (what a provider spends with no request), over one second.
-    let idle0: Vec<Duration> = providers.iter().map(|p| process_cpu(p.pid()).expect("cpu")).collect();
+    let idle0: Vec<Duration> = providers
+        .iter()
+        .map(|p| process_cpu(p.pid()).expect("cpu"))
+        .collect();
     tokio::time::sleep(Duration::from_secs(1)).await;
     for (p, c0) in providers.iter().zip(&idle0) {
         let idle = process_cpu(p.pid())? - *c0;
-        println!("idle: {}: {:.1} µs of CPU per second", p.label, idle.as_secs_f64() * 1e6);
+        println!(
+            "idle: {}: {:.1} µs of CPU per second",
+            p.label,
+            idle.as_secs_f64() * 1e6
+        );
     }
 
     // Warm-up, then the rounds.
     for p in &mut providers {
         for r in &requests {
-            let n = if r.name == "2KB" { counts[0] / 10 } else { counts[1] / 10 }.max(1);
+            let n = if r.name == "2KB" {
+                counts[0] / 10
+            } else {
+                counts[1] / 10
+            }
+            .max(1);
             p.run(r, "plan", n).await;
             p.run(r, "apply", n).await;
         }
@@ -317,7 +361,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for round in 0..rounds {
         for (pi, p) in providers.iter_mut().enumerate() {
             for (wi, r) in requests.iter().enumerate() {
-                let n = if r.name == "2KB" { counts[0] } else { counts[1] };
+                let n = if r.name == "2KB" {
+                    counts[0]
+                } else {
+                    counts[1]
+                };
                 for (ri, rpc) in ["plan", "apply"].into_iter().enumerate() {
                     let (cpu, ticks, wall) = p.run(r, rpc, n).await;
                     let per = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
@@ -373,7 +421,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (pi, p) in providers.iter().enumerate() {
         for (wi, r) in requests.iter().enumerate() {
             for (ri, rpc) in ["plan", "apply"].into_iter().enumerate() {
-                let v: Vec<String> = samples[pi][wi][ri].iter().map(|s| format!("{:.1}", s.0)).collect();
+                let v: Vec<String> = samples[pi][wi][ri]
+                    .iter()
+                    .map(|s| format!("{:.1}", s.0))
+                    .collect();
                 println!("  {} {}/{rpc}: {}", p.label, r.name, v.join(" "));
             }
         }
