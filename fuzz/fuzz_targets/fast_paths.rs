@@ -26,7 +26,50 @@ fuzz_target!(|data: &[u8]| {
     let text = |r: tfvalue::Result<Vec<u8>>| r.map_err(|e| e.to_string());
     let fast = Value::from_msgpack(input, &ty).map_err(|e| e.to_string());
     let general = tfvalue::msgpack::from_msgpack_general(input, &ty).map_err(|e| e.to_string());
-    assert_eq!(fast, general, "from_msgpack: fast and general paths differ\n{ty}");
+    assert_eq!(
+        fast, general,
+        "from_msgpack: fast and general paths differ\n{ty}"
+    );
+    // The check without building the value says what the decode says.
+    let checked = tfvalue::msgpack::validate(input, &ty);
+    match (&checked, &fast) {
+        (Ok(c), Ok(v)) => {
+            let refined = {
+                let mut r = false;
+                v.walk(&mut |_, v| r |= v.as_unknown().is_some_and(|u| !u.is_empty()));
+                r
+            };
+            assert_eq!(
+                (c.is_wholly_known(), c.has_refinements()),
+                (v.is_wholly_known(), refined),
+                "validate: what it learned differs from the value\n{ty}"
+            );
+        }
+        (Err(e), Err(d)) => assert_eq!(&e.to_string(), d, "validate: another error\n{ty}"),
+        (c, v) => panic!("validate and decode disagree\n{ty}\n{c:?}\n{v:?}"),
+    }
+    // The structure check accepts all that validate accepts, and refuses nothing else
+    // but strings that are not UTF-8.
+    match (tfvalue::msgpack::validate_structure(input, &ty), &checked) {
+        (Ok(s), Ok(c)) => assert_eq!(s, *c, "validate_structure learned otherwise\n{ty}"),
+        (Ok(_), Err(e)) => assert!(
+            e.to_string().contains("UTF-8"),
+            "validate_structure let through: {e}\n{ty}"
+        ),
+        (Err(e), Ok(_)) => panic!("validate_structure refused a valid value: {e}\n{ty}"),
+        (Err(_), Err(_)) => {}
+    }
+    // A wholly known value keeps itself as a plan.
+    if let Ok(v) = &fast {
+        if v.is_wholly_known() && !ty.has_dynamic() {
+            if let Ok(b) = v.to_msgpack(&ty) {
+                assert!(
+                    tfvalue::msgpack::keeps_plan(&b, &b, &ty, |_, _| true),
+                    "keeps_plan refused a value as its own plan\n{ty}\n{v:?}"
+                );
+            }
+        }
+    }
     if let Ok(v) = &fast {
         assert_eq!(
             text(v.to_msgpack(&ty)),
@@ -50,5 +93,8 @@ fuzz_target!(|data: &[u8]| {
         .and_then(|v| DynamicValue::encode_value(&v, &ty))
         .map(|dv| dv.msgpack)
         .map_err(|e| e.to_string());
-    assert_eq!(streamed, through_value, "transcode differs from the Value path\n{ty}");
+    assert_eq!(
+        streamed, through_value,
+        "transcode differs from the Value path\n{ty}"
+    );
 });

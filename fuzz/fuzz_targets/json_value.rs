@@ -21,12 +21,18 @@ fuzz_target!(|data: &[u8]| {
         r#"["object",{"a":"string","b":["list","number"],"c":["map","bool"],"d":"dynamic"},["d"]]"#,
         r#"["set",["tuple",["number","string"]]]"#,
     ] {
-        let Ok(ty) = Type::from_json(ty_text.as_bytes()) else { continue };
+        let Ok(ty) = Type::from_json(ty_text.as_bytes()) else {
+            continue;
+        };
         if let Ok(v) = tfvalue::Value::from_json(data, &ty) {
-            let json = v.to_json(&ty).unwrap_or_else(|e| panic!("decoded JSON must encode: {e}"));
+            let json = v
+                .to_json(&ty)
+                .unwrap_or_else(|e| panic!("decoded JSON must encode: {e}"));
             let back = tfvalue::Value::from_json(&json, &ty)
                 .unwrap_or_else(|e| panic!("encoded JSON must decode: {e}"));
-            let again = back.to_json(&ty).unwrap_or_else(|e| panic!("re-encode: {e}"));
+            let again = back
+                .to_json(&ty)
+                .unwrap_or_else(|e| panic!("re-encode: {e}"));
             assert_eq!(json, again, "JSON encoding is not stable");
         }
     }
@@ -40,7 +46,10 @@ fuzz_target!(|data: &[u8]| {
     let printed = tagged::to_tagged(&v);
     let back = tagged::from_tagged(&printed)
         .unwrap_or_else(|e| panic!("printed tagged notation must parse: {e}\n{printed}"));
-    assert!(back == v, "tagged round trip changed the value\n{v:?}\n{back:?}");
+    assert!(
+        back == v,
+        "tagged round trip changed the value\n{v:?}\n{back:?}"
+    );
     // A value without a type encodes as its own structure says; that must not panic.
     let _ = tfvalue::msgpack::to_vec(&v);
 });

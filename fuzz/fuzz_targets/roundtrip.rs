@@ -32,6 +32,9 @@ fuzz_target!(|data: &[u8]| {
     let b2 = v2
         .to_msgpack(&ty)
         .unwrap_or_else(|e| panic!("the round-tripped value must encode: {e}\n{v2:?}"));
-    assert_eq!(b1, b2, "the second encoding differs from the first\n{ty}\n{v2:?}");
+    assert_eq!(
+        b1, b2,
+        "the second encoding differs from the first\n{ty}\n{v2:?}"
+    );
     assert!(v2 == v2.clone(), "equality is not reflexive: {v2:?}");
 });
