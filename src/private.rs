@@ -1,5 +1,8 @@
 //! The private newtype names that carry out-of-band data through serde, kept in one place.
-//! tfvalue's serializers and deserializers recognise them; nobody else does.
+//! tfvalue's serializers and deserializers recognise them; nobody else does. Also what
+//! every format shares of keys: their bytewise order and their text.
+
+use crate::error::{Error, Result};
 
 /// An unknown value: serialized as a map of its refinements by name (see
 /// `crate::unknown`); deserializers hand an unknown over the same way (`visit_map`) and a
@@ -126,6 +129,94 @@ pub(crate) fn token(name: &str) -> Option<Token> {
         _ => return None,
     };
     (name == text).then_some(tok)
+}
+
+/// A map key's text, handed to `sink`: a string as it is, and integers, chars and unit
+/// variants as their text; anything else is "map keys must be strings". The one key
+/// serializer of every format (each sink normalizes and stores the text its own way).
+pub(crate) struct KeyText<F>(pub(crate) F);
+
+#[cold]
+pub(crate) fn key_must_be_string() -> Error {
+    Error::data("map keys must be strings")
+}
+
+macro_rules! key_text_ints {
+    ($($m:ident: $t:ty),*) => {$(
+        fn $m(self, v: $t) -> Result<R> {
+            Ok((self.0)(&v.to_string()))
+        }
+    )*};
+}
+
+macro_rules! key_text_rejects {
+    ($($m:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
+        fn $m(self, $(_: $arg),*) -> Result<$ret> {
+            Err(key_must_be_string())
+        }
+    )*};
+}
+
+impl<R, F: FnOnce(&str) -> R> serde::Serializer for KeyText<F> {
+    type Ok = R;
+    type Error = Error;
+    type SerializeSeq = serde::ser::Impossible<R, Error>;
+    type SerializeTuple = serde::ser::Impossible<R, Error>;
+    type SerializeTupleStruct = serde::ser::Impossible<R, Error>;
+    type SerializeTupleVariant = serde::ser::Impossible<R, Error>;
+    type SerializeMap = serde::ser::Impossible<R, Error>;
+    type SerializeStruct = serde::ser::Impossible<R, Error>;
+    type SerializeStructVariant = serde::ser::Impossible<R, Error>;
+
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<R> {
+        Ok((self.0)(v))
+    }
+    fn serialize_char(self, v: char) -> Result<R> {
+        self.serialize_str(v.encode_utf8(&mut [0u8; 4]))
+    }
+    key_text_ints!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+                   serialize_i64: i64, serialize_i128: i128, serialize_u8: u8,
+                   serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+                   serialize_u128: u128);
+    fn serialize_some<T: ?Sized + serde::Serialize>(self, value: &T) -> Result<R> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: ?Sized + serde::Serialize>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<R> {
+        value.serialize(self)
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<R> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_variant<T: ?Sized + serde::Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<R> {
+        Err(key_must_be_string())
+    }
+    key_text_rejects! {
+        serialize_bool(bool) -> R;
+        serialize_f32(f32) -> R;
+        serialize_f64(f64) -> R;
+        serialize_bytes(&[u8]) -> R;
+        serialize_none() -> R;
+        serialize_unit() -> R;
+        serialize_unit_struct(&'static str) -> R;
+        serialize_seq(Option<usize>) -> Self::SerializeSeq;
+        serialize_tuple(usize) -> Self::SerializeTuple;
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+        serialize_map(Option<usize>) -> Self::SerializeMap;
+        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
+    }
 }
 
 #[cfg(test)]

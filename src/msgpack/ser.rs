@@ -7,7 +7,7 @@ use super::write::*;
 use crate::dyn_check::{At, Capture, DynCheck};
 use crate::error::{Error, Result};
 use crate::number::Number;
-use crate::private::{bytes_cmp, token, Token as Tok};
+use crate::private::{bytes_cmp, token, KeyText, Token as Tok};
 
 /// Serializes any `serde::Serialize` value into Terraform's MessagePack wire format.
 ///
@@ -167,7 +167,6 @@ impl Serializer {
         }
     }
 
-    /// Puts the entries of the map whose body starts at `body` in bytewise key order.
     /// Puts the entries of a struct, recorded from `fields[base..]`, in the order of
     /// their names.
     fn sort_fields(&mut self, base: usize) -> Result<()> {
@@ -200,6 +199,7 @@ impl Serializer {
         Ok(())
     }
 
+    /// Puts the entries of the map whose body starts at `body` in bytewise key order.
     fn sort_entries(&mut self, body: usize, count: u32) -> Result<()> {
         let bytes = &self.out[body..];
         let mut r = SliceReader::new(bytes);
@@ -632,9 +632,9 @@ impl ser::SerializeMap for Compound<'_> {
 
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         self.bump()?;
-        let len = key.serialize(KeySerializer {
-            out: &mut self.ser.out,
-        })?;
+        let out = &mut self.ser.out;
+        // The key's text in NFC; the length of what was written.
+        let len = key.serialize(KeyText(|k: &str| write_str(out, k)))?;
         // The key text is the last `len` bytes written; the previous key's is before it.
         let end = self.ser.out.len();
         let start = end - len;
@@ -690,135 +690,6 @@ impl ser::SerializeStruct for Compound<'_> {
 
     fn end(self) -> Result<()> {
         self.end_map()
-    }
-}
-
-/// Map keys must be strings; numbers and chars are written as their text. Each method
-/// returns the length of the key text it wrote.
-struct KeySerializer<'a> {
-    out: &'a mut Vec<u8>,
-}
-
-#[cold]
-fn key_must_be_string() -> Error {
-    Error::data("map keys must be strings")
-}
-
-macro_rules! int_keys {
-    ($($m:ident: $t:ty),*) => {$(
-        fn $m(self, v: $t) -> Result<usize> {
-            let text = v.to_string();
-            write_str_raw(self.out, &text);
-            Ok(text.len())
-        }
-    )*};
-}
-
-impl ser::Serializer for KeySerializer<'_> {
-    type Ok = usize;
-    type Error = Error;
-    type SerializeSeq = ser::Impossible<usize, Error>;
-    type SerializeTuple = ser::Impossible<usize, Error>;
-    type SerializeTupleStruct = ser::Impossible<usize, Error>;
-    type SerializeTupleVariant = ser::Impossible<usize, Error>;
-    type SerializeMap = ser::Impossible<usize, Error>;
-    type SerializeStruct = ser::Impossible<usize, Error>;
-    type SerializeStructVariant = ser::Impossible<usize, Error>;
-
-    #[inline]
-    fn serialize_str(self, v: &str) -> Result<usize> {
-        Ok(write_str(self.out, v))
-    }
-    fn serialize_char(self, v: char) -> Result<usize> {
-        let mut buf = [0u8; 4];
-        self.serialize_str(v.encode_utf8(&mut buf))
-    }
-    int_keys!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64, serialize_i128: i128,
-              serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64, serialize_u128: u128);
-    fn serialize_bool(self, _: bool) -> Result<usize> {
-        Err(key_must_be_string())
-    }
-    fn serialize_f32(self, _: f32) -> Result<usize> {
-        Err(key_must_be_string())
-    }
-    fn serialize_f64(self, _: f64) -> Result<usize> {
-        Err(key_must_be_string())
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<usize> {
-        Err(key_must_be_string())
-    }
-    fn serialize_none(self) -> Result<usize> {
-        Err(key_must_be_string())
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<usize> {
-        value.serialize(self)
-    }
-    fn serialize_unit(self) -> Result<usize> {
-        Err(key_must_be_string())
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<usize> {
-        Err(key_must_be_string())
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<usize> {
-        self.serialize_str(variant)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<usize> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<usize> {
-        Err(key_must_be_string())
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(key_must_be_string())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(key_must_be_string())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct> {
-        Err(key_must_be_string())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(key_must_be_string())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(key_must_be_string())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(key_must_be_string())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(key_must_be_string())
     }
 }
 

@@ -182,13 +182,7 @@ fn check(
             }
             let mut prev: Option<&[u8]> = None;
             for _ in 0..n {
-                let k = match r.try_short_str() {
-                    Some(k) => k,
-                    None => match r.next()? {
-                        Token::Str(k) => k,
-                        _ => return Err(Bail),
-                    },
-                };
+                let k = key(r)?.ok_or(Bail)?;
                 // Keys in strictly increasing order, as Terraform writes them; anything
                 // else (duplicates included) is the general path's to judge.
                 if prev.is_some_and(|p| bytes_cmp(p, k) != Ordering::Less) {
@@ -212,15 +206,9 @@ fn check(
             if n as usize != o.len() {
                 return Err(Bail);
             }
-            for (aty, key) in o.attributes().values().zip(o.keys()) {
-                let k = match r.try_short_str() {
-                    Some(k) => k,
-                    None => match r.next()? {
-                        Token::Str(k) => k,
-                        _ => return Err(Bail),
-                    },
-                };
-                if bytes_cmp(k, key.as_bytes()) != Ordering::Equal {
+            for (aty, name) in o.attributes().values().zip(o.keys()) {
+                let k = key(r)?.ok_or(Bail)?;
+                if bytes_cmp(k, name.as_bytes()) != Ordering::Equal {
                     return Err(Bail);
                 }
                 if matches!(aty, Type::String) && string_fast(r, strings)? {
@@ -263,13 +251,7 @@ fn check(
 /// A string where the type says string (null and unknowns were taken before).
 #[inline]
 fn string(r: &mut SliceReader<'_>, strings: Strings) -> Fast<()> {
-    let b = match r.try_short_str() {
-        Some(b) => b,
-        None => match r.next()? {
-            Token::Str(b) => b,
-            _ => return Err(Bail),
-        },
-    };
+    let b = key(r)?.ok_or(Bail)?;
     if strings == Strings::Unchecked || is_utf8(b) {
         Ok(())
     } else {
@@ -294,22 +276,7 @@ fn string_fast(r: &mut SliceReader<'_>, strings: Strings) -> Fast<bool> {
 /// comes from the general path).
 #[inline]
 fn is_utf8(b: &[u8]) -> bool {
-    is_ascii(b) || std::str::from_utf8(b).is_ok()
-}
-
-/// Whether every byte of `b` is ASCII, eight bytes at a time: the strings of a value are
-/// short, where a word loop without alignment work beats the standard one.
-#[inline]
-fn is_ascii(b: &[u8]) -> bool {
-    let mut words = b.chunks_exact(8);
-    let mut high = 0u64;
-    for w in &mut words {
-        high |= u64::from_le_bytes(w.try_into().unwrap_or_default());
-    }
-    for &x in words.remainder() {
-        high |= u64::from(x);
-    }
-    high & 0x8080_8080_8080_8080 == 0
+    b.is_ascii() || std::str::from_utf8(b).is_ok()
 }
 
 /// A string, number or bool: no `dynamic` inside.
@@ -411,7 +378,7 @@ fn same_or_resolved(
     match ty {
         // One item (the marker showed it is no unknown): the applied value must be the
         // same bytes, which need no walk of their own.
-        Type::String | Type::Number | Type::Bool => {
+        t if is_primitive(t) => {
             let start = p.pos();
             if p.try_short_str().is_none() {
                 p.next()?;
@@ -497,7 +464,8 @@ fn same_or_resolved(
     }
 }
 
-/// A string (a map key or attribute name) if one comes next.
+/// A string (a map key, an attribute name or a string value) if one comes next; `None`
+/// when something else came (and was consumed).
 #[inline(always)]
 fn key<'a>(r: &mut SliceReader<'a>) -> Fast<Option<&'a [u8]>> {
     if let Some(k) = r.try_short_str() {
@@ -519,7 +487,7 @@ fn same_flat(
     elem: &Type,
     items: u64,
 ) -> Fast<Option<bool>> {
-    if !matches!(elem, Type::String | Type::Number | Type::Bool) {
+    if !is_primitive(elem) {
         return Ok(None);
     }
     let start = p.pos();

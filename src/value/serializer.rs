@@ -24,7 +24,7 @@ use crate::error::{plural, Error, Result};
 use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::number::{Number, WireNumber};
 use crate::path::PathStep;
-use crate::private::{bytes_cmp, token, Token as Tok};
+use crate::private::{bytes_cmp, token, KeyText, Token as Tok};
 use crate::types::Type;
 use crate::unknown::{
     nfc, read_refinements, Decoded, RefineKind, LOWER, MAX_LENGTH, MIN_LENGTH, NULL, PREFIX, UPPER,
@@ -764,7 +764,7 @@ impl ser::SerializeMap for Compound<'_, '_> {
     type Error = Error;
 
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        let made = KeyText::key(key)?;
+        let made = key.serialize(KeyText(|k: &str| Key::from(&*nfc(k))))?;
         let key = self.key(Cow::Borrowed(made.as_str()), Some(made.clone()))?;
         self.st.keys.truncate(self.keys_at);
         self.st.keys.extend_from_slice(key.as_bytes());
@@ -809,101 +809,12 @@ impl ser::SerializeStruct for Compound<'_, '_> {
 // ---------------------------------------------------------------------------------------
 // Map keys, type JSON and refinements
 
-/// A map key's text: strings (in NFC), and numbers and chars as their text.
-struct KeyText;
-
-impl KeyText {
-    /// The key as a `Key`, made once.
-    fn key<T: ?Sized + Serialize>(key: &T) -> Result<Key> {
-        key.serialize(KeyAsKey)
-    }
-}
-
-#[cold]
-fn key_must_be_string() -> Error {
-    Error::data("map keys must be strings")
-}
-
 macro_rules! reject {
     ($err:expr; $($method:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
         fn $method(self, $(_: $arg),*) -> Result<$ret> {
             Err($err)
         }
     )*};
-}
-
-macro_rules! int_keys {
-    ($($m:ident: $t:ty),*) => {$(
-        fn $m(self, v: $t) -> Result<String> {
-            Ok(v.to_string())
-        }
-    )*};
-}
-
-impl ser::Serializer for KeyText {
-    type Ok = String;
-    type Error = Error;
-    type SerializeSeq = Impossible<String, Error>;
-    type SerializeTuple = Impossible<String, Error>;
-    type SerializeTupleStruct = Impossible<String, Error>;
-    type SerializeTupleVariant = Impossible<String, Error>;
-    type SerializeMap = Impossible<String, Error>;
-    type SerializeStruct = Impossible<String, Error>;
-    type SerializeStructVariant = Impossible<String, Error>;
-
-    fn serialize_str(self, v: &str) -> Result<String> {
-        Ok(nfc(v).into_owned())
-    }
-    fn serialize_char(self, v: char) -> Result<String> {
-        let mut buf = [0u8; 4];
-        self.serialize_str(v.encode_utf8(&mut buf))
-    }
-    int_keys!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
-              serialize_i128: i128, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
-              serialize_u64: u64, serialize_u128: u128);
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<String> {
-        value.serialize(self)
-    }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<String> {
-        self.serialize_str(variant)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<String> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<String> {
-        Err(key_must_be_string())
-    }
-    reject! { key_must_be_string();
-        serialize_bool(bool) -> String;
-        serialize_f32(f32) -> String;
-        serialize_f64(f64) -> String;
-        serialize_bytes(&[u8]) -> String;
-        serialize_none() -> String;
-        serialize_unit() -> String;
-        serialize_unit_struct(&'static str) -> String;
-        serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple(usize) -> Self::SerializeTuple;
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
-        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
-    }
 }
 
 /// The type JSON of a `dynamic` value: bytes, or a string.
@@ -1109,7 +1020,7 @@ impl ser::SerializeMap for EntriesMap<'_> {
     type Error = Error;
 
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        let text = key.serialize(KeyText)?;
+        let text = key.serialize(KeyText(|k: &str| nfc(k).into_owned()))?;
         match entry_name(&text) {
             Some(name) => {
                 self.name = Some(name);
@@ -1252,96 +1163,6 @@ impl ser::Serializer for UnknownParts {
         serialize_unit() -> Unknown;
         serialize_unit_struct(&'static str) -> Unknown;
         serialize_unit_variant(&'static str, u32, &'static str) -> Unknown;
-        serialize_seq(Option<usize>) -> Self::SerializeSeq;
-        serialize_tuple(usize) -> Self::SerializeTuple;
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
-        serialize_map(Option<usize>) -> Self::SerializeMap;
-        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
-    }
-}
-
-/// As `KeyText`, giving a [`Key`] without an intermediate `String`.
-struct KeyAsKey;
-
-impl ser::Serializer for KeyAsKey {
-    type Ok = Key;
-    type Error = Error;
-    type SerializeSeq = Impossible<Key, Error>;
-    type SerializeTuple = Impossible<Key, Error>;
-    type SerializeTupleStruct = Impossible<Key, Error>;
-    type SerializeTupleVariant = Impossible<Key, Error>;
-    type SerializeMap = Impossible<Key, Error>;
-    type SerializeStruct = Impossible<Key, Error>;
-    type SerializeStructVariant = Impossible<Key, Error>;
-
-    fn serialize_str(self, v: &str) -> Result<Key> {
-        Ok(Key::from(&*nfc(v)))
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Key> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<Key> {
-        value.serialize(self)
-    }
-    fn serialize_char(self, v: char) -> Result<Key> {
-        KeyText.serialize_char(v).map(Key::from)
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<Key> {
-        self.serialize_str(variant)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Key> {
-        Err(key_must_be_string())
-    }
-    fn serialize_i8(self, v: i8) -> Result<Key> {
-        KeyText.serialize_i8(v).map(Key::from)
-    }
-    fn serialize_i16(self, v: i16) -> Result<Key> {
-        KeyText.serialize_i16(v).map(Key::from)
-    }
-    fn serialize_i32(self, v: i32) -> Result<Key> {
-        KeyText.serialize_i32(v).map(Key::from)
-    }
-    fn serialize_i64(self, v: i64) -> Result<Key> {
-        KeyText.serialize_i64(v).map(Key::from)
-    }
-    fn serialize_i128(self, v: i128) -> Result<Key> {
-        KeyText.serialize_i128(v).map(Key::from)
-    }
-    fn serialize_u8(self, v: u8) -> Result<Key> {
-        KeyText.serialize_u8(v).map(Key::from)
-    }
-    fn serialize_u16(self, v: u16) -> Result<Key> {
-        KeyText.serialize_u16(v).map(Key::from)
-    }
-    fn serialize_u32(self, v: u32) -> Result<Key> {
-        KeyText.serialize_u32(v).map(Key::from)
-    }
-    fn serialize_u64(self, v: u64) -> Result<Key> {
-        KeyText.serialize_u64(v).map(Key::from)
-    }
-    fn serialize_u128(self, v: u128) -> Result<Key> {
-        KeyText.serialize_u128(v).map(Key::from)
-    }
-    reject! { key_must_be_string();
-        serialize_bool(bool) -> Key;
-        serialize_f32(f32) -> Key;
-        serialize_f64(f64) -> Key;
-        serialize_bytes(&[u8]) -> Key;
-        serialize_none() -> Key;
-        serialize_unit() -> Key;
-        serialize_unit_struct(&'static str) -> Key;
         serialize_seq(Option<usize>) -> Self::SerializeSeq;
         serialize_tuple(usize) -> Self::SerializeTuple;
         serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;

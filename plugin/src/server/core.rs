@@ -335,16 +335,15 @@ impl<P: Provider> Core<P> {
         let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             handler.as_mut().now_or_never()
         }));
+        // `Err(Some(panic))`: the handler panicked; `Err(None)`: the runtime shut down.
         let result = match first {
             Ok(Some(v)) => Ok(v),
-            Ok(None) => tokio::spawn(handler).await.map_err(|e| {
-                if e.is_panic() {
-                    Some(e.into_panic())
-                } else {
-                    None
-                }
-            }),
             Err(panic) => Err(Some(panic)),
+            Ok(None) => match tokio::spawn(handler).await {
+                Ok(v) => Ok(v),
+                Err(e) if e.is_panic() => Err(Some(e.into_panic())),
+                Err(_) => Err(None),
+            },
         };
         cancel.disarm();
         match result {
