@@ -63,10 +63,12 @@ use crate::error::{Error, Result};
 /// that is not a string, duplicate map keys, a refinement that contradicts itself, or
 /// nesting deeper than 128.
 pub fn to_vec<T: ?Sized + serde::Serialize>(value: &T) -> Result<Vec<u8>> {
-    // A small first buffer saves the first few doublings of every encode.
-    let mut ser = Serializer::with_buffer(Vec::with_capacity(128));
-    value.serialize(&mut ser)?;
-    Ok(ser.into_inner())
+    let mut ser = Serializer::reusing(ser::Buffers::take());
+    let written = value.serialize(&mut ser);
+    let mut buffers = ser.into_buffers();
+    let out = written.map(|()| buffers.take_out());
+    buffers.put_back();
+    out
 }
 
 /// Serializes `value` into a writer.

@@ -46,6 +46,8 @@ pub struct Serializer {
     fields: Vec<(&'static str, usize, usize)>,
     /// A buffer reused to reorder entries.
     scratch: Vec<u8>,
+    /// The orders of the structs seen out of order.
+    orders: Orders,
 }
 
 impl Default for Serializer {
@@ -70,6 +72,27 @@ impl Serializer {
             dyn_check: DynCheck::default(),
             fields: Vec::new(),
             scratch: Vec::new(),
+            orders: Orders::default(),
+        }
+    }
+
+    /// A serializer on buffers an earlier one left (see [`Buffers`]).
+    pub(crate) fn reusing(b: Buffers) -> Self {
+        Serializer {
+            fields: b.fields,
+            scratch: b.scratch,
+            orders: b.orders,
+            ..Serializer::with_buffer(b.out)
+        }
+    }
+
+    /// The serializer's buffers, for [`Buffers::put_back`].
+    pub(crate) fn into_buffers(self) -> Buffers {
+        Buffers {
+            out: self.out,
+            fields: self.fields,
+            scratch: self.scratch,
+            orders: self.orders,
         }
     }
 
@@ -168,7 +191,8 @@ impl Serializer {
     }
 
     /// Puts the entries of a struct, recorded from `fields[base..]`, in the order of
-    /// their names.
+    /// their names. The order of a struct's fields is worked out once per thread and kept
+    /// (see [`Orders`]); a struct seen before is put in order by a copy of its entries.
     fn sort_fields(&mut self, base: usize) -> Result<()> {
         let end = self.out.len();
         let Some(spans) = self.fields.get_mut(base..) else {
@@ -183,15 +207,14 @@ impl Serializer {
             span.2 = next;
             next = span.1;
         }
-        spans.sort_unstable_by(|a, b| bytes_cmp(a.0.as_bytes(), b.0.as_bytes()));
-        if let Some(w) = spans.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(Error::data(format_args!("duplicate key {:?}", w[0].0)));
-        }
+        let order = self.orders.order_of(spans)?;
         let mut sorted = std::mem::take(&mut self.scratch);
         sorted.clear();
         sorted.reserve(end.saturating_sub(body));
-        for &(_, start, stop) in self.fields.get(base..).unwrap_or_default() {
-            sorted.extend_from_slice(self.out.get(start..stop).unwrap_or_default());
+        for &i in order {
+            if let Some(&(_, start, stop)) = spans.get(as_index(i)) {
+                sorted.extend_from_slice(self.out.get(start..stop).unwrap_or_default());
+            }
         }
         self.out.truncate(body);
         self.out.extend_from_slice(&sorted);
@@ -228,6 +251,138 @@ impl Serializer {
         self.out.extend_from_slice(&sorted);
         Ok(())
     }
+}
+
+/// The buffers of [`to_vec`](super::to_vec), kept from one call to the next on the
+/// same thread: an encode of a typical value (a few KB) then allocates once, for the
+/// bytes it returns (sized exactly), instead of growing its output from empty and
+/// allocating its bookkeeping again each time. Only buffers up to [`KEEP`] bytes are
+/// kept, so a thread holds at most a few hundred KB; a larger output is handed over
+/// as it is, without a copy.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    out: Vec<u8>,
+    fields: Vec<(&'static str, usize, usize)>,
+    scratch: Vec<u8>,
+    orders: Orders,
+}
+
+/// The largest buffer [`Buffers`] keeps (64 KiB).
+const KEEP: usize = 64 * 1024;
+
+thread_local! {
+    static BUFFERS: std::cell::Cell<Buffers> = const {
+        std::cell::Cell::new(Buffers {
+            out: Vec::new(),
+            fields: Vec::new(),
+            scratch: Vec::new(),
+            orders: Orders {
+                known: Vec::new(),
+                next: 0,
+            },
+        })
+    };
+}
+
+impl Buffers {
+    /// This thread's buffers, emptied (or new ones, in an encode inside an encode, or
+    /// when the thread is being torn down).
+    pub(crate) fn take() -> Buffers {
+        let mut b = BUFFERS.try_with(|c| c.take()).unwrap_or_default();
+        b.out.clear();
+        b
+    }
+
+    /// The bytes written: a copy sized exactly when the buffer is kept, the buffer
+    /// itself when it is too large to keep.
+    pub(crate) fn take_out(&mut self) -> Vec<u8> {
+        if self.out.capacity() > KEEP {
+            std::mem::take(&mut self.out)
+        } else {
+            self.out.clone()
+        }
+    }
+
+    /// Gives the buffers back to the thread, those small enough to keep.
+    pub(crate) fn put_back(mut self) {
+        if self.out.capacity() > KEEP {
+            self.out = Vec::new();
+        }
+        if self.scratch.capacity() > KEEP {
+            self.scratch = Vec::new();
+        }
+        if self.fields.capacity() > KEEP / 16 {
+            self.fields = Vec::new();
+        }
+        self.fields.clear();
+        let _ = BUFFERS.try_with(|c| c.set(self));
+    }
+}
+
+/// The orders of the structs a thread has encoded out of Terraform's order: for a
+/// struct's field names (recognised by their addresses: the same `&'static str`s are the
+/// same names), the indices of its fields in bytewise order of the names. A name
+/// sequence not seen before is sorted (and checked for duplicates) and kept; at most
+/// [`Orders::MAX`] are kept, the oldest making room.
+#[derive(Default)]
+pub(crate) struct Orders {
+    known: Vec<(Vec<&'static str>, Vec<u32>)>,
+    /// Where the next new order goes once `known` is full.
+    next: usize,
+}
+
+impl Orders {
+    const MAX: usize = 32;
+
+    /// The order of the fields in `spans` (name, start, end).
+    fn order_of(&mut self, spans: &[(&'static str, usize, usize)]) -> Result<&[u32]> {
+        let same = |names: &[&'static str]| {
+            names.len() == spans.len()
+                && names
+                    .iter()
+                    .zip(spans)
+                    .all(|(a, b)| std::ptr::eq(a.as_ptr(), b.0.as_ptr()) && a.len() == b.0.len())
+        };
+        if let Some(i) = self.known.iter().position(|(names, _)| same(names)) {
+            return Ok(&self.known[i].1);
+        }
+        let Ok(n) = u32::try_from(spans.len()) else {
+            return Err(too_many());
+        };
+        let mut order: Vec<u32> = (0..n).collect();
+        order.sort_unstable_by(|&a, &b| {
+            bytes_cmp(
+                spans[as_index(a)].0.as_bytes(),
+                spans[as_index(b)].0.as_bytes(),
+            )
+        });
+        if let Some(w) = order
+            .windows(2)
+            .find(|w| spans[as_index(w[0])].0 == spans[as_index(w[1])].0)
+        {
+            return Err(Error::data(format_args!(
+                "duplicate key {:?}",
+                spans[as_index(w[0])].0
+            )));
+        }
+        let names = spans.iter().map(|s| s.0).collect();
+        let slot = if self.known.len() < Self::MAX {
+            self.known.push((names, order));
+            self.known.len() - 1
+        } else {
+            let slot = self.next % Self::MAX;
+            self.next = slot + 1;
+            self.known[slot] = (names, order);
+            slot
+        };
+        Ok(&self.known[slot].1)
+    }
+}
+
+/// A field index of an [`Orders`] entry as an index.
+#[inline]
+fn as_index(i: u32) -> usize {
+    i as usize
 }
 
 struct Header {
@@ -799,5 +954,127 @@ mod tests {
             [("e\u{301}".to_string(), 1), ("\u{e9}".to_string(), 2)].into();
         let err = super::super::to_vec(&m).unwrap_err();
         assert!(err.to_string().starts_with("duplicate key"), "{err}");
+    }
+
+    /// The orders kept per thread: structs of the same names in other orders, with
+    /// fields skipped or not, more kinds of struct than are kept, and a struct whose
+    /// names repeat (refused every time, never kept); each time against the map path.
+    #[test]
+    fn struct_orders_kept_per_thread_give_the_order_of_the_names() {
+        #[derive(serde::Serialize)]
+        struct Ab {
+            b: u8,
+            a: u8,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            c: Option<u8>,
+        }
+        #[derive(serde::Serialize)]
+        struct Ba {
+            a: u8,
+            c: Option<u8>,
+            b: u8,
+        }
+        /// A struct of the names it is given (any number, any order).
+        struct Named(Vec<&'static str>);
+        impl serde::Serialize for Named {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct as _;
+                let mut st = s.serialize_struct("Named", self.0.len())?;
+                for (i, name) in self.0.iter().enumerate() {
+                    st.serialize_field(name, &i)?;
+                }
+                st.end()
+            }
+        }
+        let same = |v: &dyn erased::Ser| {
+            let bytes = v.to_vec().unwrap();
+            assert_eq!(bytes, v.through_maps().unwrap());
+            // exactly the bytes written, nothing spare
+            assert_eq!(bytes.capacity(), bytes.len());
+            bytes
+        };
+        for round in 0..3 {
+            let with_c = same(&Ab {
+                b: 2,
+                a: 1,
+                c: Some(round),
+            });
+            let without = same(&Ab {
+                b: 2,
+                a: 1,
+                c: None,
+            });
+            assert_eq!(without, b"\x82\xa1a\x01\xa1b\x02");
+            assert_eq!(
+                with_c,
+                [b"\x83\xa1a\x01\xa1b\x02\xa1c".as_slice(), &[round]].concat()
+            );
+            same(&Ba {
+                a: 1,
+                c: None,
+                b: 2,
+            });
+            // more kinds of struct than are kept (49 sequences, most of them out of order)
+            let names: Vec<&'static str> = ["g", "f", "e", "d", "c", "b", "a"].to_vec();
+            for n in 1..=names.len() {
+                for skip in 0..names.len() {
+                    let picked: Vec<&'static str> =
+                        names.iter().cycle().skip(skip).take(n).copied().collect();
+                    same(&Named(picked));
+                }
+            }
+            let err = super::super::to_vec(&Named(vec!["b", "a", "b"])).unwrap_err();
+            assert!(err.to_string().starts_with("duplicate key"), "{err}");
+        }
+    }
+
+    /// An encode inside an encode (a `Serialize` that encodes something itself) has
+    /// buffers of its own; an output larger than what a thread keeps comes out whole.
+    #[test]
+    fn encodes_inside_encodes_and_large_outputs() {
+        struct Nested(u32);
+        impl serde::Serialize for Nested {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use serde::ser::SerializeStruct as _;
+                let inner = match self.0 {
+                    0 => Vec::new(),
+                    n => super::super::to_vec(&Nested(n - 1)).map_err(serde::ser::Error::custom)?,
+                };
+                let mut st = s.serialize_struct("Nested", 2)?;
+                st.serialize_field("z", &inner.len())?;
+                st.serialize_field("a", &self.0)?;
+                st.end()
+            }
+        }
+        let bytes = super::super::to_vec(&Nested(3)).unwrap();
+        // the innermost is 82 a1 a 00 a1 z 00 (7 bytes), each level around it too
+        assert_eq!(bytes, b"\x82\xa1a\x03\xa1z\x07");
+        let big: Vec<String> = (0..20_000).map(|i| format!("item {i}")).collect();
+        let out = super::super::to_vec(&big).unwrap();
+        assert!(out.len() > super::KEEP);
+        let back: Vec<String> = super::super::from_slice(&out).unwrap();
+        assert_eq!(back, big);
+        // and the thread's next encode is still right
+        assert_eq!(
+            super::super::to_vec(&Nested(0)).unwrap(),
+            b"\x82\xa1a\x00\xa1z\x00"
+        );
+    }
+
+    /// Encodes through `to_vec` and through a `serde_json::Value` (whose objects are
+    /// maps, sorted on the map path), for values of any type.
+    mod erased {
+        pub trait Ser {
+            fn to_vec(&self) -> crate::error::Result<Vec<u8>>;
+            fn through_maps(&self) -> crate::error::Result<Vec<u8>>;
+        }
+        impl<T: serde::Serialize> Ser for T {
+            fn to_vec(&self) -> crate::error::Result<Vec<u8>> {
+                super::super::super::to_vec(self)
+            }
+            fn through_maps(&self) -> crate::error::Result<Vec<u8>> {
+                super::super::super::to_vec(&serde_json::to_value(self).unwrap())
+            }
+        }
     }
 }
