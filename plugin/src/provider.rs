@@ -83,22 +83,51 @@ impl Schemas {
 /// has done so far. Requests that arrive after `StopProvider` start with a fresh context.
 #[derive(Clone, Debug)]
 pub struct Context {
-    stop: tokio::sync::watch::Receiver<bool>,
+    stop: Arc<Signal>,
     // The request's own cancellation: its client went away.
-    cancel: Option<tokio::sync::watch::Receiver<bool>>,
-    // A detached context owns its sender, so that `stopped` never resolves.
-    _detached: Option<Arc<tokio::sync::watch::Sender<bool>>>,
+    cancel: Option<Arc<Signal>>,
+}
+
+/// A signal fired once and never reset: `StopProvider` for the requests in flight (a
+/// fresh one serves the requests after it), or one request's cancellation.
+#[derive(Debug, Default)]
+pub(crate) struct Signal {
+    fired: std::sync::atomic::AtomicBool,
+    wake: tokio::sync::Notify,
+}
+
+impl Signal {
+    /// Fires the signal: every [`Signal::fired`] now and later resolves.
+    pub(crate) fn fire(&self) {
+        self.fired.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.wake.notify_waiters();
+    }
+
+    /// Whether the signal was fired.
+    pub(crate) fn is_fired(&self) -> bool {
+        self.fired.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Resolves once the signal is fired.
+    pub(crate) async fn fired(&self) {
+        loop {
+            let woken = self.wake.notified();
+            tokio::pin!(woken);
+            // Registered before the flag is read: a `fire` in between still wakes it.
+            woken.as_mut().enable();
+            if self.is_fired() {
+                return;
+            }
+            woken.await;
+        }
+    }
 }
 
 impl Context {
-    pub(crate) fn for_request(
-        stop: tokio::sync::watch::Receiver<bool>,
-        cancel: tokio::sync::watch::Receiver<bool>,
-    ) -> Self {
+    pub(crate) fn for_request(stop: Arc<Signal>, cancel: Arc<Signal>) -> Self {
         Context {
             stop,
             cancel: Some(cancel),
-            _detached: None,
         }
     }
 
@@ -108,36 +137,26 @@ impl Context {
     /// assert!(!tfvalue_plugin::Context::detached().is_stopped());
     /// ```
     pub fn detached() -> Self {
-        let (tx, rx) = tokio::sync::watch::channel(false);
         Context {
-            stop: rx,
+            stop: Arc::default(),
             cancel: None,
-            _detached: Some(Arc::new(tx)),
         }
     }
 
     /// Whether Terraform has asked the provider to stop (`StopProvider`) since this
     /// request arrived, or its client went away.
     pub fn is_stopped(&self) -> bool {
-        *self.stop.borrow() || self.cancel.as_ref().is_some_and(|c| *c.borrow())
+        self.stop.is_fired() || self.cancel.as_ref().is_some_and(|c| c.is_fired())
     }
 
     /// Resolves once the request is stopped (see [`Context::is_stopped`]).
     pub async fn stopped(&self) {
-        // An error means the server is gone, which also means stop.
-        let mut stop = self.stop.clone();
-        let stop = async move {
-            let _ = stop.wait_for(|stopped| *stopped).await;
-        };
-        match self.cancel.clone() {
-            None => stop.await,
-            Some(mut cancel) => {
-                let cancel = async move {
-                    let _ = cancel.wait_for(|c| *c).await;
-                };
+        match &self.cancel {
+            None => self.stop.fired().await,
+            Some(cancel) => {
                 tokio::select! {
-                    () = stop => {}
-                    () = cancel => {}
+                    () = self.stop.fired() => {}
+                    () = cancel.fired() => {}
                 }
             }
         }

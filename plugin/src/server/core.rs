@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::hash::Hasher;
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::FutureExt as _;
 use tfvalue::msgpack::Validated;
 use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, DynamicValue, Type, Value};
-use tokio::sync::watch;
 
 use crate::diagnostic::{has_errors, Diagnostic};
 use crate::provider::*;
@@ -53,25 +53,60 @@ pub(crate) struct Core<P> {
     meta_type: Option<Type>,
     /// The stop signal of the requests that arrive now; `StopProvider` fires it and puts
     /// a fresh one in its place, as go-plugin servers do with their stop channel.
-    stop: Mutex<watch::Sender<bool>>,
+    stop: Mutex<Arc<Signal>>,
     /// How many handlers are running (including those whose client went away).
-    in_flight: Arc<watch::Sender<usize>>,
+    in_flight: Arc<InFlightCount>,
     log: Option<Mutex<std::fs::File>>,
 }
 
+impl<P> Drop for Core<P> {
+    fn drop(&mut self) {
+        // Handlers still running learn that the server is gone, which also means stop.
+        self.stop
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .fire();
+    }
+}
+
+/// How many handlers are running, and a wake-up for whoever waits for none.
+#[derive(Default)]
+struct InFlightCount {
+    running: AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+impl InFlightCount {
+    /// Resolves once no handler runs.
+    async fn idle(&self) {
+        loop {
+            let woken = self.idle.notified();
+            tokio::pin!(woken);
+            // Registered before the count is read: the last handler's end still wakes it.
+            woken.as_mut().enable();
+            if self.running.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            woken.await;
+        }
+    }
+}
+
 /// Counts one running handler until dropped.
-struct InFlight(Arc<watch::Sender<usize>>);
+struct InFlight(Arc<InFlightCount>);
 
 impl InFlight {
-    fn enter(count: &Arc<watch::Sender<usize>>) -> InFlight {
-        count.send_modify(|n| *n += 1);
+    fn enter(count: &Arc<InFlightCount>) -> InFlight {
+        count.running.fetch_add(1, Ordering::SeqCst);
         InFlight(count.clone())
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
+        if self.0.running.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
     }
 }
 
@@ -87,7 +122,7 @@ enum Known {
 
 /// Fires the cancellation of one request when dropped before [`Cancel::disarm`]: the
 /// client went away (or the call was cancelled) while its handler still runs.
-struct Cancel(Option<watch::Sender<bool>>);
+struct Cancel(Option<Arc<Signal>>);
 
 impl Cancel {
     fn disarm(mut self) {
@@ -97,8 +132,8 @@ impl Cancel {
 
 impl Drop for Cancel {
     fn drop(&mut self) {
-        if let Some(tx) = self.0.take() {
-            tx.send_replace(true);
+        if let Some(signal) = self.0.take() {
+            signal.fire();
         }
     }
 }
@@ -159,8 +194,8 @@ impl<P: Provider> Core<P> {
             data_sources,
             provider_entry,
             meta_type,
-            stop: Mutex::new(watch::channel(false).0),
-            in_flight: Arc::new(watch::channel(0).0),
+            stop: Mutex::default(),
+            in_flight: Arc::default(),
             log,
         }
     }
@@ -172,9 +207,12 @@ impl<P: Provider> Core<P> {
             .stop
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .subscribe();
-        let (tx, rx) = watch::channel(false);
-        (Context::for_request(stop, rx), Cancel(Some(tx)))
+            .clone();
+        let cancel = Arc::new(Signal::default());
+        (
+            Context::for_request(stop, cancel.clone()),
+            Cancel(Some(cancel)),
+        )
     }
 
     pub(crate) fn resource_type(&self, name: &str) -> Option<&Type> {
@@ -855,18 +893,15 @@ impl<P: Provider> Core<P> {
     /// flight to end: the provider's parent is gone.
     pub(crate) async fn stop_and_drain(&self, limit: std::time::Duration) {
         let _ = self.stop().await;
-        let mut count = self.in_flight.subscribe();
-        let _ = tokio::time::timeout(limit, count.wait_for(|n| *n == 0)).await;
+        let _ = tokio::time::timeout(limit, self.in_flight.idle()).await;
     }
 
     /// `StopProvider`: the requests in flight see their [`Context`] stopped (a fresh
     /// signal serves the requests that come after), then the provider cleans up.
     pub(crate) async fn stop(&self) -> String {
-        let fired = std::mem::replace(
-            &mut *self.stop.lock().unwrap_or_else(PoisonError::into_inner),
-            watch::channel(false).0,
-        );
-        fired.send_replace(true);
+        // A fresh signal for the requests after this one.
+        let fired = std::mem::take(&mut *self.stop.lock().unwrap_or_else(PoisonError::into_inner));
+        fired.fire();
         let p = self.provider.clone();
         match tokio::spawn(async move { p.stop_provider().await }).await {
             Ok(Ok(())) => String::new(),
@@ -1004,6 +1039,94 @@ pub(crate) fn unwrap_plan(data: Vec<u8>, planned: &[u8]) -> (Option<Vec<u8>>, Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    /// A provider of no resources, for the server's own bookkeeping.
+    struct Nothing;
+
+    impl Provider for Nothing {
+        fn schemas(&self) -> Schemas {
+            Schemas::default()
+        }
+    }
+
+    async fn settle() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    /// The server waits (at a dead parent) until the last handler in flight ends, and not
+    /// longer: with none running it goes on at once.
+    #[tokio::test]
+    async fn idle_means_no_handler_runs() {
+        let count = Arc::new(InFlightCount::default());
+        tokio::time::timeout(Duration::from_secs(5), count.idle())
+            .await
+            .unwrap();
+        let (a, b) = (InFlight::enter(&count), InFlight::enter(&count));
+        let waiter = tokio::spawn({
+            let count = count.clone();
+            async move { count.idle().await }
+        });
+        settle().await;
+        assert!(!waiter.is_finished());
+        drop(a);
+        settle().await;
+        assert!(!waiter.is_finished());
+        drop(b);
+        tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+
+    /// A request's context is stopped by `StopProvider` (also when it waits already), by
+    /// its client leaving (its guard dropped armed), and when the server itself goes; a
+    /// disarmed guard stops nothing, and requests after a stop start afresh.
+    #[tokio::test]
+    async fn what_stops_a_request() {
+        let core = Core::new(Nothing);
+        let (ctx, cancel) = core.request_ctx();
+        let waiter = tokio::spawn({
+            let ctx = ctx.clone();
+            async move { ctx.stopped().await }
+        });
+        settle().await;
+        assert!(!waiter.is_finished() && !ctx.is_stopped());
+        cancel.disarm();
+        settle().await;
+        assert!(!waiter.is_finished() && !ctx.is_stopped());
+        let _ = core.stop().await;
+        tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(ctx.is_stopped());
+
+        // After the stop, a fresh signal; a client that leaves stops its request only.
+        let (left, leaving) = core.request_ctx();
+        let (stays, staying) = core.request_ctx();
+        assert!(!left.is_stopped() && !stays.is_stopped());
+        drop(leaving);
+        assert!(left.is_stopped() && !stays.is_stopped());
+        tokio::time::timeout(Duration::from_secs(5), left.stopped())
+            .await
+            .unwrap();
+
+        // The server goes: what still runs sees its context stopped.
+        let waiter = tokio::spawn({
+            let stays = stays.clone();
+            async move { stays.stopped().await }
+        });
+        settle().await;
+        assert!(!waiter.is_finished());
+        drop(core);
+        tokio::time::timeout(Duration::from_secs(5), waiter)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(stays.is_stopped());
+        staying.disarm();
+    }
 
     fn ty() -> Type {
         serde_json::from_str(r#"["object",{"id":"string"}]"#).unwrap()
