@@ -34,6 +34,16 @@ struct Timeouts {
     delete: Option<String>,
 }
 
+/// Declared out of Terraform's order, with a field left out when empty: the encoder's
+/// kept struct orders, for each set of fields written.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Placement {
+    zone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    group: Option<String>,
+    affinity: Unknown<Option<bool>>,
+}
+
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Resource<'a> {
     arn: Unknown<Option<String>>,
@@ -48,6 +58,7 @@ struct Resource<'a> {
     labels: Unknown<Option<HashMap<String, Unknown<Option<String>>>>>,
     matrix: Option<Vec<Vec<Option<u64>>>>,
     name: &'a str,
+    placement: Option<Vec<Placement>>,
     ratio: Unknown<Option<f64>>,
     tags: Option<BTreeMap<String, String>>,
     timeouts: Option<Timeouts>,
