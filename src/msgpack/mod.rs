@@ -57,6 +57,24 @@ use crate::error::{Error, Result};
 
 /// Serializes `value` into a new byte vector.
 ///
+/// Each thread keeps the working buffers of its last encode (those of at most 64 KiB) and
+/// the field order of the structs it has written out of Terraform's order, so that
+/// encoding value after value allocates once per value: a value of up to 64 KiB comes in
+/// a vector of exactly its size, a larger one in the buffer it was written in. A
+/// [`Serializer`] you make yourself has buffers of its own.
+///
+/// ```
+/// use serde::Serialize;
+///
+/// #[derive(Serialize)]
+/// struct Tag { value: String, key: String }
+///
+/// let bytes = tfvalue::msgpack::to_vec(&Tag { value: "prod".into(), key: "env".into() })?;
+/// assert_eq!(bytes, b"\x82\xa3key\xa3env\xa5value\xa4prod");
+/// assert_eq!(bytes.capacity(), bytes.len());
+/// # Ok::<(), tfvalue::Error>(())
+/// ```
+///
 /// # Errors
 ///
 /// A value that the wire format cannot carry: NaN, an enum variant with data, a map key
