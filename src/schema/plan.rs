@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use std::cmp::Ordering;
 
-use super::{Attribute, AttributeType, Block, NestedBlock, NestingMode, ObjectNesting};
+use super::{Attribute, AttributeType, Block, NestingMode, ObjectNesting};
 use crate::error::{Error, Result};
 use crate::path::{AttributePath, PathStep};
 use crate::tf_value::TfModel;
@@ -211,15 +211,44 @@ impl Planner {
                 requires_replace: Vec::new(),
             };
         }
+        self.plan_owned(prior, proposed.clone(), config)
+    }
+
+    /// As [`plan`](Planner::plan), planning in `proposed` itself (which it takes)
+    /// instead of in a copy of it.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block, Planner};
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let block = Block::new()
+    ///     .attribute("id", Attribute::computed(Type::String))
+    ///     .attribute("name", Attribute::required(Type::String));
+    /// let config = Value::Object(
+    ///     [("id".to_owned(), Value::Null), ("name".to_owned(), Value::from("web"))].into(),
+    /// );
+    /// let plan = Planner::new(block).plan_owned(&Value::Null, config.clone(), &config);
+    /// assert!(plan.planned["id"].is_unknown());
+    /// assert_eq!(plan.planned["name"], Value::from("web"));
+    /// ```
+    pub fn plan_owned(&self, prior: &Value, proposed: Value, config: &Value) -> Plan {
+        if proposed.is_null() {
+            return Plan {
+                planned: Value::Null,
+                requires_replace: Vec::new(),
+            };
+        }
         let update = !prior.is_null();
         let mut w = Walk {
             planner: self,
-            path: AttributePath::new(),
+            path: self.with.as_ref().map(|_| AttributePath::new()),
+            depth: 0,
             pass: Pass::Defaults,
             update,
         };
-        let defaulted = w.block(&self.block, proposed, Some(config));
-        if update && *prior == defaulted {
+        let mut planned = proposed;
+        w.block(&self.block, &mut planned, Some(config));
+        if update && *prior == planned {
             return Plan {
                 planned: prior.clone(),
                 requires_replace: Vec::new(),
@@ -231,14 +260,14 @@ impl Planner {
             replaced_block(
                 &self.block,
                 prior,
-                &defaulted,
+                &planned,
                 &mut path,
                 &mut requires_replace,
                 0,
             );
         }
         w.pass = Pass::Unknowns;
-        let planned = w.block(&self.block, &defaulted, Some(config));
+        w.block(&self.block, &mut planned, Some(config));
         Plan {
             planned,
             requires_replace,
@@ -345,109 +374,117 @@ enum Pass {
 
 struct Walk<'p> {
     planner: &'p Planner,
-    path: AttributePath,
+    /// Where the walk is, kept only for a [`Planner::refine_with`] function (which is
+    /// given it); `None` without one.
+    path: Option<AttributePath>,
+    /// How many steps deep the walk is.
+    depth: usize,
     pass: Pass,
     /// The prior state is not null.
     update: bool,
 }
 
 impl Walk<'_> {
+    fn enter(&mut self, step: impl FnOnce() -> PathStep) {
+        self.depth += 1;
+        if let Some(path) = &mut self.path {
+            path.push(step());
+        }
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+        if let Some(path) = &mut self.path {
+            path.pop();
+        }
+    }
+
     fn unknown_for(&self, attr: &Attribute) -> Value {
-        if let Some(f) = &self.planner.with {
-            if let Some(r) = f(&self.path, attr) {
+        if let (Some(f), Some(path)) = (&self.planner.with, &self.path) {
+            if let Some(r) = f(path, attr) {
                 return Value::Unknown(r);
             }
         }
         Value::Unknown(attr.refinements.clone())
     }
 
-    /// Plans an object of `block`: `p` proposed, `c` its configuration (`None` when
-    /// the configuration's counterpart is not known: an unpaired set element).
-    fn block(&mut self, block: &Block, p: &Value, c: Option<&Value>) -> Value {
+    /// Plans an object of `block` in place: `p` proposed, `c` its configuration (`None`
+    /// when the configuration's counterpart is not known: an unpaired set element).
+    fn block(&mut self, block: &Block, p: &mut Value, c: Option<&Value>) {
         let Value::Object(pm) = p else {
-            return p.clone();
+            return;
         };
-        if self.path.steps().len() > crate::limits::DEFAULT_MAX_DEPTH {
-            return p.clone();
+        if self.depth > crate::limits::DEFAULT_MAX_DEPTH {
+            return;
         }
         // A null configuration object (a block left out) configures nothing in it.
         let null = Value::Null;
-        let mut out = pm.clone();
         for (name, attr) in &block.attributes {
-            let Some(pv) = pm.get(name) else { continue };
+            let Some(pv) = pm.get_mut(name) else { continue };
             let cv = c.map(|c| c.get(name.as_str()).unwrap_or(&null));
-            self.path.push(PathStep::Attr(name.to_string()));
-            let planned = self.attribute(attr, pv, cv);
-            self.path.pop();
-            out.insert(name.clone(), planned);
+            self.enter(|| PathStep::Attr(name.to_string()));
+            self.attribute(attr, pv, cv);
+            self.leave();
         }
         for (name, nb) in &block.block_types {
             if block.attributes.contains_key(name) {
                 continue;
             }
-            let Some(pv) = pm.get(name) else { continue };
+            let Some(pv) = pm.get_mut(name) else { continue };
             let cv = c.map(|c| c.get(name.as_str()).unwrap_or(&null));
-            self.path.push(PathStep::Attr(name.to_string()));
-            let planned = self.nested_block(nb, pv, cv);
-            self.path.pop();
-            out.insert(name.clone(), planned);
+            self.enter(|| PathStep::Attr(name.to_string()));
+            self.elements(&nb.block, nb.nesting, pv, cv);
+            self.leave();
         }
-        Value::Object(out)
     }
 
-    fn attribute(&mut self, attr: &Attribute, p: &Value, c: Option<&Value>) -> Value {
+    fn attribute(&mut self, attr: &Attribute, p: &mut Value, c: Option<&Value>) {
         // Left null by configuration; when the configuration is not known (an unpaired
         // set element), only a null proposal says so.
         let unset = c.map_or_else(|| p.is_null(), Value::is_null);
         if unset && attr.computed {
             match (self.pass, &attr.default) {
-                (Pass::Defaults, Some(d)) => return d.to_value(),
+                (Pass::Defaults, Some(d)) => {
+                    *p = d.to_value();
+                    return;
+                }
                 (Pass::Unknowns, None) => {
-                    if attr.use_state_for_unknown && self.update && !p.is_null() {
-                        return p.clone();
+                    if !(attr.use_state_for_unknown && self.update && !p.is_null()) {
+                        *p = self.unknown_for(attr);
                     }
-                    return self.unknown_for(attr);
+                    return;
                 }
                 _ => {}
             }
         }
-        match &attr.ty {
-            AttributeType::Type(_) => p.clone(),
-            AttributeType::Nested(n) => {
-                let inner = Block {
-                    attributes: n.attributes.clone(),
-                    ..Block::default()
-                };
-                let nesting = match n.nesting {
-                    ObjectNesting::Single => NestingMode::Single,
-                    ObjectNesting::List => NestingMode::List,
-                    ObjectNesting::Set => NestingMode::Set,
-                    ObjectNesting::Map => NestingMode::Map,
-                };
-                self.elements(&inner, nesting, p, c)
-            }
+        if let AttributeType::Nested(n) = &attr.ty {
+            let inner = Block {
+                attributes: n.attributes.clone(),
+                ..Block::default()
+            };
+            let nesting = match n.nesting {
+                ObjectNesting::Single => NestingMode::Single,
+                ObjectNesting::List => NestingMode::List,
+                ObjectNesting::Set => NestingMode::Set,
+                ObjectNesting::Map => NestingMode::Map,
+            };
+            self.elements(&inner, nesting, p, c);
         }
     }
 
-    fn nested_block(&mut self, nb: &NestedBlock, p: &Value, c: Option<&Value>) -> Value {
-        self.elements(&nb.block, nb.nesting, p, c)
-    }
-
-    /// Plans each object of a single, list, set or map value of `block`s. The
+    /// Plans each object of a single, list, set or map value of `block`s in place. The
     /// configuration's element at the same index or key is the element's configuration;
     /// in a set, the one [`pair_set`] finds.
-    fn elements(
-        &mut self,
-        block: &Block,
-        nesting: NestingMode,
-        p: &Value,
-        c: Option<&Value>,
-    ) -> Value {
+    fn elements(&mut self, block: &Block, nesting: NestingMode, p: &mut Value, c: Option<&Value>) {
         if matches!(nesting, NestingMode::Single | NestingMode::Group) {
             return self.block(block, p, c);
         }
         let c = c.map(Value::unwrap_dynamic);
-        match p.unwrap_dynamic() {
+        let p = match p {
+            Value::Dynamic(d) => d.value_mut(),
+            other => other,
+        };
+        match p {
             Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
                 let pairs = match (nesting, c) {
                     (NestingMode::Set, Some(Value::Set(cs) | Value::List(cs))) => {
@@ -463,34 +500,22 @@ impl Walk<'_> {
                     Some(Value::List(cs) | Value::Set(cs) | Value::Tuple(cs)) => cs,
                     _ => &[],
                 };
-                let mut out = Vec::with_capacity(vs.len());
-                for (i, e) in vs.iter().enumerate() {
+                for (i, e) in vs.iter_mut().enumerate() {
                     let ce = pairs.get(i).copied().flatten().and_then(|j| cs.get(j));
-                    self.path.push(PathStep::Index(i as u64));
-                    out.push(self.block(block, e, ce));
-                    self.path.pop();
+                    self.enter(|| PathStep::Index(i as u64));
+                    self.block(block, e, ce);
+                    self.leave();
                 }
-                rebuild(p, |inner| match inner {
-                    Value::List(_) => Value::List(out),
-                    Value::Set(_) => Value::Set(out),
-                    _ => Value::Tuple(out),
-                })
             }
             Value::Map(m) | Value::Object(m) => {
-                let mut out = m.clone();
-                for (k, e) in m {
+                for (k, e) in m.iter_mut() {
                     let ce = c.and_then(|c| c.get(k.as_str()));
-                    self.path.push(PathStep::Key(k.to_string()));
-                    let planned = self.block(block, e, ce);
-                    self.path.pop();
-                    out.insert(k.clone(), planned);
+                    self.enter(|| PathStep::Key(k.to_string()));
+                    self.block(block, e, ce);
+                    self.leave();
                 }
-                rebuild(p, |inner| match inner {
-                    Value::Map(_) => Value::Map(out),
-                    _ => Value::Object(out),
-                })
             }
-            _ => p.clone(),
+            _ => {}
         }
     }
 }

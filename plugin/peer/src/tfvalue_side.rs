@@ -49,3 +49,42 @@ pub fn schema_type() -> tfvalue::Type {
 pub fn serve_process() {
     serve_main(Bench, ServeConfig::new("example.com/bench/bench"));
 }
+
+/// The same resource on the framework level (`tfvalue_plugin::framework`): the framework
+/// plans from the model's schema; create sets what the protocol-level handler sets.
+struct FrameworkInstance;
+
+impl framework::Resource for FrameworkInstance {
+    type Model = Instance;
+
+    async fn create(&self, _cx: &framework::Ctx, mut new: Instance) -> framework::Result<Instance> {
+        new.id = Unknown::Known(Some("i-0123456789".to_owned()));
+        new.arn = Unknown::Known(Some(
+            "arn:aws:ec2:eu-west-1:123:instance/i-0123456789".to_owned(),
+        ));
+        new.created_at = Unknown::Known(Some("2026-12-01T12:00:00Z".to_owned()));
+        Ok(new)
+    }
+
+    async fn read(&self, _cx: &framework::Ctx, state: Instance) -> framework::Result<Option<Instance>> {
+        Ok(Some(state))
+    }
+
+    async fn update(
+        &self,
+        _cx: &framework::Ctx,
+        _prior: Instance,
+        planned: Instance,
+    ) -> framework::Result<Instance> {
+        Ok(planned)
+    }
+
+    async fn delete(&self, _cx: &framework::Ctx, _state: Instance) -> framework::Result<()> {
+        Ok(())
+    }
+}
+
+/// The framework's version of the bench provider behind the server's request handling.
+pub fn framework_in_process() -> InProcess<impl Provider> {
+    InProcess::new(framework::Framework::new().resource(crate::TYPE_NAME, FrameworkInstance))
+}

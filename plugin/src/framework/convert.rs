@@ -11,7 +11,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 #[derive(Debug)]
 pub(crate) struct Wire {
     pub(crate) schema: Schema,
-    pub(crate) ty: Type,
+    pub(crate) ty: std::sync::Arc<Type>,
     /// Whether the schema's type is the model's: then models go straight to and from
     /// the wire.
     same: bool,
@@ -21,7 +21,11 @@ impl Wire {
     pub(crate) fn new<M: Model>(schema: Schema) -> Self {
         let ty = schema.implied_type();
         let same = ty == M::tf_type();
-        Wire { schema, ty, same }
+        Wire {
+            schema,
+            ty: std::sync::Arc::new(ty),
+            same,
+        }
     }
 }
 

@@ -36,7 +36,7 @@ pub struct Ctx<C = ()> {
     private: Mutex<Vec<u8>>,
     warnings: Mutex<Vec<Diagnostic>>,
     replace: Mutex<Vec<AttributePath>>,
-    config: Option<(DynamicValue, Type)>,
+    config: Option<(DynamicValue, Arc<Type>)>,
 }
 
 fn take<T: Default>(m: &Mutex<T>) -> T {
@@ -57,9 +57,18 @@ impl<C> Ctx<C> {
         }
     }
 
-    pub(crate) fn with_config(mut self, config: DynamicValue, ty: &Type) -> Self {
+    pub(crate) fn with_config(mut self, config: DynamicValue, ty: &Arc<Type>) -> Self {
         self.config = Some((config, ty.clone()));
         self
+    }
+
+    /// The configuration as Terraform sent it (empty where there is none).
+    pub(crate) fn config_value(&self) -> &DynamicValue {
+        static NONE: DynamicValue = DynamicValue {
+            msgpack: Vec::new(),
+            json: Vec::new(),
+        };
+        self.config.as_ref().map_or(&NONE, |(dv, _)| dv)
     }
 
     pub(crate) fn with_terraform_version(mut self, version: String) -> Self {
@@ -105,7 +114,7 @@ impl<C> Ctx<C> {
         let Some((dv, ty)) = &self.config else {
             return Ok(None);
         };
-        let decoded = if *ty == M::tf_type() {
+        let decoded = if **ty == M::tf_type() {
             dv.decode::<Option<M>>()
         } else {
             // The schema served differs from the model's (fewer attributes).

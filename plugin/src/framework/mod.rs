@@ -440,8 +440,8 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             return Ok(PlanResourceChangeResponse::new(convert::null()));
         }
         let prior = value(&req.prior_state, "the prior state")?;
-        let config = value(&req.config, "the configuration")?;
-        let plan = self.planner.plan(&prior, &proposed, &config);
+        let config = value(cx.config_value(), "the configuration")?;
+        let plan = self.planner.plan_owned(&prior, proposed, &config);
         let replace = plan.requires_replace;
         let mut planned: R::Model = match convert::model_from_value(
             plan.planned,
@@ -579,13 +579,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
         req: PlanResourceChangeRequest,
     ) -> BoxFuture<'_, PlanResourceChangeResponse> {
         async move {
+            let mut req = req;
             let cx = Ctx::new(
                 client,
                 req.ctx.clone(),
                 &self.type_name,
-                req.prior_private.clone(),
+                std::mem::take(&mut req.prior_private),
             )
-            .with_config(req.config.clone(), &self.wire.ty);
+            .with_config(std::mem::take(&mut req.config), &self.wire.ty);
             let result = self.plan_inner(&cx, &req).await;
             let mut diagnostics = cx.take_warnings();
             match result {
@@ -610,13 +611,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
         req: ApplyResourceChangeRequest,
     ) -> BoxFuture<'_, ApplyResourceChangeResponse> {
         async move {
+            let mut req = req;
             let cx = Ctx::new(
                 client,
                 req.ctx.clone(),
                 &self.type_name,
                 req.planned_private.clone(),
             )
-            .with_config(req.config.clone(), &self.wire.ty);
+            .with_config(std::mem::take(&mut req.config), &self.wire.ty);
             let result = self.apply_inner(&cx, &req).await;
             let mut diagnostics = cx.take_warnings();
             match result {

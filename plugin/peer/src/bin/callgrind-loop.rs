@@ -8,7 +8,8 @@
 //!
 //! Only `measured_loop` (the N requests, their inputs built beforehand) is counted;
 //! divide its inclusive count by N. Implementations: `tfvalue_plugin`, `tf_provider`,
-//! `tfvalue_handler`, `rmp_serde_decode`.
+//! `tfvalue_handler`, `rmp_serde_decode`, and `tfvalue_framework` (the same resource on
+//! `tfvalue_plugin::framework`, behind the same server).
 
 use std::hint::black_box;
 
@@ -19,9 +20,10 @@ use tfvalue_plugin::__bench::InProcess;
 use tfvalue_plugin::Provider;
 
 #[inline(never)]
-fn measured_loop<P: Provider>(
+fn measured_loop<P: Provider, F: Provider>(
     rt: &tokio::runtime::Runtime,
     server: &InProcess<P>,
+    framework: &InProcess<F>,
     peer: &PeerInProcess,
     kind: &str,
     rpc: &str,
@@ -34,6 +36,16 @@ fn measured_loop<P: Provider>(
             }
             ("tfvalue_plugin", _) => {
                 black_box(rt.block_on(server.apply(TYPE_NAME, into_dynamic(values), private)));
+            }
+            ("tfvalue_framework", "plan") => {
+                let out = rt.block_on(framework.plan(TYPE_NAME, into_dynamic(values), Vec::new()));
+                assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+                black_box(out);
+            }
+            ("tfvalue_framework", _) => {
+                let out = rt.block_on(framework.apply(TYPE_NAME, into_dynamic(values), private));
+                assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+                black_box(out);
             }
             ("tf_provider", "plan") => {
                 let out = rt.block_on(peer.plan(TYPE_NAME, values, Vec::new(), NULL.to_vec()));
@@ -63,7 +75,7 @@ fn measured_loop<P: Provider>(
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [kind, workload, rpc, n] = &args[..] else {
-        eprintln!("usage: callgrind-loop <tfvalue_plugin|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB> <plan|apply> <N>");
+        eprintln!("usage: callgrind-loop <tfvalue_plugin|tfvalue_framework|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB> <plan|apply> <N>");
         std::process::exit(2);
     };
     let n: usize = n.parse().expect("N");
@@ -83,6 +95,7 @@ fn main() {
     };
     let inputs = (0..n).map(|_| (values.clone(), private.clone())).collect();
     let server = tfvalue_side::in_process();
+    let framework = tfvalue_side::framework_in_process();
     let peer = PeerInProcess::new();
-    measured_loop(&rt, &server, &peer, kind, rpc, inputs);
+    measured_loop(&rt, &server, &framework, &peer, kind, rpc, inputs);
 }
