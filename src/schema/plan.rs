@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use std::cmp::Ordering;
 
-use super::{Attribute, AttributeType, Block, NestingMode, ObjectNesting};
+use super::{Attribute, AttributeType, Block, NestedType, NestingMode, ObjectNesting};
 use crate::error::{Error, Result};
 use crate::path::{AttributePath, PathStep};
 use crate::tf_value::TfModel;
@@ -458,16 +458,7 @@ impl Walk<'_> {
             }
         }
         if let AttributeType::Nested(n) = &attr.ty {
-            let inner = Block {
-                attributes: n.attributes.clone(),
-                ..Block::default()
-            };
-            let nesting = match n.nesting {
-                ObjectNesting::Single => NestingMode::Single,
-                ObjectNesting::List => NestingMode::List,
-                ObjectNesting::Set => NestingMode::Set,
-                ObjectNesting::Map => NestingMode::Map,
-            };
+            let (inner, nesting) = as_block(n);
             self.elements(&inner, nesting, p, c);
         }
     }
@@ -654,6 +645,21 @@ fn agrees(block: &Block, c: &Value, p: &Value) -> bool {
 }
 
 /// `p` with its (possibly dynamic-wrapped) collection replaced.
+/// A nested attribute's objects as a block of its attributes, and how they nest.
+fn as_block(n: &NestedType) -> (Block, NestingMode) {
+    let inner = Block {
+        attributes: n.attributes.clone(),
+        ..Block::default()
+    };
+    let nesting = match n.nesting {
+        ObjectNesting::Single => NestingMode::Single,
+        ObjectNesting::List => NestingMode::List,
+        ObjectNesting::Set => NestingMode::Set,
+        ObjectNesting::Map => NestingMode::Map,
+    };
+    (inner, nesting)
+}
+
 fn rebuild(p: &Value, f: impl FnOnce(&Value) -> Value) -> Value {
     match p {
         Value::Dynamic(d) => {
@@ -691,16 +697,7 @@ fn replaced_block(
             }
         } else if let AttributeType::Nested(n) = &attr.ty {
             if n.attributes.values().any(has_requires_replace) {
-                let inner = Block {
-                    attributes: n.attributes.clone(),
-                    ..Block::default()
-                };
-                let nesting = match n.nesting {
-                    ObjectNesting::Single => NestingMode::Single,
-                    ObjectNesting::List => NestingMode::List,
-                    ObjectNesting::Set => NestingMode::Set,
-                    ObjectNesting::Map => NestingMode::Map,
-                };
+                let (inner, nesting) = as_block(n);
                 replaced_elements(&inner, nesting, pv, nv, path, out, depth);
             }
         }

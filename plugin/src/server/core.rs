@@ -1054,6 +1054,14 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 
+    /// Waits for a task that should end now (at most 5 s).
+    async fn ends(task: tokio::task::JoinHandle<()>) {
+        tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+
     /// The server waits (at a dead parent) until the last handler in flight ends, and not
     /// longer: with none running it goes on at once.
     #[tokio::test]
@@ -1073,10 +1081,7 @@ mod tests {
         settle().await;
         assert!(!waiter.is_finished());
         drop(b);
-        tokio::time::timeout(Duration::from_secs(5), waiter)
-            .await
-            .unwrap()
-            .unwrap();
+        ends(waiter).await;
     }
 
     /// A request's context is stopped by `StopProvider` (also when it waits already), by
@@ -1096,10 +1101,7 @@ mod tests {
         settle().await;
         assert!(!waiter.is_finished() && !ctx.is_stopped());
         let _ = core.stop().await;
-        tokio::time::timeout(Duration::from_secs(5), waiter)
-            .await
-            .unwrap()
-            .unwrap();
+        ends(waiter).await;
         assert!(ctx.is_stopped());
 
         // After the stop, a fresh signal; a client that leaves stops its request only.
@@ -1120,10 +1122,7 @@ mod tests {
         settle().await;
         assert!(!waiter.is_finished());
         drop(core);
-        tokio::time::timeout(Duration::from_secs(5), waiter)
-            .await
-            .unwrap()
-            .unwrap();
+        ends(waiter).await;
         assert!(stays.is_stopped());
         staying.disarm();
     }
