@@ -124,7 +124,7 @@ impl Dynamic {
     /// As a [`Value`] in a position declared `dynamic`: null and unknown of the `dynamic`
     /// type itself are plain `Value::Null` and `Value::Unknown`.
     pub fn into_value(self) -> Value {
-        if self.ty == Type::Dynamic {
+        if matches!(self.ty, Type::Dynamic) {
             self.value
         } else {
             Value::Dynamic(Box::new(self))
@@ -137,7 +137,7 @@ impl Dynamic {
     ///
     /// As [`Value::conforms_to`].
     pub fn validate(&self) -> Result<()> {
-        if self.ty == Type::Dynamic {
+        if matches!(self.ty, Type::Dynamic) {
             return match self.value {
                 Value::Null | Value::Unknown(_) => Ok(()),
                 _ => Err(Error::data(
@@ -151,7 +151,7 @@ impl Dynamic {
 
 impl Serialize for Dynamic {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        if self.ty == Type::Dynamic {
+        if matches!(self.ty, Type::Dynamic) {
             return match &self.value {
                 Value::Null => s.serialize_unit(),
                 Value::Unknown(r) => serialize_unknown(r, RefineKind::Dynamic, s),

@@ -126,7 +126,7 @@ fn check(
         return Ok(());
     }
     if matches!(marker, 0xc7..=0xc9 | 0xd4..=0xd8) {
-        if *ty == Type::Dynamic {
+        if matches!(ty, Type::Dynamic) {
             return Err(Bail);
         }
         let Token::Ext(raw) = r.next()? else {
@@ -355,7 +355,7 @@ fn same_or_resolved(
         let Token::Ext(raw) = p.next()? else {
             return Err(Bail);
         };
-        if *ty == Type::Dynamic {
+        if matches!(ty, Type::Dynamic) {
             return Err(Bail);
         }
         let refinements = super::unknown::Refinements::from_ext(raw)?;
@@ -386,7 +386,8 @@ fn same_or_resolved(
             let planned = p.input_full().get(start..p.pos()).ok_or(Bail)?;
             Ok(a.eat(planned))
         }
-        Type::List(_) | Type::Tuple(_) if !(matches!(ty, Type::List(t) if **t == Type::Dynamic)) => {
+        Type::List(_) | Type::Tuple(_) if !(matches!(ty, Type::List(t) if matches!(**t, Type::Dynamic))) =>
+        {
             let (Token::Array(n), Token::Array(m)) = (p.next()?, a.next()?) else {
                 return Ok(false);
             };
@@ -410,7 +411,8 @@ fn same_or_resolved(
             }
             Ok(true)
         }
-        Type::Map(_) | Type::Object(_) if !(matches!(ty, Type::Map(t) if **t == Type::Dynamic)) => {
+        Type::Map(_) | Type::Object(_) if !(matches!(ty, Type::Map(t) if matches!(**t, Type::Dynamic))) =>
+        {
             let (Token::Map(n), Token::Map(m)) = (p.next()?, a.next()?) else {
                 return Ok(false);
             };

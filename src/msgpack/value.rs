@@ -193,7 +193,7 @@ fn len32(n: usize) -> Fast<u32> {
 
 pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Value> {
     let depth = depth.checked_sub(1).ok_or(Bail)?;
-    if *ty == Type::Dynamic {
+    if matches!(ty, Type::Dynamic) {
         return Err(Bail);
     }
     let marker = r.peek()?;

@@ -276,7 +276,7 @@ fn unknown<'v>(r: &Refinements, kind: RefineKind) -> Result<Token<'v>> {
 
 /// A `dynamic` value: null, an unknown, or `[type JSON, value]`.
 fn dynamic(d: &Dynamic) -> Result<Token<'_>> {
-    if *d.ty() == Type::Dynamic {
+    if matches!(d.ty(), Type::Dynamic) {
         return match d.value() {
             Value::Null => Ok(Token::Leaf(Leaf::Nil)),
             Value::Unknown(r) => unknown(r, RefineKind::Dynamic),

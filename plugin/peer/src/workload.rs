@@ -22,6 +22,10 @@ pub struct Requests {
     /// `requests.rs` builds it; tf-provider's plan is checked to be the same value),
     /// configuration.
     pub apply: [Vec<u8>; 3],
+    /// PlanResourceChange of the applied object with its configuration unchanged (a
+    /// no-change plan, what every `terraform plan` of existing infrastructure sends):
+    /// prior state and proposed new state the applied state, configuration.
+    pub noop_plan: [Vec<u8>; 3],
     /// The private data of tfvalue-plugin's plan (its apply gets it back).
     pub tfvalue_private: Vec<u8>,
     /// The private data of tf-provider's plan (its apply gets it back).
@@ -83,10 +87,13 @@ impl Requests {
         let handler = tfvalue_side::handler_apply(dynamic(&apply)).expect("handler");
         assert_eq!(handler.new_state.msgpack, applied.new_state.msgpack);
 
+        let state = applied.new_state.msgpack.clone();
+        let noop_plan = [state.clone(), state, apply[2].clone()];
         Requests {
             name,
             plan,
             apply,
+            noop_plan,
             tfvalue_private,
             peer_private,
         }

@@ -75,7 +75,7 @@ fn measured_loop<P: Provider, F: Provider>(
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [kind, workload, rpc, n] = &args[..] else {
-        eprintln!("usage: callgrind-loop <tfvalue_plugin|tfvalue_framework|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB> <plan|apply> <N>");
+        eprintln!("usage: callgrind-loop <tfvalue_plugin|tfvalue_framework|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB> <plan|noop|apply> <N>");
         std::process::exit(2);
     };
     let n: usize = n.parse().expect("N");
@@ -89,13 +89,16 @@ fn main() {
     let r = Requests::new(&rt, name, tags, rules);
     let (values, private) = match (kind.as_str(), rpc.as_str()) {
         (_, "plan") => (&r.plan, Vec::new()),
+        (_, "noop") => (&r.noop_plan, Vec::new()),
         ("tf_provider", "apply") => (&r.apply, r.peer_private.clone()),
         (_, "apply") => (&r.apply, r.tfvalue_private.clone()),
-        _ => panic!("rpc: plan or apply"),
+        _ => panic!("rpc: plan, noop (a no-change plan) or apply"),
     };
     let inputs = (0..n).map(|_| (values.clone(), private.clone())).collect();
     let server = tfvalue_side::in_process();
     let framework = tfvalue_side::framework_in_process();
     let peer = PeerInProcess::new();
+    // A no-change plan is a plan.
+    let rpc = if rpc == "noop" { "plan" } else { rpc };
     measured_loop(&rt, &server, &framework, &peer, kind, rpc, inputs);
 }
