@@ -53,6 +53,25 @@ fn raw_checks_what_it_is_given() {
             .category(),
         Category::Limit
     );
+    // depth is how deep, not how many: 1,000 lists side by side, in a list within
+    // the limit, and one list more than the limit deep
+    let mut wide = vec![0xdc, 0x03, 0xe8];
+    wide.extend(std::iter::repeat_n(0x90, 1000));
+    assert!(Raw::from_msgpack(wide.clone()).is_ok());
+    assert_eq!(
+        tfvalue::msgpack::from_slice::<Raw>(&wide)
+            .unwrap()
+            .as_bytes(),
+        &wide[..]
+    );
+    let mut at_limit = vec![0x91; tfvalue::limits::DEFAULT_MAX_DEPTH - 1];
+    at_limit.push(0x90);
+    assert!(Raw::from_msgpack(at_limit.clone()).is_ok());
+    at_limit.insert(0, 0x91);
+    assert_eq!(
+        Raw::from_msgpack(at_limit).unwrap_err().category(),
+        Category::Limit
+    );
     // and a truncated value is an error, not a short capture
     assert!(tfvalue::msgpack::from_slice::<Raw>(b"\x93\x01\x02")
         .unwrap_err()

@@ -399,6 +399,24 @@ proptest! {
     }
 }
 
+/// A set as wide as Terraform sends (300 objects, each a container of its own) is kept
+/// on its bytes when nothing in it is unknown; one unknown deep in it is found.
+#[test]
+fn keeps_plan_takes_a_wide_set_whole() {
+    let ty: tfvalue::Type =
+        serde_json::from_str(r#"["set",["object",{"port":"number"}]]"#).unwrap();
+    let rule = |port: tfvalue::Value| tfvalue::Value::Object([("port".to_owned(), port)].into());
+    let admits = |_: &tfvalue::Refinements, _: &tfvalue::Value| true;
+    let mut rules: Vec<tfvalue::Value> = (0..300).map(|p| rule(tfvalue::Value::from(p))).collect();
+    let known = tfvalue::Value::Set(rules.clone()).to_msgpack(&ty).unwrap();
+    assert!(tfvalue::msgpack::keeps_plan(&known, &known, &ty, admits));
+    rules[299] = rule(tfvalue::Value::Unknown(tfvalue::Refinements::new()));
+    let unknown = tfvalue::Value::Set(rules).to_msgpack(&ty).unwrap();
+    assert!(!tfvalue::msgpack::keeps_plan(
+        &unknown, &unknown, &ty, admits
+    ));
+}
+
 /// `keeps_plan` checks what the applied value holds where the plan is unknown: invalid
 /// UTF-8 or an unknown there is never kept (the server then checks the state in full).
 #[test]

@@ -278,30 +278,34 @@ impl<'a> SliceReader<'a> {
         })
     }
 
-    /// Skips one whole item, nested ones included, within a depth budget.
+    /// Skips one whole item, nested ones included, nested at most `depth` containers
+    /// deep (however many containers it holds side by side).
     pub(crate) fn skip_value(&mut self, depth: usize) -> Result<()> {
-        // An explicit count of items still to skip keeps this iterative.
+        // Iterative: the items still to skip in each container entered and not left,
+        // innermost last (the one being skipped is `pending`).
+        let mut open: Vec<u64> = Vec::new();
         let mut pending: u64 = 1;
-        let mut level_budget = depth;
-        while pending > 0 {
+        loop {
+            while pending == 0 {
+                match open.pop() {
+                    Some(outer) => pending = outer,
+                    None => return Ok(()),
+                }
+            }
             pending -= 1;
-            match self.next()? {
-                Token::Array(n) => {
-                    level_budget = level_budget.checked_sub(1).ok_or_else(|| {
-                        self.err(Error::limit("nesting is deeper than the limit"))
-                    })?;
-                    pending += n as u64;
-                }
-                Token::Map(n) => {
-                    level_budget = level_budget.checked_sub(1).ok_or_else(|| {
-                        self.err(Error::limit("nesting is deeper than the limit"))
-                    })?;
-                    pending += 2 * n as u64;
-                }
-                _ => {}
+            let items = match self.next()? {
+                Token::Array(n) => u64::from(n),
+                Token::Map(n) => 2 * u64::from(n),
+                _ => continue,
+            };
+            if open.len() >= depth {
+                return Err(self.err(Error::limit("nesting is deeper than the limit")));
+            }
+            if items > 0 {
+                open.push(pending);
+                pending = items;
             }
         }
-        Ok(())
     }
 
     /// Reads an extension value: its code and payload.

@@ -386,8 +386,7 @@ fn same_or_resolved(
             let planned = p.input_full().get(start..p.pos()).ok_or(Bail)?;
             Ok(a.eat(planned))
         }
-        Type::List(_) | Type::Tuple(_) if !(matches!(ty, Type::List(t) if matches!(**t, Type::Dynamic))) =>
-        {
+        Type::List(_) | Type::Tuple(_) if !of_dynamic(ty) => {
             let (Token::Array(n), Token::Array(m)) = (p.next()?, a.next()?) else {
                 return Ok(false);
             };
@@ -411,8 +410,7 @@ fn same_or_resolved(
             }
             Ok(true)
         }
-        Type::Map(_) | Type::Object(_) if !(matches!(ty, Type::Map(t) if matches!(**t, Type::Dynamic))) =>
-        {
+        Type::Map(_) | Type::Object(_) if !of_dynamic(ty) => {
             let (Token::Map(n), Token::Map(m)) = (p.next()?, a.next()?) else {
                 return Ok(false);
             };
@@ -461,7 +459,7 @@ fn same_or_resolved(
             let applied = a.input_full().get(as_..ae).ok_or(Bail)?;
             // A set (or `dynamic` value) with an unknown inside cannot be matched on its
             // bytes: the full check correlates its elements.
-            Ok(planned == applied && !has_ext(planned, depth)?)
+            Ok(planned == applied && !has_ext(planned)?)
         }
     }
 }
@@ -516,25 +514,26 @@ fn span(r: &mut SliceReader<'_>, depth: usize) -> Fast<(usize, usize)> {
     Ok((start, r.pos()))
 }
 
-/// Whether the value in `bytes` holds an extension (an unknown) anywhere.
-fn has_ext(bytes: &[u8], depth: usize) -> Fast<bool> {
+/// Whether the value in `bytes` holds an extension (an unknown) anywhere. Iterative:
+/// each item read consumes input, so the walk ends with the bytes (a container's
+/// announced length was checked against them), however deep or wide the value.
+fn has_ext(bytes: &[u8]) -> Fast<bool> {
     let mut r = SliceReader::new(bytes);
     let mut pending: u64 = 1;
-    let mut budget = depth;
     while pending > 0 {
         pending -= 1;
         match r.next()? {
             Token::Ext(_) => return Ok(true),
-            Token::Array(n) => {
-                budget = budget.checked_sub(1).ok_or(Bail)?;
-                pending += u64::from(n);
-            }
-            Token::Map(n) => {
-                budget = budget.checked_sub(1).ok_or(Bail)?;
-                pending += 2 * u64::from(n);
-            }
+            Token::Array(n) => pending += u64::from(n),
+            Token::Map(n) => pending += 2 * u64::from(n),
             _ => {}
         }
     }
     Ok(false)
+}
+
+/// A list or map of `dynamic` values: its elements must agree on their types, which
+/// only the full check correlates.
+fn of_dynamic(ty: &Type) -> bool {
+    matches!(ty, Type::List(t) | Type::Map(t) if matches!(**t, Type::Dynamic))
 }
