@@ -149,13 +149,16 @@ macro_rules! key_text_ints {
     )*};
 }
 
-macro_rules! key_text_rejects {
-    ($($m:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
-        fn $m(self, $(_: $arg),*) -> Result<$ret> {
-            Err(key_must_be_string())
+/// Serializer methods that refuse their call with `$err` (for serializers that accept
+/// only some calls).
+macro_rules! reject_calls {
+    ($err:expr; $($method:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
+        fn $method(self, $(_: $arg),*) -> $crate::error::Result<$ret> {
+            Err($err)
         }
     )*};
 }
+pub(crate) use reject_calls;
 
 impl<R, F: FnOnce(&str) -> R> serde::Serializer for KeyText<F> {
     type Ok = R;
@@ -201,7 +204,7 @@ impl<R, F: FnOnce(&str) -> R> serde::Serializer for KeyText<F> {
     ) -> Result<R> {
         Err(key_must_be_string())
     }
-    key_text_rejects! {
+    reject_calls! { key_must_be_string();
         serialize_bool(bool) -> R;
         serialize_f32(f32) -> R;
         serialize_f64(f64) -> R;

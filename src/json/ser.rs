@@ -9,7 +9,9 @@ use serde_json::ser::{CompactFormatter, Formatter};
 use crate::dyn_check::{At, Capture, DynCheck};
 use crate::error::{Error, Result};
 use crate::path::PathStep;
-use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN, VALUE_TOKEN};
+use crate::private::{
+    reject_calls, DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN, VALUE_TOKEN,
+};
 use crate::unknown::nfc;
 
 /// The newtype-struct name of `serde_json::value::RawValue`, whose text is written as is.
@@ -599,18 +601,9 @@ impl ser::SerializeStruct for Compound<'_> {
 // ---------------------------------------------------------------------------------------
 // Serializers for the parts of tokens and keys
 
-/// A serializer that only accepts some calls; the rest are an error.
-macro_rules! reject {
-    ($what:expr; $($method:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
-        fn $method(self, $(_: $arg),*) -> Result<$ret> {
-            Err(Error::data($what))
-        }
-    )*};
-}
-
 macro_rules! reject_rest {
     ($what:expr) => {
-        reject! { $what;
+        reject_calls! { Error::data($what);
             serialize_bool(bool) -> ();
             serialize_i8(i8) -> ();
             serialize_i16(i16) -> ();

@@ -11,6 +11,7 @@ use super::read::SliceReader;
 use super::write::{write_ext_header, write_map_len};
 use crate::error::{Error, Result};
 use crate::limits::DEFAULT_MAX_DEPTH;
+use crate::private::reject_calls;
 use crate::unknown::{LOWER, MAX_LENGTH, MAX_REFINEMENT_PAYLOAD, MIN_LENGTH, NULL, PREFIX, UPPER};
 
 /// The plain unknown: extension 0 with one ignored byte of payload, as go-cty writes it.
@@ -160,14 +161,6 @@ pub(crate) struct Entries<'a> {
     n: u32,
 }
 
-macro_rules! reject {
-    ($($method:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
-        fn $method(self, $(_: $arg),*) -> Result<$ret> {
-            Err(Error::data(NOT_REFINEMENTS))
-        }
-    )*};
-}
-
 const NOT_REFINEMENTS: &str = "an unknown value's refinements must be a map of named entries";
 
 impl<'a> ser::Serializer for UnknownOut<'a> {
@@ -189,7 +182,7 @@ impl<'a> ser::Serializer for UnknownOut<'a> {
         })
     }
 
-    reject! {
+    reject_calls! { Error::data(NOT_REFINEMENTS);
         serialize_bool(bool) -> ();
         serialize_i8(i8) -> ();
         serialize_i16(i16) -> ();

@@ -24,7 +24,7 @@ use crate::error::{plural, Error, Result};
 use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::number::{Number, WireNumber};
 use crate::path::PathStep;
-use crate::private::{bytes_cmp, token, KeyText, Token as Tok};
+use crate::private::{bytes_cmp, reject_calls, token, KeyText, Token as Tok};
 use crate::types::Type;
 use crate::unknown::{
     nfc, read_refinements, Decoded, RefineKind, LOWER, MAX_LENGTH, MIN_LENGTH, NULL, PREFIX, UPPER,
@@ -809,14 +809,6 @@ impl ser::SerializeStruct for Compound<'_, '_> {
 // ---------------------------------------------------------------------------------------
 // Map keys, type JSON and refinements
 
-macro_rules! reject {
-    ($err:expr; $($method:ident($($arg:ty),*) -> $ret:ty;)*) => {$(
-        fn $method(self, $(_: $arg),*) -> Result<$ret> {
-            Err($err)
-        }
-    )*};
-}
-
 /// The type JSON of a `dynamic` value: bytes, or a string.
 struct TypeJson;
 
@@ -881,10 +873,10 @@ impl ser::Serializer for TypeJson {
     ) -> Result<Vec<u8>> {
         Err(not_type_json("enum"))
     }
-    reject! { not_type_json("bool");
+    reject_calls! { not_type_json("bool");
         serialize_bool(bool) -> Vec<u8>;
     }
-    reject! { not_type_json("number");
+    reject_calls! { not_type_json("number");
         serialize_i8(i8) -> Vec<u8>;
         serialize_i16(i16) -> Vec<u8>;
         serialize_i32(i32) -> Vec<u8>;
@@ -898,18 +890,18 @@ impl ser::Serializer for TypeJson {
         serialize_f32(f32) -> Vec<u8>;
         serialize_f64(f64) -> Vec<u8>;
     }
-    reject! { not_type_json("null");
+    reject_calls! { not_type_json("null");
         serialize_none() -> Vec<u8>;
         serialize_unit() -> Vec<u8>;
         serialize_unit_struct(&'static str) -> Vec<u8>;
     }
-    reject! { not_type_json("array");
+    reject_calls! { not_type_json("array");
         serialize_seq(Option<usize>) -> Self::SerializeSeq;
         serialize_tuple(usize) -> Self::SerializeTuple;
         serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
         serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
     }
-    reject! { not_type_json("map");
+    reject_calls! { not_type_json("map");
         serialize_map(Option<usize>) -> Self::SerializeMap;
         serialize_struct(&'static str, usize) -> Self::SerializeStruct;
         serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
@@ -987,7 +979,7 @@ impl<'s> ser::Serializer for EntriesSer<'s> {
     ) -> Result<Entries> {
         Err(Error::data(NOT_REFINEMENTS))
     }
-    reject! { Error::data(NOT_REFINEMENTS);
+    reject_calls! { Error::data(NOT_REFINEMENTS);
         serialize_bool(bool) -> Entries;
         serialize_i8(i8) -> Entries;
         serialize_i16(i16) -> Entries;
@@ -1144,7 +1136,7 @@ impl ser::Serializer for UnknownParts {
     ) -> Result<Unknown> {
         Err(Error::data(NOT_REFINEMENTS))
     }
-    reject! { Error::data(NOT_REFINEMENTS);
+    reject_calls! { Error::data(NOT_REFINEMENTS);
         serialize_bool(bool) -> Unknown;
         serialize_i8(i8) -> Unknown;
         serialize_i16(i16) -> Unknown;

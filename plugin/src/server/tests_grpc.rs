@@ -264,34 +264,33 @@ async fn a_malformed_stored_state_is_an_error_at_its_attribute() {
     assert!(resp.diagnostics.is_empty());
 }
 
+/// The apply that creates a `test_thing` named `name` (a name of 31 bytes at most), its
+/// `ip` planned unknown.
+fn thing_create(name: &str) -> pb6::apply_resource_change::Request {
+    let name = [&[0xa0 | name.len() as u8][..], name.as_bytes()].concat();
+    pb6::apply_resource_change::Request {
+        type_name: "test_thing".into(),
+        prior_state: dv(NULL),
+        planned_state: dv(&[&b"\x82\xa2ip\xd4\x00\x00\xa4name"[..], &name].concat()),
+        config: dv(&[&b"\x82\xa2ip\xc0\xa4name"[..], &name].concat()),
+        planned_private: b"mine".to_vec(),
+        ..Default::default()
+    }
+}
+
 #[tokio::test]
 async fn a_panic_is_an_error_and_the_server_keeps_serving() {
     let (_running, channel) = serve_plain().await;
     let mut client = pb6::provider_client::ProviderClient::new(channel);
-    let config = b"\x82\xa2ip\xc0\xa4name\xa5panic";
     let resp = client
-        .apply_resource_change(pb6::apply_resource_change::Request {
-            type_name: "test_thing".into(),
-            prior_state: dv(NULL),
-            planned_state: dv(b"\x82\xa2ip\xd4\x00\x00\xa4name\xa5panic"),
-            config: dv(config),
-            planned_private: b"mine".to_vec(),
-            ..Default::default()
-        })
+        .apply_resource_change(thing_create("panic"))
         .await
         .unwrap()
         .into_inner();
     assert_eq!(resp.diagnostics[0].summary, "the provider panicked");
     assert!(resp.diagnostics[0].detail.contains("boom in apply"));
     let resp = client
-        .apply_resource_change(pb6::apply_resource_change::Request {
-            type_name: "test_thing".into(),
-            prior_state: dv(NULL),
-            planned_state: dv(b"\x82\xa2ip\xd4\x00\x00\xa4name\xa5later"),
-            config: dv(b"\x82\xa2ip\xc0\xa4name\xa5later"),
-            planned_private: b"mine".to_vec(),
-            ..Default::default()
-        })
+        .apply_resource_change(thing_create("later"))
         .await
         .unwrap()
         .into_inner();
