@@ -5,10 +5,17 @@
 //! one entry, data source `kv_lookup` reads one. The file maps each key to the entry's
 //! state as tfvalue JSON; edit it behind Terraform's back and `terraform refresh` sees
 //! it. `KV_PROTOCOL=5` or `6` serves one protocol only.
+//!
+//! The store is read and written as `support/store.rs` does it (copy that file too): a
+//! lock shared by every process using the file, atomic writes, and an error naming the
+//! file when it is damaged. Its calls block; each handler runs on a thread of its own,
+//! so that is allowed.
+
+#[path = "support/store.rs"]
+mod store;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -100,33 +107,36 @@ struct Lookup {
 }
 
 type Db = BTreeMap<String, Entry>;
+/// The file's contents: each entry as tfvalue's JSON of its model (a map of models
+/// could not hold two types of `meta`).
+type Raw = BTreeMap<String, Box<RawValue>>;
 
-/// The client: the store's file, and a lock for one writer at a time.
-struct Store(PathBuf, Mutex<()>);
+/// The client: the store's file.
+struct Store(store::JsonFile);
+
+fn decode(raw: Raw) -> Result<Db> {
+    raw.into_iter()
+        .map(|(k, v)| Ok((k, tfvalue::json::from_str(v.get())?)))
+        .collect()
+}
 
 impl Store {
-    /// Runs `f` on the store's entries; saves them when `save`. Each entry is kept as
-    /// tfvalue's JSON of its model (a map of them could not hold two types of `meta`).
-    fn with<T>(&self, save: bool, f: impl FnOnce(&mut Db) -> Result<T>) -> Result<T> {
-        let _guard = self.1.lock().unwrap_or_else(PoisonError::into_inner);
-        let raw: BTreeMap<String, Box<RawValue>> = match std::fs::read(&self.0) {
-            Ok(bytes) => serde_json::from_slice(&bytes)?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => BTreeMap::new(),
-            Err(e) => return Err(e.into()),
-        };
-        let mut db = Db::new();
-        for (k, v) in raw {
-            db.insert(k, tfvalue::json::from_str(v.get())?);
-        }
-        let out = f(&mut db)?;
-        if save {
-            let mut raw = BTreeMap::new();
-            for (k, e) in &db {
-                raw.insert(k, RawValue::from_string(tfvalue::json::to_string(e)?)?);
+    /// Runs `f` on the store's entries.
+    fn read<T>(&self, f: impl FnOnce(Db) -> Result<T>) -> Result<T> {
+        self.0.read(|raw: Raw| f(decode(raw)?))
+    }
+
+    /// Runs `f` on the store's entries and saves what it leaves, with no other process
+    /// reading or writing the store in between.
+    fn update<T>(&self, f: impl FnOnce(&mut Db) -> Result<T>) -> Result<T> {
+        self.0.update(|raw: &mut Raw| {
+            let mut db = decode(std::mem::take(raw))?;
+            let out = f(&mut db)?;
+            for (k, e) in db {
+                raw.insert(k, RawValue::from_string(tfvalue::json::to_string(&e)?)?);
             }
-            std::fs::write(&self.0, serde_json::to_vec(&raw)?)?;
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 }
 
@@ -150,7 +160,7 @@ impl ProviderConfig for Config {
         if dir.is_some_and(|d| !d.is_dir()) {
             return Err(at("path", "the store's directory does not exist").into());
         }
-        Ok(Store(path, Mutex::default()))
+        Ok(Store(store::JsonFile::new(path)))
     }
 }
 
@@ -168,7 +178,7 @@ fn save(store: &Store, mut e: Entry, version: u64, create: bool) -> Result<Entry
     }
     e.id = format!("kv-{}", key(&e)).into();
     e.version = version.into();
-    store.with(true, |db| {
+    store.update(|db| {
         if create && db.contains_key(&key(&e)) {
             return Err(at("key", "the key exists: terraform import it").into());
         }
@@ -200,7 +210,7 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn read(&self, cx: &Ctx<Store>, e: Entry) -> Result<Option<Entry>> {
-        cx.client().with(false, |db| Ok(db.remove(&key(&e))))
+        cx.client().read(|mut db| Ok(db.remove(&key(&e))))
     }
 
     async fn update(&self, cx: &Ctx<Store>, prior: Entry, e: Entry) -> Result<Entry> {
@@ -209,13 +219,11 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {
-        cx.client()
-            .with(true, |db| Ok(db.remove(&key(&e))))
-            .map(drop)
+        cx.client().update(|db| Ok(db.remove(&key(&e)))).map(drop)
     }
 
     async fn import(&self, cx: &Ctx<Store>, key: String) -> Result<Option<Entry>> {
-        let found = cx.client().with(false, |db| Ok(db.remove(&key)))?;
+        let found = cx.client().read(|mut db| Ok(db.remove(&key)))?;
         Ok(Some(
             found.ok_or_else(|| Diagnostic::error("no such entry"))?,
         ))
@@ -229,7 +237,7 @@ impl DataSource<Store> for LookupSource {
 
     async fn read(&self, cx: &Ctx<Store>, mut l: Lookup) -> Result<Lookup> {
         let k = l.key.known().cloned().unwrap_or_default();
-        let Some(e) = cx.client().with(false, |db| Ok(db.remove(&k)))? else {
+        let Some(e) = cx.client().read(|mut db| Ok(db.remove(&k)))? else {
             return Err(at("key", "no such entry").into());
         };
         (l.id, l.value, l.ttl, l.version, l.tags) = (e.id, e.value, e.ttl, e.version, e.tags);

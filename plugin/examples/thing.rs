@@ -20,9 +20,15 @@
 //! which protocol 5 cannot carry). `THING_BREAK_PROMISE=1` makes apply return an address
 //! outside the refined prefix, to show the server's apply check. Run with `--debug` to
 //! attach Terraform by `TF_REATTACH_PROVIDERS`.
+//!
+//! The file is read and written as `support/store.rs` does it: a lock shared by every
+//! process using it, atomic writes, and an error naming the file when it is damaged.
+
+#[path = "support/store.rs"]
+mod store;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -129,34 +135,32 @@ struct Info {
     greeting: Unknown<Option<String>>,
 }
 
-/// The "cloud": objects by id, each its resource type and its state as tfvalue JSON.
+/// The "cloud": objects by id, each its resource type and its state as tfvalue JSON,
+/// and beside them the last id number given.
 struct Db {
-    path: String,
-    lock: Mutex<()>,
+    records: store::JsonFile,
+    last_id: store::JsonFile,
 }
 
 type Records = BTreeMap<String, (String, serde_json::Value)>;
 
-fn diag(summary: &str, e: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::error(summary).with_detail(e.to_string())
-}
-
 impl Db {
-    /// Runs `f` on the records under the lock (so that ids stay unique when Terraform
-    /// applies in parallel), saving them when `save`.
-    fn with<T>(&self, save: bool, f: impl FnOnce(&mut Records) -> Result<T>) -> Result<T> {
-        let _g = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut records: Records = std::fs::read(&self.path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default();
-        let out = f(&mut records)?;
-        if save {
-            let text = serde_json::to_vec_pretty(&records)
-                .map_err(|e| diag("cannot write the database", e))?;
-            std::fs::write(&self.path, text)?;
+    fn new(path: &str) -> Db {
+        Db {
+            records: store::JsonFile::new(path),
+            last_id: store::JsonFile::new(format!("{path}.last-id")),
         }
-        Ok(out)
+    }
+
+    /// Runs `f` on the records; with `save`, under the store's exclusive lock (so that
+    /// ids stay unique when Terraform applies in parallel, or two runs share the
+    /// store), saving what `f` leaves.
+    fn with<T>(&self, save: bool, f: impl FnOnce(&mut Records) -> Result<T>) -> Result<T> {
+        if save {
+            self.records.update(f)
+        } else {
+            self.records.read(|mut r: Records| f(&mut r))
+        }
     }
 
     fn fetch<M: DeserializeOwned>(&self, id: &str) -> Result<Option<M>> {
@@ -183,15 +187,13 @@ impl Db {
                     // As a cloud does, an id is never given twice, also after its
                     // object is deleted: the last number given is kept beside the
                     // records (under the same lock).
-                    let counter = format!("{}.last-id", self.path);
-                    let last: usize = std::fs::read_to_string(&counter)
-                        .ok()
-                        .and_then(|t| t.trim().parse().ok())
-                        .unwrap_or(0);
-                    let n = (last + 1..)
-                        .find(|n| !r.contains_key(&format!("{prefix}-{n}")))
-                        .unwrap_or_default();
-                    std::fs::write(&counter, n.to_string())?;
+                    let n = self.last_id.update(|last: &mut usize| {
+                        let n = (*last + 1..)
+                            .find(|n| !r.contains_key(&format!("{prefix}-{n}")))
+                            .unwrap_or_default();
+                        *last = n;
+                        Ok::<_, Diagnostics>(n)
+                    })?;
                     let id = format!("{prefix}-{n}");
                     assign(&mut m, id.clone(), n);
                     id
@@ -391,10 +393,9 @@ impl DataSource for Greeting {
 
 fn main() {
     let v6 = std::env::var("THING_PROTOCOL").as_deref() != Ok("5");
-    let db = Arc::new(Db {
-        path: std::env::var("THING_DB").unwrap_or_else(|_| "thing-db.json".into()),
-        lock: Mutex::new(()),
-    });
+    let db = Arc::new(Db::new(
+        &std::env::var("THING_DB").unwrap_or_else(|_| "thing-db.json".into()),
+    ));
     let break_promise = std::env::var("THING_BREAK_PROMISE").as_deref() == Ok("1");
     let provider = Framework::new()
         .resource(

@@ -110,14 +110,13 @@ fn a_client_certificate_that_is_not_one_fails_at_start() {
     assert!(out.stdout.is_empty(), "a handshake line was printed");
 }
 
-/// When the process that started the provider dies without `Shutdown` (Terraform
-/// killed), the provider does not linger.
+/// Starts the provider from a shell as Terraform would, kills the shell so that the
+/// provider is an orphan, and returns how long the provider lived on (at most `limit`).
+/// With `dead_pipes`, the provider's stdout and stderr are pipes whose read ends are
+/// closed before the shell dies, as when Terraform is killed.
 #[cfg(unix)]
-#[test]
-fn the_provider_ends_when_its_parent_dies() {
+fn orphan_lives_on(dead_pipes: bool, limit: std::time::Duration) -> Option<std::time::Duration> {
     use std::time::{Duration, Instant};
-    // A shell starts the provider as Terraform would, prints its pid, and waits; then
-    // the shell is killed, and the provider is an orphan.
     let mut shell = Command::new("sh")
         .arg("-c")
         .arg("\"$0\" & echo $!; wait")
@@ -129,6 +128,11 @@ fn the_provider_ends_when_its_parent_dies() {
         .env("PLUGIN_PROTOCOL_VERSIONS", "6")
         .env_remove("PLUGIN_CLIENT_CERT")
         .stdout(Stdio::piped())
+        .stderr(if dead_pipes {
+            Stdio::piped()
+        } else {
+            Stdio::inherit()
+        })
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(shell.stdout.take().unwrap()).lines();
@@ -142,11 +146,47 @@ fn the_provider_ends_when_its_parent_dies() {
                 .contains(") Z ")
     };
     assert!(alive());
+    if dead_pipes {
+        drop(lines);
+        drop(shell.stderr.take());
+    }
     shell.kill().unwrap();
     shell.wait().unwrap();
     let killed = Instant::now();
-    while alive() && killed.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(50));
+    while alive() && killed.elapsed() < limit {
+        std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(!alive(), "the provider {pid} outlived its parent by 5 s");
+    if alive() {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        return None;
+    }
+    Some(killed.elapsed())
+}
+
+/// When the process that started the provider dies without `Shutdown` (Terraform
+/// killed), the provider does not linger.
+#[cfg(unix)]
+#[test]
+fn the_provider_ends_when_its_parent_dies() {
+    let limit = std::time::Duration::from_secs(5);
+    let lived = orphan_lives_on(false, limit);
+    assert!(
+        lived.is_some(),
+        "the provider outlived its parent by {limit:?}"
+    );
+}
+
+/// As Terraform killed by `kill -9` leaves it: an orphan whose stderr is a pipe nobody
+/// reads. Writing there fails (`EPIPE`); the provider must still end, within 2 s (it
+/// checks its parent once a second). Before the fix its watcher panicked on the failed
+/// write and the provider lived on.
+#[cfg(unix)]
+#[test]
+fn an_orphan_with_dead_pipes_ends_within_2_s() {
+    let limit = std::time::Duration::from_secs(2);
+    let lived = orphan_lives_on(true, limit);
+    assert!(
+        lived.is_some(),
+        "the provider outlived its parent (stdout and stderr closed) by {limit:?}"
+    );
 }

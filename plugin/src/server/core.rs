@@ -10,7 +10,6 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use futures_util::FutureExt as _;
 use tfvalue::msgpack::Validated;
 use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, DynamicValue, Type, Value};
@@ -57,6 +56,9 @@ pub(crate) struct Core<P> {
     /// How many handlers are running (including those whose client went away).
     in_flight: Arc<InFlightCount>,
     log: Option<Mutex<std::fs::File>>,
+    /// The runtime whose blocking pool runs the handlers: the one the server was
+    /// started on (the provider's, in `serve_main`), or else the caller's.
+    handlers: Option<tokio::runtime::Handle>,
 }
 
 impl<P> Drop for Core<P> {
@@ -197,7 +199,24 @@ impl<P: Provider> Core<P> {
             stop: Mutex::default(),
             in_flight: Arc::default(),
             log,
+            handlers: tokio::runtime::Handle::try_current().ok(),
         }
+    }
+
+    /// Runs `fut` to its end on a thread of its own, from the handlers' runtime's
+    /// blocking pool, so that a handler that blocks holds up nothing but itself.
+    fn spawn_handler<T, F>(&self, fut: F) -> tokio::task::JoinHandle<T>
+    where
+        F: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let runtime = self
+            .handlers
+            .clone()
+            .unwrap_or_else(tokio::runtime::Handle::current);
+        runtime
+            .clone()
+            .spawn_blocking(move || runtime.block_on(fut))
     }
 
     /// The context of a request arriving now, and the guard that cancels it if the
@@ -363,25 +382,18 @@ impl<P: Provider> Core<P> {
         T: Send + 'static,
     {
         let running = InFlight::enter(&self.in_flight);
-        let mut handler = Box::pin(async move {
+        // Each handler runs on a thread of its own (see `spawn_handler`): blocking there
+        // is allowed, and the server's own thread never runs provider code. The handler
+        // is never dropped half-way: a client that leaves only fires its cancellation.
+        let task = self.spawn_handler(async move {
             let _running = running;
             fut.await
         });
-        // Most handlers finish without waiting: the first poll runs them here, without a
-        // task of their own. One that waits goes on on its own task at once (nothing can
-        // drop it in between), where nothing drops it half-way either.
-        let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            handler.as_mut().now_or_never()
-        }));
         // `Err(Some(panic))`: the handler panicked; `Err(None)`: the runtime shut down.
-        let result = match first {
-            Ok(Some(v)) => Ok(v),
-            Err(panic) => Err(Some(panic)),
-            Ok(None) => match tokio::spawn(handler).await {
-                Ok(v) => Ok(v),
-                Err(e) if e.is_panic() => Err(Some(e.into_panic())),
-                Err(_) => Err(None),
-            },
+        let result = match task.await {
+            Ok(v) => Ok(v),
+            Err(e) if e.is_panic() => Err(Some(e.into_panic())),
+            Err(_) => Err(None),
         };
         cancel.disarm();
         match result {
@@ -903,7 +915,10 @@ impl<P: Provider> Core<P> {
         let fired = std::mem::take(&mut *self.stop.lock().unwrap_or_else(PoisonError::into_inner));
         fired.fire();
         let p = self.provider.clone();
-        match tokio::spawn(async move { p.stop_provider().await }).await {
+        match self
+            .spawn_handler(async move { p.stop_provider().await })
+            .await
+        {
             Ok(Ok(())) => String::new(),
             Ok(Err(e)) => e,
             Err(e) if e.is_panic() => format!(

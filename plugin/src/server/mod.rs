@@ -25,6 +25,18 @@ use tokio_stream::wrappers::ReceiverStream;
 use self::core::Core;
 use crate::provider::Provider;
 
+/// Writes one line to the process's standard error, ignoring any failure. Terraform
+/// reads a provider's stderr through a pipe; once Terraform is gone (killed, say) a write
+/// there fails with `EPIPE`, and `eprintln!` would panic on it, ending whatever task
+/// wrote (such as the watcher that stops an orphaned provider). Every line the server
+/// writes goes through here.
+pub(crate) fn say(args: fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args);
+    let _ = err.write_all(b"\n");
+    let _ = err.flush();
+}
+
 /// The environment variable go-plugin's handshake puts the magic cookie in.
 pub const MAGIC_COOKIE_KEY: &str = "TF_PLUGIN_MAGIC_COOKIE";
 /// The magic cookie Terraform sets for its providers.
@@ -326,7 +338,7 @@ fn incoming(
             let (tcp, _) = match listener.accept().await {
                 Ok(c) => c,
                 Err(e) => {
-                    eprintln!("tfvalue-plugin: accept failed: {e}");
+                    say(format_args!("tfvalue-plugin: accept failed: {e}"));
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
@@ -343,11 +355,13 @@ fn incoming(
                     Some(a) => match tokio::time::timeout(timeout, a.accept(tcp)).await {
                         Ok(Ok(s)) => Stream::Tls(Box::new(s)),
                         Ok(Err(e)) => {
-                            eprintln!("tfvalue-plugin: TLS handshake refused: {e}");
+                            say(format_args!("tfvalue-plugin: TLS handshake refused: {e}"));
                             return;
                         }
                         Err(_) => {
-                            eprintln!("tfvalue-plugin: a connection did not finish TLS in time");
+                            say(format_args!(
+                                "tfvalue-plugin: a connection did not finish TLS in time"
+                            ));
                             return;
                         }
                     },
@@ -359,17 +373,38 @@ fn incoming(
     ReceiverStream::new(rx)
 }
 
-/// What a running server needs to be reached, for tests and for [`serve`].
+/// What a running server needs to be reached, for tests and for [`serve`]. Dropping it
+/// ends the server (as `Shutdown` does).
 pub(crate) struct Listening {
     pub(crate) addr: SocketAddr,
     pub(crate) cert_der: Option<Vec<u8>>,
     pub(crate) shutdown: watch::Sender<bool>,
-    pub(crate) done: tokio::task::JoinHandle<Result<(), ServeError>>,
+    /// The server's outcome, once it has ended.
+    pub(crate) done: tokio::sync::oneshot::Receiver<Result<(), ServeError>>,
+    /// The server's own runtime, on its own thread.
+    server: tokio::runtime::Handle,
     stop_and_drain: StopAndDrain,
+    _end: EndOnDrop,
+}
+
+/// Ends the server when the [`Listening`] holding it is dropped.
+struct EndOnDrop(watch::Sender<bool>);
+
+impl Drop for EndOnDrop {
+    fn drop(&mut self) {
+        self.0.send_replace(true);
+    }
 }
 
 /// Starts serving `provider` on `listener` (TLS pinned to `client_pem` when given) and
 /// returns at once.
+///
+/// The server (connections, TLS, HTTP/2, the health and controller services, the stop
+/// signal) runs on a thread and runtime of its own, and every handler of the provider
+/// on a thread of its own from the blocking pool of the runtime `start` is called on.
+/// So a handler that blocks (a synchronous API client, a file on a hung network
+/// filesystem) holds up its own request only: `StopProvider`, `Shutdown`, health checks,
+/// new connections and the other handlers go on.
 pub(crate) fn start<P: Provider>(
     provider: P,
     listener: TcpListener,
@@ -377,6 +412,8 @@ pub(crate) fn start<P: Provider>(
     limits: Limits,
 ) -> Result<Listening, ServeError> {
     let addr = listener.local_addr()?;
+    // Served by the server's own runtime, which must drive its readiness.
+    let listener = listener.into_std()?;
     let (cert_der, tls) = match client_pem {
         Some(pem) => {
             let (der, config) = tls::server_config(pem).map_err(ServeError::Tls)?;
@@ -386,46 +423,48 @@ pub(crate) fn start<P: Provider>(
     };
     let core = Arc::new(Core::new(provider));
     let (shutdown, shutdown_rx) = watch::channel(false);
-    let (health, health_service) = tonic_health::server::health_reporter();
-    let router = tonic::transport::Server::builder()
-        // A peer that stops answering pings is gone (a killed Terraform whose socket
-        // was not closed); an idle one that answers is kept.
-        .http2_keepalive_interval(Some(Duration::from_secs(30)))
-        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
-        .add_service(health_service)
-        .add_service(
-            crate::proto::tfplugin5::provider_server::ProviderServer::new(service::Service {
-                core: core.clone(),
-            })
-            .max_decoding_message_size(limits.max_message)
-            .max_encoding_message_size(limits.max_message),
-        )
-        .add_service(
-            crate::proto::tfplugin6::provider_server::ProviderServer::new(service::Service {
-                core: core.clone(),
-            })
-            .max_decoding_message_size(limits.max_message)
-            .max_encoding_message_size(limits.max_message),
-        )
-        .add_service(
-            crate::proto::plugin::grpc_controller_server::GrpcControllerServer::new(
-                goplugin::Controller {
-                    shutdown: shutdown.clone(),
-                },
-            ),
-        )
-        .add_service(
-            crate::proto::plugin::grpc_stdio_server::GrpcStdioServer::new(goplugin::Stdio {
-                shutdown: shutdown_rx.clone(),
-            }),
-        );
-    let conns = incoming(listener, tls, limits.connect_timeout);
-    let stopper = core.clone();
-    let stop_and_drain: StopAndDrain = Arc::new(move |limit| {
-        let core = stopper.clone();
-        Box::pin(async move { core.stop_and_drain(limit).await })
-    });
-    let done = tokio::spawn(async move {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let server = runtime.handle().clone();
+    let controller_shutdown = shutdown.clone();
+    let service_core = core.clone();
+    let serving = async move {
+        let listener = TcpListener::from_std(listener)?;
+        let (health, health_service) = tonic_health::server::health_reporter();
+        let router = tonic::transport::Server::builder()
+            // A peer that stops answering pings is gone (a killed Terraform whose socket
+            // was not closed); an idle one that answers is kept.
+            .http2_keepalive_interval(Some(Duration::from_secs(30)))
+            .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+            .add_service(health_service)
+            .add_service(
+                crate::proto::tfplugin5::provider_server::ProviderServer::new(service::Service {
+                    core: service_core.clone(),
+                })
+                .max_decoding_message_size(limits.max_message)
+                .max_encoding_message_size(limits.max_message),
+            )
+            .add_service(
+                crate::proto::tfplugin6::provider_server::ProviderServer::new(service::Service {
+                    core: service_core,
+                })
+                .max_decoding_message_size(limits.max_message)
+                .max_encoding_message_size(limits.max_message),
+            )
+            .add_service(
+                crate::proto::plugin::grpc_controller_server::GrpcControllerServer::new(
+                    goplugin::Controller {
+                        shutdown: controller_shutdown,
+                    },
+                ),
+            )
+            .add_service(
+                crate::proto::plugin::grpc_stdio_server::GrpcStdioServer::new(goplugin::Stdio {
+                    shutdown: shutdown_rx.clone(),
+                }),
+            );
+        let conns = incoming(listener, tls, limits.connect_timeout);
         health
             .set_service_status("plugin", tonic_health::ServingStatus::Serving)
             .await;
@@ -441,12 +480,27 @@ pub(crate) fn start<P: Provider>(
             r = router.serve_with_incoming(conns) => r.map_err(ServeError::Transport),
             () = stopped => Ok(()),
         }
+    };
+    let (done_tx, done) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("tfvalue-plugin-server".into())
+        .spawn(move || {
+            let result = runtime.block_on(serving);
+            let _ = done_tx.send(result);
+            // The runtime ends here, and with it every connection and task it served.
+        })?;
+    let stopper = core;
+    let stop_and_drain: StopAndDrain = Arc::new(move |limit| {
+        let core = stopper.clone();
+        Box::pin(async move { core.stop_and_drain(limit).await })
     });
     Ok(Listening {
         addr,
         cert_der,
+        _end: EndOnDrop(shutdown.clone()),
         shutdown,
         done,
+        server,
         stop_and_drain,
     })
 }
@@ -462,19 +516,20 @@ type StopAndDrain =
 /// death shows as a change of parent process id, checked once a second (more often costs
 /// an idle provider measurable CPU: five checks a second cost about 0.4 ms of CPU per
 /// second). The requests in flight see their context stopped and get up to 10 seconds
-/// to end.
+/// to end. It runs on the server's own runtime, so handlers that block do not hold it
+/// up, and it writes through [`say`], which cannot fail on the dead parent's pipe.
 #[cfg(unix)]
 fn watch_parent(running: &Listening) {
     let parent = std::os::unix::process::parent_id();
     let shutdown = running.shutdown.clone();
     let stop_and_drain = running.stop_and_drain.clone();
-    tokio::spawn(async move {
+    running.server.spawn(async move {
         loop {
             tokio::time::sleep(Duration::from_millis(1000)).await;
             if std::os::unix::process::parent_id() != parent {
-                eprintln!(
+                say(format_args!(
                     "tfvalue-plugin: the process that started this provider is gone; stopping"
-                );
+                ));
                 stop_and_drain(Duration::from_secs(10)).await;
                 shutdown.send_replace(true);
                 return;
@@ -488,14 +543,19 @@ fn watch_parent(_: &Listening) {}
 
 /// Ignores SIGINT, as go-plugin hosts expect: Terraform forwards Ctrl-C as
 /// `StopProvider`, and ends the plugin with `Shutdown`.
-fn ignore_sigint() {
+fn ignore_sigint(running: &Listening) {
     #[cfg(unix)]
     {
+        let _guard = running.server.enter();
         use tokio::signal::unix::{signal, SignalKind};
         if let Ok(mut s) = signal(SignalKind::interrupt()) {
-            tokio::spawn(async move { while s.recv().await.is_some() {} });
+            running
+                .server
+                .spawn(async move { while s.recv().await.is_some() {} });
         }
     }
+    #[cfg(not(unix))]
+    let _ = running;
 }
 
 /// Serves `provider` as Terraform expects: checks the magic cookie, negotiates the
@@ -530,8 +590,8 @@ pub async fn serve<P: Provider>(provider: P, config: ServeConfig) -> Result<(), 
     let client_pem = std::env::var("PLUGIN_CLIENT_CERT")
         .ok()
         .filter(|s| !s.trim().is_empty());
-    ignore_sigint();
     let running = start(provider, listener, client_pem.as_deref(), config.limits)?;
+    ignore_sigint(&running);
     watch_parent(&running);
     let mut line = format!("1|{version}|tcp|{}|grpc", running.addr);
     if let Some(der) = &running.cert_der {
@@ -545,7 +605,9 @@ pub async fn serve<P: Provider>(provider: P, config: ServeConfig) -> Result<(), 
     }
     match running.done.await {
         Ok(r) => r,
-        Err(e) => Err(ServeError::Io(std::io::Error::other(e.to_string()))),
+        Err(_) => Err(ServeError::Io(std::io::Error::other(
+            "the server's thread ended without an outcome",
+        ))),
     }
 }
 
@@ -562,15 +624,17 @@ async fn serve_debug<P: Provider>(provider: P, config: ServeConfig) -> Result<()
             "Addr": {"Network": "tcp", "String": running.addr.to_string()},
         }
     });
-    println!("Provider started. To attach Terraform, set in another shell:\n");
-    println!("\tTF_REATTACH_PROVIDERS='{reattach}'\n");
-    let _ = std::io::stdout().flush();
+    {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
+            "Provider started. To attach Terraform, set in another shell:\n\n\tTF_REATTACH_PROVIDERS='{reattach}'\n"
+        );
+        let _ = out.flush();
+    }
     let shutdown = running.shutdown.clone();
     tokio::select! {
-        r = running.done => match r {
-            Ok(r) => r,
-            Err(e) => Err(ServeError::Io(std::io::Error::other(e.to_string()))),
-        },
+        r = running.done => r.unwrap_or(Ok(())),
         _ = tokio::signal::ctrl_c() => {
             shutdown.send_replace(true);
             Ok(())
@@ -600,7 +664,9 @@ pub fn serve_main<P: Provider>(provider: P, config: ServeConfig) {
     {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("tfvalue-plugin: cannot start the runtime: {e}");
+            say(format_args!(
+                "tfvalue-plugin: cannot start the runtime: {e}"
+            ));
             std::process::exit(1);
         }
     };
@@ -608,7 +674,7 @@ pub fn serve_main<P: Provider>(provider: P, config: ServeConfig) {
     // Do not wait for the stdio stream or other tasks: the host expects the process to end.
     runtime.shutdown_timeout(Duration::from_millis(100));
     if let Err(e) = result {
-        eprintln!("{e}");
+        say(format_args!("{e}"));
         std::process::exit(1);
     }
 }

@@ -20,6 +20,8 @@ struct Test;
 
 /// How many objects `test_slow` applies have created, across the process's tests.
 static CREATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Opens the gate that `test_blocking` reads block their threads on.
+static GATE_OPEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 /// The names of the objects `test_slow` applies have created.
 static CREATED_NAMES: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 
@@ -53,6 +55,7 @@ impl Provider for Test {
                 ),
             )
             .resource("test_slow", Schema::new(0, block()))
+            .resource("test_blocking", Schema::new(0, block()))
             .resource(
                 "test_nested",
                 Schema::new(
@@ -129,6 +132,14 @@ impl Provider for Test {
     }
 
     async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        if req.type_name == "test_blocking" {
+            // Blocking code, as a synchronous API client or a stalled file would block:
+            // the thread waits until the test opens the gate.
+            while !GATE_OPEN.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            return ReadResourceResponse::new(req.current_state, req.private);
+        }
         // Work that only ends when the request is stopped.
         req.ctx.stopped().await;
         Diagnostic::error("stopped before the read finished").into()
@@ -301,7 +312,7 @@ async fn a_panic_is_an_error_and_the_server_keeps_serving() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(schema.resource_schemas.len(), 4);
+    assert_eq!(schema.resource_schemas.len(), 5);
 }
 
 #[tokio::test]
@@ -451,6 +462,88 @@ async fn stop_is_deterministic() {
         answers.push(a.await.unwrap());
     }
     assert!(answers.iter().all(|a| a == "running"), "{answers:?}");
+}
+
+/// Handlers that block their threads (more of them than the runtime has workers) hold
+/// up nothing but themselves: StopProvider answers within a second, and health checks,
+/// a new connection, GetProviderSchema and other handlers are served meanwhile. Before
+/// the server had a thread of its own and ran each handler on a thread of its own, the
+/// first blocked handler froze the connection, and with it every call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocked_handlers_hold_up_nothing_else() {
+    use std::sync::atomic::Ordering;
+    /// Opens the gate however the test ends, so that no thread stays blocked.
+    struct OpenOnDrop;
+    impl Drop for OpenOnDrop {
+        fn drop(&mut self) {
+            GATE_OPEN.store(true, Ordering::SeqCst);
+        }
+    }
+    let _open = OpenOnDrop;
+    let (running, channel) = serve_plain().await;
+    let state = b"\x82\xa2ip\xa11\xa4name\xa1b";
+    let blocked: Vec<_> = (0..8)
+        .map(|_| {
+            let mut c = pb6::provider_client::ProviderClient::new(channel.clone());
+            tokio::spawn(async move {
+                c.read_resource(pb6::read_resource::Request {
+                    type_name: "test_blocking".into(),
+                    current_state: dv(state),
+                    ..Default::default()
+                })
+                .await
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(blocked.iter().all(|b| !b.is_finished()));
+    let second = Duration::from_secs(1);
+    let mut client = pb6::provider_client::ProviderClient::new(channel.clone());
+    let stop = tokio::time::timeout(second, client.stop_provider(pb6::stop_provider::Request {}))
+        .await
+        .expect("StopProvider answered within 1 s")
+        .unwrap();
+    assert_eq!(stop.into_inner().error, "");
+    assert!(tokio::time::timeout(second, health_check(channel.clone()))
+        .await
+        .expect("a health check answered within 1 s")
+        .is_ok());
+    let fresh = tokio::time::timeout(
+        second,
+        Endpoint::from_shared(format!("http://{}", running.addr))
+            .unwrap()
+            .connect(),
+    )
+    .await
+    .expect("a new connection within 1 s")
+    .unwrap();
+    let mut fresh = pb6::provider_client::ProviderClient::new(fresh);
+    let schema = tokio::time::timeout(
+        second,
+        fresh.get_provider_schema(pb6::get_provider_schema::Request::default()),
+    )
+    .await
+    .expect("GetProviderSchema answered within 1 s")
+    .unwrap()
+    .into_inner();
+    assert!(schema.resource_schemas.contains_key("test_blocking"));
+    let applied = tokio::time::timeout(second, fresh.apply_resource_change(thing_create("a")))
+        .await
+        .expect("another handler served within 1 s")
+        .unwrap()
+        .into_inner();
+    assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
+    GATE_OPEN.store(true, Ordering::SeqCst);
+    for b in blocked {
+        let resp = tokio::time::timeout(Duration::from_secs(5), b)
+            .await
+            .expect("a blocked read ends once unblocked")
+            .unwrap()
+            .unwrap()
+            .into_inner();
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        assert_eq!(resp.new_state.unwrap().msgpack, state);
+    }
 }
 
 /// A request whose client goes away still runs to its end, with its context stopped.
@@ -958,7 +1051,7 @@ async fn optional_services_answer_with_empty_results_or_errors() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(metadata.resources.len(), 4);
+    assert_eq!(metadata.resources.len(), 5);
 }
 
 #[tokio::test]
