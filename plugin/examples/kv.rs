@@ -72,6 +72,14 @@ struct Entry {
     acl: Unknown<Vec<Acl>>,
     #[tfvalue(optional)]
     meta: Dynamic,
+    /// A secret handed to the store on create and on every update (changing
+    /// `secret_wo_version` makes one). Write-only (Terraform 1.11 and later): never in a
+    /// plan or a state, and a new value alone is no change.
+    #[tfvalue(optional, sensitive, write_only)]
+    secret_wo: Unknown<Option<String>>,
+    /// Change it to hand `secret_wo` to the store again.
+    #[tfvalue(optional)]
+    secret_wo_version: Unknown<Option<u64>>,
 }
 
 /// Schema version 0 of an entry: the value under `data`, no rules, acls or meta.
@@ -171,8 +179,14 @@ fn key(e: &Entry) -> String {
     e.key.known().cloned().unwrap_or_default()
 }
 
-/// Writes `e` as the new state of its key; on create, the key must be new.
-fn save(store: &Store, mut e: Entry, version: u64, create: bool) -> Result<Entry> {
+/// Writes `e` as the new state of its key; on create, the key must be new. The store
+/// keeps the configured `secret_wo` (the plan holds it null; the configuration is the
+/// one place Terraform sends it); the state returned never holds it.
+fn save(cx: &Ctx<Store>, mut e: Entry, version: u64, create: bool) -> Result<Entry> {
+    let store = cx.client();
+    if let Some(config) = cx.config::<Entry>()? {
+        e.secret_wo = config.secret_wo;
+    }
     if e.value.value().is_some_and(|v| v == "FAIL") {
         return Err(at("value", "the store refused the value").into());
     }
@@ -202,11 +216,13 @@ impl Resource<Store> for EntryResource {
             rule: Vec::new().into(),
             acl: Vec::new().into(),
             meta: Dynamic::null(),
+            secret_wo: None.into(),
+            secret_wo_version: None.into(),
         })
     }
 
     async fn create(&self, cx: &Ctx<Store>, e: Entry) -> Result<Entry> {
-        save(cx.client(), e, 1, true)
+        save(cx, e, 1, true)
     }
 
     async fn read(&self, cx: &Ctx<Store>, e: Entry) -> Result<Option<Entry>> {
@@ -215,7 +231,7 @@ impl Resource<Store> for EntryResource {
 
     async fn update(&self, cx: &Ctx<Store>, prior: Entry, e: Entry) -> Result<Entry> {
         let version = prior.version.value().map_or(1, |v| v + 1);
-        save(cx.client(), e, version, false)
+        save(cx, e, version, false)
     }
 
     async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {

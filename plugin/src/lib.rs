@@ -73,6 +73,7 @@ pub mod __bench {
                     config,
                     prior_private,
                     DynamicValue::default(),
+                    crate::ClientCapabilities::default(),
                 )
                 .await
         }

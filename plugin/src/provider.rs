@@ -81,11 +81,40 @@ impl Schemas {
 /// it. A handler that waits on slow work should watch [`Context::stopped`] (or poll
 /// [`Context::is_stopped`]) and return early, with an error diagnostic or with what it
 /// has done so far. Requests that arrive after `StopProvider` start with a fresh context.
+///
+/// Each handler runs on a thread of its own (from the blocking pool of the runtime that
+/// serves the provider), so blocking code in a handler is allowed: it holds up its own
+/// request only, and `StopProvider` still reaches the others at once.
 #[derive(Clone, Debug)]
 pub struct Context {
     stop: Arc<Signal>,
     // The request's own cancellation: its client went away.
     cancel: Option<Arc<Signal>>,
+    capabilities: ClientCapabilities,
+}
+
+/// What the Terraform calling says it supports (tfplugin `ClientCapabilities`), in
+/// the requests that carry it: `ValidateResourceConfig`, `ReadResource`,
+/// `PlanResourceChange`, `ImportResourceState`, `ReadDataSource` (and their v5 names).
+/// Terraform before 1.9 sends none: everything is `false` then.
+///
+/// ```
+/// use tfvalue_plugin::{ClientCapabilities, Context};
+///
+/// let caps = ClientCapabilities { write_only_attributes_allowed: true, ..Default::default() };
+/// let ctx = Context::detached().with_client_capabilities(caps);
+/// assert!(ctx.client_capabilities().write_only_attributes_allowed);
+/// assert!(!Context::detached().client_capabilities().deferral_allowed);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// The client can handle deferred responses (Terraform 1.9+, experimental builds).
+    pub deferral_allowed: bool,
+    /// The client supports write-only attributes (Terraform 1.11+): without it a
+    /// configured write-only value would end up in plan and state, so the server refuses
+    /// one at validation.
+    pub write_only_attributes_allowed: bool,
 }
 
 /// A signal fired once and never reset: `StopProvider` for the requests in flight (a
@@ -128,7 +157,22 @@ impl Context {
         Context {
             stop,
             cancel: Some(cancel),
+            capabilities: ClientCapabilities::default(),
         }
+    }
+
+    /// What the Terraform calling says it supports (all `false` for a request that
+    /// carries no capabilities, and for Terraform before 1.9).
+    pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.capabilities
+    }
+
+    /// The context with these client capabilities (the server sets them from the
+    /// request; for tests of handlers).
+    #[must_use]
+    pub fn with_client_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
     }
 
     /// A context that is never stopped, for calling a provider's handlers in tests.
@@ -140,6 +184,7 @@ impl Context {
         Context {
             stop: Arc::default(),
             cancel: None,
+            capabilities: ClientCapabilities::default(),
         }
     }
 

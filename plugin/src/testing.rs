@@ -100,6 +100,11 @@ use tfvalue::Value;
 /// The environment variable naming the Terraform binary the tests run.
 pub const TERRAFORM_ENV: &str = "TFVALUE_TERRAFORM";
 
+/// The environment variable naming a newer Terraform binary, for cases that need
+/// features of recent Terraform (write-only attributes need 1.11):
+/// [`TestCase::run_latest`] runs with it, and is skipped (saying why) without it.
+pub const TERRAFORM_LATEST_ENV: &str = "TFVALUE_TERRAFORM_LATEST";
+
 /// Set (to anything) to keep each case's temporary directory.
 pub const KEEP_ENV: &str = "TFVALUE_TESTING_KEEP";
 
@@ -957,13 +962,26 @@ impl TestCase {
     /// destroy at the end.
     pub fn try_run(self) -> Result<Outcome, Error> {
         let terraform = std::env::var_os(TERRAFORM_ENV);
-        self.try_run_with(terraform)
+        self.try_run_with(terraform, TERRAFORM_ENV)
     }
 
-    fn try_run_with(self, terraform: Option<OsString>) -> Result<Outcome, Error> {
-        let Some(terraform) = terraform else {
+    /// [`TestCase::run`] with the Terraform that [`TERRAFORM_LATEST_ENV`]
+    /// (`TFVALUE_TERRAFORM_LATEST`) names, for what older Terraforms cannot do; without
+    /// it, prints why it is skipped and returns.
+    #[track_caller]
+    pub fn run_latest(self) {
+        match self.try_run_with(std::env::var_os(TERRAFORM_LATEST_ENV), TERRAFORM_LATEST_ENV) {
+            Ok(_) => {}
+            // Reporting a failure is this function's purpose.
+            #[allow(clippy::panic)]
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn try_run_with(self, terraform: Option<OsString>, env: &str) -> Result<Outcome, Error> {
+        let Some(terraform) = terraform.filter(|t| !t.is_empty()) else {
             let reason = format!(
-                "{TERRAFORM_ENV} is not set (the path of a Terraform binary to run the \
+                "{env} is not set (the path of a Terraform binary to run the \
                  acceptance tests with)"
             );
             println!("skipped: {reason}");
@@ -1854,7 +1872,10 @@ mod tests {
         let case = TestCase::new(ProviderBinary::path("/nonexistent"));
         let dir = case.dir().to_path_buf();
         assert!(dir.is_dir());
-        let outcome = case.step(Step::config("")).try_run_with(None).unwrap();
+        let outcome = case
+            .step(Step::config(""))
+            .try_run_with(None, TERRAFORM_ENV)
+            .unwrap();
         assert!(matches!(outcome, Outcome::Skipped(r) if r.contains(TERRAFORM_ENV)));
         assert!(!dir.exists(), "the temporary directory is removed");
     }

@@ -622,3 +622,98 @@ fn thing_upgrade_protocol_5() {
 fn thing_upgrade_protocol_6() {
     thing_upgrade(6);
 }
+
+/// An entry with the write-only `secret_wo`, in a configuration of its own.
+fn kv_secret_config(store: &Path, secret: &str, version: u64) -> String {
+    format!(
+        r#"{provider}
+resource "kv_entry" "s" {{
+  key               = "secret"
+  secret_wo         = "{secret}"
+  secret_wo_version = {version}
+}}
+"#,
+        provider = provider(store)
+    )
+}
+
+/// What the store holds as `secret_wo` of the entry `secret`.
+fn stored_secret(store: &Path) -> serde_json::Value {
+    store_json(store)["secret"]["secret_wo"].clone()
+}
+
+/// A write-only attribute end to end with Terraform 1.11 or later: the provider receives
+/// the configured value (the store keeps it), the state never holds it, a new value
+/// alone is no change (the step's no-change plan after apply holds), and a bump of
+/// `secret_wo_version` hands the new value over.
+fn kv_write_only(protocol: u32) {
+    let (case, store) = kv_case(protocol);
+    let (s1, s2, s3) = (store.clone(), store.clone(), store.clone());
+    case.step(
+        Step::config(kv_secret_config(&store, "s3cret-1", 1)).check(move |state| {
+            let e: serde_json::Value = state.resource("kv_entry.s")?;
+            assert_eq!(e["secret_wo"], serde_json::Value::Null);
+            assert_eq!(e["secret_wo_version"], 1);
+            let text = state.json().to_string();
+            assert!(
+                !text.contains("s3cret"),
+                "the state holds the secret: {text}"
+            );
+            assert_eq!(stored_secret(&s1), "s3cret-1", "the provider received it");
+            Ok(())
+        }),
+    )
+    // A new value alone plans no change: the store keeps the first one.
+    .step(
+        Step::config(kv_secret_config(&store, "s3cret-2", 1)).check(move |state| {
+            let e: serde_json::Value = state.resource("kv_entry.s")?;
+            assert_eq!(e["version"], 1, "no update ran");
+            assert_eq!(stored_secret(&s2), "s3cret-1");
+            Ok(())
+        }),
+    )
+    // A version bump is an update, and hands the new value over.
+    .step(
+        Step::config(kv_secret_config(&store, "s3cret-2", 2)).check(move |state| {
+            let e: serde_json::Value = state.resource("kv_entry.s")?;
+            assert_eq!(
+                (e["version"].clone(), e["secret_wo"].clone()),
+                (2.into(), serde_json::Value::Null)
+            );
+            assert!(!state.json().to_string().contains("s3cret"));
+            assert_eq!(stored_secret(&s3), "s3cret-2");
+            Ok(())
+        }),
+    )
+    .run_latest();
+}
+
+#[test]
+fn kv_write_only_protocol_5() {
+    kv_write_only(5);
+}
+
+#[test]
+fn kv_write_only_protocol_6() {
+    kv_write_only(6);
+}
+
+/// Terraform before 1.11 does not know write-only attributes and would keep the value in
+/// plan and state: the provider refuses a configured one, saying which Terraform is
+/// needed, before anything is planned.
+#[test]
+fn kv_write_only_is_refused_by_older_terraform() {
+    let (case, store) = kv_case(6);
+    let s = store.clone();
+    case.step(
+        Step::config(kv_secret_config(&store, "s3cret-1", 1))
+            .expect_error("Write-only attribute not supported")
+            .before(move || assert!(!s.exists())),
+    )
+    .step(Step::config(provider(&store)).check(move |state| {
+        assert!(state.is_empty());
+        assert!(!store.exists() || !std::fs::read_to_string(&store)?.contains("s3cret"));
+        Ok(())
+    }))
+    .run();
+}

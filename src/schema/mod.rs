@@ -41,6 +41,7 @@ mod refine;
 mod render;
 mod validate;
 mod validator;
+mod write_only;
 
 use std::collections::BTreeMap;
 

@@ -81,6 +81,17 @@ macro_rules! common_conversions {
         use tfvalue::codec::RawState;
         use tfvalue::{AttributePath, DynamicValue, Type};
 
+        /// The client's capabilities (all off where the request carries none).
+        pub(crate) fn capabilities(
+            c: Option<pb::ClientCapabilities>,
+        ) -> crate::provider::ClientCapabilities {
+            let c = c.unwrap_or_default();
+            crate::provider::ClientCapabilities {
+                deferral_allowed: c.deferral_allowed,
+                write_only_attributes_allowed: c.write_only_attributes_allowed,
+            }
+        }
+
         /// A protocol `DynamicValue` as tfvalue's (the bytes move, nothing is copied).
         pub(crate) fn dynamic_value(dv: Option<pb::DynamicValue>) -> DynamicValue {
             match dv {

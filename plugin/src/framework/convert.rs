@@ -15,16 +15,21 @@ pub(crate) struct Wire {
     /// Whether the schema's type is the model's: then models go straight to and from
     /// the wire.
     same: bool,
+    /// Whether the schema has write-only attributes: then every value the provider
+    /// answers with has them set to null on the way out.
+    pub(crate) write_only: bool,
 }
 
 impl Wire {
     pub(crate) fn new<M: Model>(schema: Schema) -> Self {
         let ty = schema.implied_type();
         let same = ty == M::tf_type();
+        let write_only = schema.block.has_write_only();
         Wire {
             schema,
             ty: std::sync::Arc::new(ty),
             same,
+            write_only,
         }
     }
 }
@@ -137,10 +142,14 @@ pub(crate) fn encode<M: Model>(
     let Some(m) = m else {
         return Ok(null());
     };
-    let encoded = if wire.same {
+    let encoded = if wire.same && !wire.write_only {
         DynamicValue::encode(m)
     } else {
         tfvalue::to_value(m).and_then(|mut v| {
+            // Terraform refuses a plan or a state that holds a write-only value.
+            if wire.write_only {
+                wire.schema.block.null_write_only(&mut v);
+            }
             if let Value::Object(map) = &mut v {
                 let block = &wire.schema.block;
                 map.retain(|k, _| {

@@ -16,6 +16,10 @@ use crate::provider::Context;
 /// Handlers take it by shared reference; what they record through it (warnings, private
 /// data, replacements) is collected by the framework when the handler returns.
 ///
+/// Each handler runs on a thread of its own, so it may block (a synchronous API client,
+/// `std::fs`, waiting for a file lock): that holds up its own request only, never the
+/// server, `StopProvider` or the other handlers.
+///
 /// ```
 /// use tfvalue_plugin::framework::Ctx;
 /// use tfvalue_plugin::Diagnostic;
@@ -94,6 +98,19 @@ impl<C> Ctx<C> {
     /// provider's own configure.
     pub fn type_name(&self) -> &str {
         &self.type_name
+    }
+
+    /// What the Terraform calling says it supports (write-only attributes, deferred
+    /// responses), in the handlers of the requests that carry it (`read`, `modify_plan`,
+    /// `import`, a data source's `read`); all `false` elsewhere and for
+    /// Terraform before 1.9.
+    ///
+    /// ```
+    /// let cx = tfvalue_plugin::framework::Ctx::detached(());
+    /// assert!(!cx.client_capabilities().write_only_attributes_allowed);
+    /// ```
+    pub fn client_capabilities(&self) -> crate::ClientCapabilities {
+        self.stop.client_capabilities()
     }
 
     /// The version of the Terraform calling; set in

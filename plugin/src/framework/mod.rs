@@ -434,7 +434,12 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             dv.decode_value(&self.wire.ty)
                 .map_err(|e| Diagnostics::from(convert::misfit(what, &self.type_name, &e)))
         };
-        let proposed = value(&req.proposed_new_state, "the proposed new state")?;
+        let mut proposed = value(&req.proposed_new_state, "the proposed new state")?;
+        if self.wire.write_only {
+            // Terraform proposes the configured value of a write-only attribute; it is
+            // never planned, and never counts as a change.
+            self.wire.schema.block.null_write_only(&mut proposed);
+        }
         if proposed.is_null() {
             // Destroy: the plan is null.
             return Ok(PlanResourceChangeResponse::new(convert::null()));

@@ -32,13 +32,40 @@ const PLAN_MAGIC_V1: &[u8] = b"tfvalue-plugin/plan/1\n";
 struct Entry {
     schema: Arc<Schema>,
     ty: Type,
+    /// Whether the schema has write-only attributes.
+    write_only: bool,
 }
 
 impl Entry {
     fn new(schema: &Schema) -> Entry {
         Entry {
             ty: schema.implied_type(),
+            write_only: schema.block.has_write_only(),
             schema: Arc::new(schema.clone()),
+        }
+    }
+
+    /// A value the provider answers with (a plan, a new, read, imported or upgraded
+    /// state) holds no write-only value: Terraform refuses the whole answer otherwise.
+    fn check_write_only(&self, what: &str, dv: &DynamicValue) -> Result<(), Diagnostic> {
+        if !self.write_only {
+            return Ok(());
+        }
+        let Ok(value) = dv.decode_value(&self.ty) else {
+            return Ok(()); // The type check reports it.
+        };
+        match self.schema.block.find_write_only(&value) {
+            None => Ok(()),
+            Some(path) => Err(Diagnostic::error(format!(
+                "the provider's {what} holds a write-only value"
+            ))
+            .with_detail(format!(
+                "{} is write-only: its value is only ever in configuration, never in a plan \
+                 or a state, and Terraform refuses an answer that holds one. This is a bug \
+                 in the provider.",
+                describe(&path)
+            ))
+            .at(path)),
         }
     }
 }
@@ -222,6 +249,11 @@ impl<P: Provider> Core<P> {
     /// The context of a request arriving now, and the guard that cancels it if the
     /// request is dropped before its handler ends.
     fn request_ctx(&self) -> (Context, Cancel) {
+        self.request_ctx_with(ClientCapabilities::default())
+    }
+
+    /// [`Core::request_ctx`] for a request that carries the client's capabilities.
+    fn request_ctx_with(&self, capabilities: ClientCapabilities) -> (Context, Cancel) {
         let stop = self
             .stop
             .lock()
@@ -229,7 +261,7 @@ impl<P: Provider> Core<P> {
             .clone();
         let cancel = Arc::new(Signal::default());
         (
-            Context::for_request(stop, cancel.clone()),
+            Context::for_request(stop, cancel.clone()).with_client_capabilities(capabilities),
             Cancel(Some(cancel)),
         )
     }
@@ -466,6 +498,7 @@ impl<P: Provider> Core<P> {
         data: bool,
         type_name: String,
         config: DynamicValue,
+        capabilities: ClientCapabilities,
     ) -> Vec<Diagnostic> {
         let (rpc, entry) = if data {
             (
@@ -486,10 +519,13 @@ impl<P: Provider> Core<P> {
             name: "config",
         };
         let mut diags = self.schema_checks(field, &config, entry);
+        if !data && !capabilities.write_only_attributes_allowed {
+            diags.extend(refuse_write_only(entry, &config));
+        }
         if has_errors(&diags) {
             return diags;
         }
-        let (ctx, cancel) = self.request_ctx();
+        let (ctx, cancel) = self.request_ctx_with(capabilities);
         let req = ValidateConfigRequest {
             type_name,
             config,
@@ -581,7 +617,10 @@ impl<P: Provider> Core<P> {
                 &mut resp.upgraded_state,
                 &entry.ty,
                 Known::Wholly,
-            ) {
+            )
+            .map(drop)
+            .and_then(|()| entry.check_write_only("upgraded state", &resp.upgraded_state))
+            {
                 resp.diagnostics.push(d);
             }
         }
@@ -594,6 +633,7 @@ impl<P: Provider> Core<P> {
         current_state: DynamicValue,
         private: Vec<u8>,
         provider_meta: DynamicValue,
+        capabilities: ClientCapabilities,
     ) -> ReadResourceResponse {
         const RPC: &str = "ReadResource";
         let fail = |d| ReadResourceResponse {
@@ -613,7 +653,7 @@ impl<P: Provider> Core<P> {
         {
             return fail(d);
         }
-        let (ctx, cancel) = self.request_ctx();
+        let (ctx, cancel) = self.request_ctx_with(capabilities);
         let req = ReadResourceRequest {
             type_name,
             current_state,
@@ -631,7 +671,10 @@ impl<P: Provider> Core<P> {
                 &mut resp.new_state,
                 &entry.ty,
                 Known::Wholly,
-            ) {
+            )
+            .map(drop)
+            .and_then(|()| entry.check_write_only("refreshed state", &resp.new_state))
+            {
                 resp.diagnostics.push(d);
             }
         }
@@ -647,6 +690,7 @@ impl<P: Provider> Core<P> {
         config: DynamicValue,
         prior_private: Vec<u8>,
         provider_meta: DynamicValue,
+        capabilities: ClientCapabilities,
     ) -> PlanResourceChangeResponse {
         const RPC: &str = "PlanResourceChange";
         let fail = |d| PlanResourceChangeResponse {
@@ -669,7 +713,7 @@ impl<P: Provider> Core<P> {
         if let Err(d) = self.check_meta(RPC, &provider_meta) {
             return fail(d);
         }
-        let (ctx, cancel) = self.request_ctx();
+        let (ctx, cancel) = self.request_ctx_with(capabilities);
         let req = PlanResourceChangeRequest {
             type_name,
             prior_state,
@@ -691,7 +735,11 @@ impl<P: Provider> Core<P> {
         if has_errors(&resp.diagnostics) {
             return resp;
         }
-        match Self::check_output("planned state", &mut resp.planned_state, ty, Known::Maybe) {
+        match Self::check_output("planned state", &mut resp.planned_state, ty, Known::Maybe)
+            .and_then(|c| {
+                entry.check_write_only("planned state", &resp.planned_state)?;
+                Ok(c)
+            }) {
             Err(d) => resp.diagnostics.push(d),
             // Terraform before 1.6 drops refinements; keep the plan to check apply by.
             Ok(checked) if checked.has_refinements() => {
@@ -770,6 +818,10 @@ impl<P: Provider> Core<P> {
             }
             return resp;
         }
+        if let Err(d) = entry.check_write_only("new state", &resp.new_state) {
+            resp.diagnostics.push(d);
+            return resp;
+        }
         let planned_source = kept_plan.as_deref().unwrap_or(&planned_bytes);
         // One walk of the answer on its bytes first, for the schema and the plan at once:
         // where the plan is known the new state must be its bytes (checked already: the
@@ -811,6 +863,7 @@ impl<P: Provider> Core<P> {
         &self,
         type_name: String,
         id: String,
+        capabilities: ClientCapabilities,
     ) -> ImportResourceStateResponse {
         const RPC: &str = "ImportResourceState";
         let fail = |d| ImportResourceStateResponse {
@@ -820,7 +873,7 @@ impl<P: Provider> Core<P> {
         if !self.resources.contains_key(&type_name) {
             return fail(Self::unknown_type("resource", &type_name));
         }
-        let (ctx, cancel) = self.request_ctx();
+        let (ctx, cancel) = self.request_ctx_with(capabilities);
         let req = ImportResourceStateRequest { type_name, id, ctx };
         let p = self.provider.clone();
         let mut resp = self
@@ -839,6 +892,8 @@ impl<P: Provider> Core<P> {
             };
             if let Err(d) =
                 Self::check_output("imported state", &mut r.state, &entry.ty, Known::Wholly)
+                    .map(drop)
+                    .and_then(|()| entry.check_write_only("imported state", &r.state))
             {
                 found.push(d);
             }
@@ -852,6 +907,7 @@ impl<P: Provider> Core<P> {
         type_name: String,
         config: DynamicValue,
         provider_meta: DynamicValue,
+        capabilities: ClientCapabilities,
     ) -> ReadDataSourceResponse {
         const RPC: &str = "ReadDataSource";
         let fail = |d| ReadDataSourceResponse {
@@ -872,7 +928,7 @@ impl<P: Provider> Core<P> {
         {
             return fail(d);
         }
-        let (ctx, cancel) = self.request_ctx();
+        let (ctx, cancel) = self.request_ctx_with(capabilities);
         let req = ReadDataSourceRequest {
             type_name,
             config,
@@ -928,6 +984,28 @@ impl<P: Provider> Core<P> {
             Err(_) => "the provider was stopping when the server shut down".to_owned(),
         }
     }
+}
+
+/// A configured write-only value, where the Terraform calling did not say it supports
+/// write-only attributes (Terraform before 1.11 sends no capabilities): it would keep the
+/// value in plan and state, in clear text.
+fn refuse_write_only(entry: &Entry, config: &DynamicValue) -> Option<Diagnostic> {
+    if !entry.write_only {
+        return None;
+    }
+    let value = config.decode_value(&entry.ty).ok()?;
+    let path = entry.schema.block.find_write_only(&value)?;
+    Some(
+        Diagnostic::error("Write-only attribute not supported by this Terraform")
+            .with_detail(format!(
+                "{} is write-only: its value must never be stored in a plan or a state. \
+                 Write-only attributes need Terraform 1.11 or later; the Terraform running \
+                 this does not support them and would store the value. Upgrade Terraform, or \
+                 leave the attribute unset.",
+                describe(&path)
+            ))
+            .at(path),
+    )
 }
 
 /// The path of the first unknown in a value (empty if there is none or it does not

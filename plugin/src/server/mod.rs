@@ -108,8 +108,10 @@ impl ServeConfig {
         self
     }
 
-    /// How long a new connection may take to finish its TLS handshake and send its first
-    /// bytes (10 seconds by default); one that stays silent longer is closed. An open
+    /// How long a new connection may take to finish its TLS handshake, and then to send
+    /// the whole start of HTTP/2 (the client preface and its first SETTINGS frame): 10
+    /// seconds each by default. One that has not done so in time is closed, also when it
+    /// sent some bytes and then nothing. An open
     /// connection may then stay idle for as long as its peer answers HTTP/2 pings, and
     /// a call may take as long as it takes: Terraform keeps one connection for a whole
     /// command, idle while it waits for a person to approve a plan.
@@ -246,11 +248,45 @@ async fn bind(min: u16, max: u16) -> Result<TcpListener, ServeError> {
     })))
 }
 
-/// A connection the server accepted: TLS or plain, with the deadline for its first bytes
-/// (the HTTP/2 preface) until they arrive.
+/// A connection the server accepted: TLS or plain, with the deadline for its HTTP/2
+/// start (the client's preface and its first SETTINGS frame) until that has arrived
+/// whole. A client that sends a byte and then nothing is closed at the deadline too.
 struct Conn {
     stream: Stream,
-    first_read: Option<Pin<Box<tokio::time::Sleep>>>,
+    start: Option<Start>,
+}
+
+/// What a connection has sent of its HTTP/2 start, and its deadline.
+struct Start {
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    /// Bytes read so far.
+    read: usize,
+    /// The 9 bytes of the SETTINGS frame header that follows the preface.
+    header: [u8; 9],
+}
+
+/// The client connection preface of HTTP/2 (RFC 9113, 3.4), then a SETTINGS frame.
+const PREFACE_LEN: usize = 24;
+const FRAME_HEADER_LEN: usize = 9;
+
+impl Start {
+    /// Takes note of `bytes`, the next ones read; true once the preface and the whole
+    /// first frame have arrived.
+    fn arrived(&mut self, bytes: &[u8]) -> bool {
+        for (i, b) in bytes.iter().enumerate() {
+            let at = self.read + i;
+            if (PREFACE_LEN..PREFACE_LEN + FRAME_HEADER_LEN).contains(&at) {
+                self.header[at - PREFACE_LEN] = *b;
+            }
+        }
+        self.read += bytes.len();
+        if self.read < PREFACE_LEN + FRAME_HEADER_LEN {
+            return false;
+        }
+        let [a, b, c, ..] = self.header;
+        let length = (usize::from(a) << 16) | (usize::from(b) << 8) | usize::from(c);
+        self.read >= PREFACE_LEN + FRAME_HEADER_LEN + length
+    }
 }
 
 enum Stream {
@@ -262,7 +298,11 @@ impl Conn {
     fn new(stream: Stream, timeout: Duration) -> Conn {
         Conn {
             stream,
-            first_read: Some(Box::pin(tokio::time::sleep(timeout))),
+            start: Some(Start {
+                deadline: Box::pin(tokio::time::sleep(timeout)),
+                read: 0,
+                header: [0; 9],
+            }),
         }
     }
 }
@@ -284,13 +324,13 @@ impl AsyncRead for Conn {
             Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
             Stream::Tls(s) => Pin::new(s).poll_read(cx, buf),
         };
-        if let Some(deadline) = &mut this.first_read {
-            if matches!(r, Poll::Ready(_)) && buf.filled().len() > before {
-                this.first_read = None;
-            } else if r.is_pending() && deadline.as_mut().poll(cx).is_ready() {
+        if let Some(start) = &mut this.start {
+            if matches!(r, Poll::Ready(Ok(()))) && start.arrived(&buf.filled()[before..]) {
+                this.start = None;
+            } else if start.deadline.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(Err(std::io::Error::new(
                     std::io::ErrorKind::TimedOut,
-                    "the connection sent nothing in time",
+                    "the connection did not start HTTP/2 in time",
                 )));
             }
         }

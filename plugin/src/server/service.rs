@@ -119,7 +119,12 @@ macro_rules! provider_service {
                 let ty = self.core.resource_type(&r.type_name).cloned();
                 let diags = self
                     .core
-                    .validate_config(false, r.type_name, $cv::dynamic_value(r.config))
+                    .validate_config(
+                        false,
+                        r.type_name,
+                        $cv::dynamic_value(r.config),
+                        $cv::capabilities(r.client_capabilities),
+                    )
                     .await;
                 Ok(Response::new(pb::$validate_resource_msg::Response {
                     diagnostics: $cv::to_diagnostics(diags, ty.as_ref()),
@@ -134,7 +139,12 @@ macro_rules! provider_service {
                 let ty = self.core.data_source_type(&r.type_name).cloned();
                 let diags = self
                     .core
-                    .validate_config(true, r.type_name, $cv::dynamic_value(r.config))
+                    .validate_config(
+                        true,
+                        r.type_name,
+                        $cv::dynamic_value(r.config),
+                        Default::default(),
+                    )
                     .await;
                 Ok(Response::new(pb::$validate_data_msg::Response {
                     diagnostics: $cv::to_diagnostics(diags, ty.as_ref()),
@@ -184,6 +194,7 @@ macro_rules! provider_service {
                         $cv::dynamic_value(r.current_state),
                         r.private,
                         $cv::dynamic_value(r.provider_meta),
+                        $cv::capabilities(r.client_capabilities),
                     )
                     .await;
                 Ok(Response::new(pb::read_resource::Response {
@@ -209,6 +220,7 @@ macro_rules! provider_service {
                         $cv::dynamic_value(r.config),
                         r.prior_private,
                         $cv::dynamic_value(r.provider_meta),
+                        $cv::capabilities(r.client_capabilities),
                     )
                     .await;
                 Ok(Response::new(pb::plan_resource_change::Response {
@@ -255,7 +267,10 @@ macro_rules! provider_service {
             ) -> Result<Response<pb::import_resource_state::Response>, Status> {
                 let r = request.into_inner();
                 let ty = self.core.resource_type(&r.type_name).cloned();
-                let resp = self.core.import(r.type_name, r.id).await;
+                let resp = self
+                    .core
+                    .import(r.type_name, r.id, $cv::capabilities(r.client_capabilities))
+                    .await;
                 Ok(Response::new(pb::import_resource_state::Response {
                     imported_resources: resp
                         .imported_resources
@@ -284,6 +299,7 @@ macro_rules! provider_service {
                         r.type_name,
                         $cv::dynamic_value(r.config),
                         $cv::dynamic_value(r.provider_meta),
+                        $cv::capabilities(r.client_capabilities),
                     )
                     .await;
                 Ok(Response::new(pb::read_data_source::Response {

@@ -1146,6 +1146,38 @@ async fn silent_connections_are_closed() {
             "tls {tls}: the silent connection is still open"
         );
     }
+    // A client that sends part of its HTTP/2 start and then nothing is closed too (the
+    // deadline once ended at the first byte): one byte, the preface alone, the preface
+    // and half a SETTINGS frame.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Test, listener, None, limits).unwrap();
+    let preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    let settings = b"\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64";
+    let partial: [Vec<u8>; 3] = [
+        b"P".to_vec(),
+        preface.to_vec(),
+        [&preface[..], &settings[..12]].concat(),
+    ];
+    for sent in partial {
+        use tokio::io::AsyncWriteExt;
+        let mut stalled = tokio::net::TcpStream::connect(running.addr).await.unwrap();
+        stalled.write_all(&sent).await.unwrap();
+        let closed = tokio::time::timeout(Duration::from_secs(5), async {
+            let mut buf = [0u8; 256];
+            loop {
+                match stalled.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
+        assert!(
+            closed.is_ok(),
+            "a connection that sent {} bytes of its start is still open",
+            sent.len()
+        );
+    }
     // A client that speaks at once is served, whatever the timeout.
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let running = start(Test, listener, None, limits).unwrap();
