@@ -234,6 +234,17 @@ impl<T: TfValue> TfValue for Unknown<T> {
     }
 }
 
+/// An element of a list, set or map of nested objects or blocks that may be wholly
+/// unknown (Terraform sends `[{..}, var.x ? {..} : {..}]` as a known list with an unknown
+/// element): `Vec<Unknown<Subnet>>` has `Subnet`'s schema.
+impl<T: TfModel> TfModel for Unknown<T> {
+    const SCHEMA_VERSION: i64 = T::SCHEMA_VERSION;
+
+    fn block() -> Block {
+        T::block()
+    }
+}
+
 impl<T: TfValue> TfValue for Vec<T> {
     fn tf_type() -> Type {
         Type::list(T::tf_type())

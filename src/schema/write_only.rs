@@ -3,7 +3,8 @@
 //! produces those values clears them first, and a server checks that none is left.
 
 use super::{Attribute, AttributeType, Block, NestedType};
-use crate::{AttributePath, Value};
+use crate::path::AttributePath;
+use crate::value::Value;
 
 impl Block {
     /// Whether any attribute of the block, of its nested attributes or of its nested

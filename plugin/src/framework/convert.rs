@@ -39,7 +39,7 @@ impl Wire {
 fn hint(e: &tfvalue::Error) -> &'static str {
     let m = e.message();
     if m.contains("unknown") {
-        " (Terraform sends an unknown value wherever configuration refers to something not known yet: declare the field `Unknown<..>`)"
+        " (Terraform sends an unknown value wherever configuration refers to something not known yet: declare the field `Unknown<..>`, or the element type `Unknown<..>` for an element of a list, set or map that may be unknown: `Vec<Unknown<Subnet>>`)"
     } else if m.contains("null") {
         " (declare the field `Option<..>` to hold null)"
     } else {

@@ -816,3 +816,98 @@ async fn a_schema_narrower_than_the_model() {
     assert_eq!(v["id"], Value::from("n-1"));
     assert!(v.get("size").is_none());
 }
+
+/// A known list of nested objects whose element is wholly unknown, as Terraform sends
+/// for `subnets = [{..}, var.x ? {..} : {..}]`: the model declares the element
+/// `Unknown<..>`, and the framework validates and plans it with the derived schema and
+/// planner (no override of `Resource::schema` or `Resource::planner`).
+#[tokio::test]
+async fn nested_objects_whose_elements_may_be_unknown() {
+    #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    struct Subnet {
+        cidr: Unknown<String>,
+        #[tfvalue(computed)]
+        id: Unknown<Option<String>>,
+    }
+    #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    struct Net {
+        name: Unknown<String>,
+        #[tfvalue(nested_type, optional)]
+        subnets: Unknown<Option<Vec<Unknown<Subnet>>>>,
+    }
+    struct N;
+    impl Resource for N {
+        type Model = Net;
+        async fn create(&self, _: &Ctx, n: Net) -> Result<Net> {
+            Ok(n)
+        }
+        async fn read(&self, _: &Ctx, n: Net) -> Result<Option<Net>> {
+            Ok(Some(n))
+        }
+        async fn update(&self, _: &Ctx, _: Net, n: Net) -> Result<Net> {
+            Ok(n)
+        }
+        async fn delete(&self, _: &Ctx, _: Net) -> Result<()> {
+            Ok(())
+        }
+    }
+    let f = Framework::new().resource("t_net", N);
+    let ty = Net::tf_type();
+    let known = Value::Object(
+        [
+            ("cidr".to_owned(), Value::from("10.0.0.0/24")),
+            ("id".to_owned(), Value::Null),
+        ]
+        .into(),
+    );
+    let config = DynamicValue::encode_value(
+        &Value::Object(
+            [
+                ("name".to_owned(), Value::from("n")),
+                (
+                    "subnets".to_owned(),
+                    Value::List(vec![known, Value::Unknown(Refinements::new())]),
+                ),
+            ]
+            .into(),
+        ),
+        &ty,
+    )
+    .unwrap();
+    let diags = f
+        .validate_resource_config(ValidateConfigRequest {
+            type_name: "t_net".into(),
+            config: config.clone(),
+            ctx: ctx(),
+        })
+        .await;
+    assert!(diags.is_empty(), "{diags:?}");
+    let resp = f
+        .plan_resource_change(PlanResourceChangeRequest {
+            type_name: "t_net".into(),
+            prior_state: null(),
+            proposed_new_state: config.clone(),
+            config,
+            prior_private: Vec::new(),
+            provider_meta: DynamicValue::default(),
+            ctx: ctx(),
+        })
+        .await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let planned = resp.planned_state.decode_value(&ty).unwrap();
+    assert_eq!(planned["subnets"][0]["cidr"], "10.0.0.0/24");
+    assert!(
+        planned["subnets"][0]["id"].is_unknown(),
+        "computed, unknown on create"
+    );
+    assert!(planned["subnets"][1].is_unknown(), "{planned:?}");
+    let net: Net = resp.planned_state.decode().unwrap();
+    let Unknown::Known(Some(subnets)) = &net.subnets else {
+        panic!("{net:?}");
+    };
+    assert!(subnets[1].is_unknown() && !subnets[0].is_unknown());
+    // The schema is the one of a list of nested objects.
+    let attr = &Net::block().attributes["subnets"];
+    assert!(matches!(&attr.ty, tfvalue::schema::AttributeType::Nested(n)
+        if n.attributes.contains_key("cidr")));
+}

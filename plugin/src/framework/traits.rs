@@ -119,6 +119,13 @@ where
     /// is `None` on create. Not called on destroy. Mark further attributes whose change
     /// replaces the resource with [`Ctx::requires_replace`].
     ///
+    /// It runs *after* the framework planned the computed attributes: on an update every
+    /// computed attribute without `use_state_for_unknown` is already unknown, and one
+    /// with it holds its prior value. So a hook that plans a drifted value back to what
+    /// the configuration says must also set what follows from it (an attribute the API
+    /// changes on every write, such as a `revision`, to `Unknown::unknown()`), or apply
+    /// fails Terraform's consistency check on an attribute that stayed known.
+    ///
     /// # Errors
     ///
     /// The plan is refused.

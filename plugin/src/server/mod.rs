@@ -473,6 +473,9 @@ pub(crate) fn start<P: Provider>(
         let listener = TcpListener::from_std(listener)?;
         let (health, health_service) = tonic_health::server::health_reporter();
         let router = tonic::transport::Server::builder()
+            .layer(tower::util::MapResponseLayer::new(
+                resource_exhausted as fn(HttpResponse) -> HttpResponse,
+            ))
             // A peer that stops answering pings is gone (a killed Terraform whose socket
             // was not closed); an idle one that answers is kept.
             .http2_keepalive_interval(Some(Duration::from_secs(30)))
@@ -543,6 +546,21 @@ pub(crate) fn start<P: Provider>(
         server,
         stop_and_drain,
     })
+}
+
+type HttpResponse = tonic::codegen::http::Response<tonic::body::Body>;
+
+/// A message over the size limit is `RESOURCE_EXHAUSTED`, as grpc-go (Terraform's client,
+/// Go providers) answers it and as clients look for; tonic says `OUT_OF_RANGE`, the only
+/// status it makes with that code (this server's handlers answer with diagnostics, never
+/// with a status).
+fn resource_exhausted(mut resp: HttpResponse) -> HttpResponse {
+    use tonic::codegen::http::HeaderValue;
+    let headers = resp.headers_mut();
+    if headers.get("grpc-status").is_some_and(|s| s == "11") {
+        headers.insert("grpc-status", HeaderValue::from_static("8"));
+    }
+    resp
 }
 
 /// Fires the stop signal of the requests in flight and waits (at most the given time)
