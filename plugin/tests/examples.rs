@@ -25,6 +25,9 @@ struct Entry {
     rule: Vec<Rule>,
     acl: Vec<Acl>,
     meta: Dynamic,
+    /// Write-only: always null in the state.
+    secret_wo: Option<String>,
+    secret_wo_version: Option<u64>,
 }
 
 #[derive(Deserialize, Debug, Clone, PartialEq)]
