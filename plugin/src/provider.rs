@@ -101,7 +101,7 @@ pub struct Context {
 /// ```
 /// use tfvalue_plugin::{ClientCapabilities, Context};
 ///
-/// let caps = ClientCapabilities { write_only_attributes_allowed: true, ..Default::default() };
+/// let caps = ClientCapabilities::default().with_write_only_attributes_allowed(true);
 /// let ctx = Context::detached().with_client_capabilities(caps);
 /// assert!(ctx.client_capabilities().write_only_attributes_allowed);
 /// assert!(!Context::detached().client_capabilities().deferral_allowed);
@@ -115,6 +115,23 @@ pub struct ClientCapabilities {
     /// configured write-only value would end up in plan and state, so the server refuses
     /// one at validation.
     pub write_only_attributes_allowed: bool,
+}
+
+impl ClientCapabilities {
+    /// With [`deferral_allowed`](ClientCapabilities::deferral_allowed) set as given.
+    #[must_use]
+    pub fn with_deferral_allowed(mut self, allowed: bool) -> Self {
+        self.deferral_allowed = allowed;
+        self
+    }
+
+    /// With [`write_only_attributes_allowed`](ClientCapabilities::write_only_attributes_allowed)
+    /// set as given.
+    #[must_use]
+    pub fn with_write_only_attributes_allowed(mut self, allowed: bool) -> Self {
+        self.write_only_attributes_allowed = allowed;
+        self
+    }
 }
 
 /// A signal fired once and never reset: `StopProvider` for the requests in flight (a

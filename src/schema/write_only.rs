@@ -4,7 +4,8 @@
 
 use super::{Attribute, AttributeType, Block, NestedType};
 use crate::path::AttributePath;
-use crate::value::Value;
+use crate::value::{Map, Value};
+use std::collections::BTreeMap;
 
 impl Block {
     /// Whether any attribute of the block, of its nested attributes or of its nested
@@ -47,12 +48,7 @@ impl Block {
         let Value::Object(fields) = value else {
             return false;
         };
-        let mut changed = false;
-        for (name, attr) in &self.attributes {
-            if let Some(v) = fields.get_mut(name.as_str()) {
-                changed |= null_in_attribute(attr, v);
-            }
-        }
+        let mut changed = null_in_attributes(&self.attributes, fields);
         for (name, nested) in &self.block_types {
             if !nested.block.has_write_only() {
                 continue;
@@ -104,11 +100,16 @@ fn null_in_attribute(attr: &Attribute, v: &mut Value) -> bool {
 }
 
 fn null_in_nested(nested: &NestedType, value: &mut Value) -> bool {
-    let Value::Object(fields) = value else {
-        return false;
-    };
+    match value {
+        Value::Object(fields) => null_in_attributes(&nested.attributes, fields),
+        _ => false,
+    }
+}
+
+/// [`null_in_attribute`] for each of `attributes` present in `fields`.
+fn null_in_attributes(attributes: &BTreeMap<String, Attribute>, fields: &mut Map) -> bool {
     let mut changed = false;
-    for (name, attr) in &nested.attributes {
+    for (name, attr) in attributes {
         if let Some(v) = fields.get_mut(name.as_str()) {
             changed |= null_in_attribute(attr, v);
         }
