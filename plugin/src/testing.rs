@@ -945,7 +945,13 @@ impl TestCase {
     /// functions). Without [`TERRAFORM_ENV`], prints why it is skipped and returns.
     #[track_caller]
     pub fn run(self) {
-        match self.try_run() {
+        self.run_with(TERRAFORM_ENV);
+    }
+
+    /// Runs the case with the Terraform that `env` names, panicking on failure.
+    #[track_caller]
+    fn run_with(self, env: &str) {
+        match self.try_run_with(std::env::var_os(env), env) {
             Ok(_) => {}
             // Reporting a failure is this function's purpose.
             #[allow(clippy::panic)]
@@ -961,8 +967,7 @@ impl TestCase {
     /// Terraform command concerned. A panic in a check or hook is resumed after the
     /// destroy at the end.
     pub fn try_run(self) -> Result<Outcome, Error> {
-        let terraform = std::env::var_os(TERRAFORM_ENV);
-        self.try_run_with(terraform, TERRAFORM_ENV)
+        self.try_run_with(std::env::var_os(TERRAFORM_ENV), TERRAFORM_ENV)
     }
 
     /// [`TestCase::run`] with the Terraform that [`TERRAFORM_LATEST_ENV`]
@@ -970,12 +975,7 @@ impl TestCase {
     /// it, prints why it is skipped and returns.
     #[track_caller]
     pub fn run_latest(self) {
-        match self.try_run_with(std::env::var_os(TERRAFORM_LATEST_ENV), TERRAFORM_LATEST_ENV) {
-            Ok(_) => {}
-            // Reporting a failure is this function's purpose.
-            #[allow(clippy::panic)]
-            Err(e) => panic!("{e}"),
-        }
+        self.run_with(TERRAFORM_LATEST_ENV);
     }
 
     fn try_run_with(self, terraform: Option<OsString>, env: &str) -> Result<Outcome, Error> {

@@ -45,16 +45,20 @@ impl Entry {
         }
     }
 
+    /// The first write-only attribute that holds a value in `dv`, where the schema has
+    /// any (a value that does not decode has none here: the type checks report it).
+    fn write_only_in(&self, dv: &DynamicValue) -> Option<AttributePath> {
+        if !self.write_only {
+            return None;
+        }
+        let value = dv.decode_value(&self.ty).ok()?;
+        self.schema.block.find_write_only(&value)
+    }
+
     /// A value the provider answers with (a plan, a new, read, imported or upgraded
     /// state) holds no write-only value: Terraform refuses the whole answer otherwise.
     fn check_write_only(&self, what: &str, dv: &DynamicValue) -> Result<(), Diagnostic> {
-        if !self.write_only {
-            return Ok(());
-        }
-        let Ok(value) = dv.decode_value(&self.ty) else {
-            return Ok(()); // The type check reports it.
-        };
-        match self.schema.block.find_write_only(&value) {
+        match self.write_only_in(dv) {
             None => Ok(()),
             Some(path) => Err(Diagnostic::error(format!(
                 "the provider's {what} holds a write-only value"
@@ -990,11 +994,7 @@ impl<P: Provider> Core<P> {
 /// write-only attributes (Terraform before 1.11 sends no capabilities): it would keep the
 /// value in plan and state, in clear text.
 fn refuse_write_only(entry: &Entry, config: &DynamicValue) -> Option<Diagnostic> {
-    if !entry.write_only {
-        return None;
-    }
-    let value = config.decode_value(&entry.ty).ok()?;
-    let path = entry.schema.block.find_write_only(&value)?;
+    let path = entry.write_only_in(config)?;
     Some(
         Diagnostic::error("Write-only attribute not supported by this Terraform")
             .with_detail(format!(

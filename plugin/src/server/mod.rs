@@ -273,13 +273,15 @@ impl Start {
     /// Takes note of `bytes`, the next ones read; true once the preface and the whole
     /// first frame have arrived.
     fn arrived(&mut self, bytes: &[u8]) -> bool {
-        for (i, b) in bytes.iter().enumerate() {
-            let at = self.read + i;
-            if (PREFACE_LEN..PREFACE_LEN + FRAME_HEADER_LEN).contains(&at) {
-                self.header[at - PREFACE_LEN] = *b;
-            }
+        // The part of `bytes` that falls within the frame header, copied at once.
+        let end = self.read + bytes.len();
+        let from = self.read.max(PREFACE_LEN);
+        let to = end.min(PREFACE_LEN + FRAME_HEADER_LEN);
+        if from < to {
+            self.header[from - PREFACE_LEN..to - PREFACE_LEN]
+                .copy_from_slice(&bytes[from - self.read..to - self.read]);
         }
-        self.read += bytes.len();
+        self.read = end;
         if self.read < PREFACE_LEN + FRAME_HEADER_LEN {
             return false;
         }
@@ -740,6 +742,28 @@ pub fn serve_main<P: Provider>(provider: P, config: ServeConfig) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The start of HTTP/2 has arrived exactly when its last byte has, however the
+    /// reads split it (the frame header's length may straddle two reads).
+    #[tokio::test]
+    async fn the_http2_start_arrives_with_its_last_byte() {
+        let mut start = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        start.extend_from_slice(b"\x00\x00\x06\x04\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x64");
+        for chunk in [1, 5, 7, 24, 25, 33, start.len()] {
+            let mut s = Start {
+                deadline: Box::pin(tokio::time::sleep(Duration::from_secs(10))),
+                read: 0,
+                header: [0; 9],
+            };
+            let pieces: Vec<&[u8]> = start.chunks(chunk).collect();
+            let (last, before) = pieces.split_last().unwrap();
+            for p in before {
+                assert!(!s.arrived(p), "chunks of {chunk}: arrived early");
+            }
+            assert!(s.arrived(last), "chunks of {chunk}: never arrived");
+            assert_eq!(&s.header[..3], b"\x00\x00\x06");
+        }
+    }
 
     #[test]
     fn negotiation_picks_the_highest_common_version() {
