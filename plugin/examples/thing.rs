@@ -112,6 +112,8 @@ struct ServerV0 {
     name: String,
     #[tfvalue(optional)]
     cpus: Option<u32>,
+    #[tfvalue(optional)]
+    tags: Option<BTreeMap<String, String>>,
 }
 
 /// A volume attached to a server.
@@ -252,7 +254,7 @@ impl Resource for Servers {
                 id: old.id,
                 name: old.name,
                 size: old.cpus,
-                tags: None,
+                tags: old.tags,
                 ip_address: None,
             })
             .upgrade_from(|old: ServerV1| Server {

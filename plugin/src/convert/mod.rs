@@ -115,10 +115,7 @@ macro_rules! common_conversions {
         /// The stored state.
         pub(crate) fn raw_state(raw: Option<pb::RawState>) -> RawState {
             match raw {
-                Some(pb::RawState { json, flatmap }) => RawState {
-                    json,
-                    flatmap: flatmap.into_iter().collect(),
-                },
+                Some(pb::RawState { json, flatmap }) => RawState { json, flatmap },
                 None => RawState::default(),
             }
         }

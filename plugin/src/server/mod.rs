@@ -1,5 +1,6 @@
 //! The go-plugin server: handshake, listener, TLS, and the services Terraform calls.
 
+pub(crate) mod budget;
 pub(crate) mod core;
 mod goplugin;
 mod service;
@@ -95,7 +96,10 @@ impl ServeConfig {
 
     /// The largest message (request or response) the server accepts, in bytes; the
     /// default is [`DEFAULT_MAX_MESSAGE_SIZE`] (256 MiB). A larger request is refused
-    /// with `RESOURCE_EXHAUSTED` before its bytes are read into memory.
+    /// with `RESOURCE_EXHAUSTED` before its bytes are read into memory. Apart from this
+    /// limit, a request whose function arguments or flatmap entries would take more than
+    /// 48 MiB of memory once decoded (196,608 empty arguments, 98,304 flatmap entries) is
+    /// refused with `RESOURCE_EXHAUSTED` before it is decoded.
     ///
     /// ```
     /// let config = tfvalue_plugin::ServeConfig::new("example.com/acme/thing")

@@ -1241,79 +1241,275 @@ async fn messages_over_the_limit_are_refused() {
     assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
 }
 
-/// Peak memory while serving a large request stays within twice the request's size:
-/// the example provider (its own process, so that its peak is its own) upgrades a 64 MiB
-/// state of the current version (the default upgrade, which streams JSON to MessagePack).
+/// The example provider `thing` in a process of its own (so that its peak memory is its
+/// own), with a protocol 6 client to it.
 #[cfg(target_os = "linux")]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn peak_memory_stays_within_twice_the_request() {
-    use std::io::BufRead;
-    let thing = crate::testing::ProviderBinary::example("thing")
-        .build()
-        .unwrap_or_else(|e| panic!("building the example provider: {e}"));
-    let mut child = std::process::Command::new(thing)
-        .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
-        .env("PLUGIN_PROTOCOL_VERSIONS", "6")
-        .env("PLUGIN_MIN_PORT", "22000")
-        .env("PLUGIN_MAX_PORT", "22999")
-        .env_remove("PLUGIN_CLIENT_CERT")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line.split('|').nth(3).unwrap().to_owned();
-    let peak_kib = |pid: u32| -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+struct Child {
+    process: std::process::Child,
+    client: pb6::provider_client::ProviderClient<Channel>,
+}
+
+#[cfg(target_os = "linux")]
+impl Child {
+    async fn start(ports: &str) -> Child {
+        use std::io::BufRead;
+        let thing = crate::testing::ProviderBinary::example("thing")
+            .build()
+            .unwrap_or_else(|e| panic!("building the example provider: {e}"));
+        let (min, max) = ports.split_once('-').unwrap();
+        let mut process = std::process::Command::new(thing)
+            .env(MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE)
+            .env("PLUGIN_PROTOCOL_VERSIONS", "6")
+            .env("PLUGIN_MIN_PORT", min)
+            .env("PLUGIN_MAX_PORT", max)
+            .env_remove("PLUGIN_CLIENT_CERT")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(process.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line.split('|').nth(3).unwrap().to_owned();
+        let channel = Endpoint::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let client = pb6::provider_client::ProviderClient::new(channel)
+            .max_decoding_message_size(usize::MAX)
+            .max_encoding_message_size(usize::MAX);
+        Child { process, client }
+    }
+
+    /// The process's peak resident memory so far, in bytes.
+    fn peak(&self) -> u64 {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.process.id())).unwrap();
         let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
-    };
-    let channel = Endpoint::from_shared(format!("http://{addr}"))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut client = pb6::provider_client::ProviderClient::new(channel)
-        .max_decoding_message_size(usize::MAX)
-        .max_encoding_message_size(usize::MAX);
-    let upgrade = |id: &str| pb6::upgrade_resource_state::Request {
+        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kib * 1024
+    }
+
+    /// A small upgrade first: what the process holds anyway. Returns the peak after it.
+    async fn warm_up(&mut self) -> u64 {
+        let resp = self
+            .client
+            .upgrade_resource_state(volume_upgrade("srv-1"))
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        self.peak()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// An upgrade of a `thing_volume` JSON state at version 0.
+#[cfg(target_os = "linux")]
+fn volume_upgrade(server_id: &str) -> pb6::upgrade_resource_state::Request {
+    pb6::upgrade_resource_state::Request {
         type_name: "thing_volume".into(),
         version: 0,
         raw_state: Some(pb6::RawState {
-            json: format!(r#"{{"id":"vol-1","server_id":"{id}","size_gb":5}}"#).into_bytes(),
+            json: format!(r#"{{"id":"vol-1","server_id":"{server_id}","size_gb":5}}"#).into_bytes(),
             flatmap: Default::default(),
         }),
-    };
-    // A small request first: what the process holds anyway.
-    let resp = client
-        .upgrade_resource_state(upgrade("srv-1"))
-        .await
-        .unwrap()
-        .into_inner();
-    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
-    let before = peak_kib(child.id());
+    }
+}
+
+/// A `thing_server` flatmap state (version 0, Terraform before 0.12) with `tags` of `n`
+/// entries: as small as entries get, `tags.<n>` = `v`.
+#[cfg(target_os = "linux")]
+fn flatmap_upgrade(n: u64) -> pb6::upgrade_resource_state::Request {
+    let mut flatmap: std::collections::BTreeMap<String, String> = (0..n)
+        .map(|i| (format!("tags.{i}"), "v".to_owned()))
+        .collect();
+    flatmap.insert("tags.%".into(), n.to_string());
+    flatmap.insert("id".into(), "srv-1".into());
+    flatmap.insert("name".into(), "ancient".into());
+    pb6::upgrade_resource_state::Request {
+        type_name: "thing_server".into(),
+        version: 0,
+        raw_state: Some(pb6::RawState {
+            json: Vec::new(),
+            flatmap,
+        }),
+    }
+}
+
+/// A call of function `f` with `n` empty arguments (2 bytes each on the wire).
+#[cfg(target_os = "linux")]
+fn empty_arguments(n: u64) -> pb6::call_function::Request {
+    pb6::call_function::Request {
+        name: "f".into(),
+        arguments: (0..n).map(|_| pb6::DynamicValue::default()).collect(),
+    }
+}
+
+/// Asserts that serving a request of `size` bytes grew the peak by at most `2 * size +
+/// slack`.
+#[cfg(target_os = "linux")]
+fn assert_peak(what: &str, size: usize, before: u64, after: u64, slack: u64) {
+    let grown = after.saturating_sub(before);
+    println!(
+        "{what}: {size} bytes, peak grew by {} MiB ({:.2} x the request)",
+        grown >> 20,
+        grown as f64 / size as f64
+    );
+    assert!(
+        grown <= 2 * size as u64 + slack,
+        "{what}: peak memory grew by {} MiB for a request of {size} bytes",
+        grown >> 20
+    );
+}
+
+/// Peak memory while serving a large request stays within twice the request's size:
+/// the example provider upgrades a 32 MiB state of the current version (the default
+/// upgrade, which streams JSON to MessagePack).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn peak_memory_stays_within_twice_the_request() {
+    let mut child = Child::start("22000-22999").await;
+    let before = child.warm_up().await;
     let size = 32usize << 20;
-    let started = std::time::Instant::now();
-    let resp = client
-        .upgrade_resource_state(upgrade(&"x".repeat(size)))
+    let resp = child
+        .client
+        .upgrade_resource_state(volume_upgrade(&"x".repeat(size)))
         .await
         .unwrap()
         .into_inner();
     assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
     assert!(resp.upgraded_state.unwrap().msgpack.len() > size);
-    let grown = (peak_kib(child.id()) - before) as f64 * 1024.0;
-    let _ = child.kill();
-    let _ = child.wait();
-    println!(
-        "peak grew by {:.2} x the request ({size} bytes, {:.1?})",
-        grown / size as f64,
-        started.elapsed()
+    assert_peak(
+        "a 32 MiB structured state",
+        size,
+        before,
+        child.peak(),
+        4 << 20,
     );
+}
+
+/// Requests of millions of tiny elements (empty function arguments, flatmap entries),
+/// which prost would decode into 25 and 15 times their size, are refused with
+/// `RESOURCE_EXHAUSTED` before they are decoded, the peak staying within twice their
+/// size (the received message itself). Each in a fresh process: a peak hides the next.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_of_millions_of_tiny_elements_are_refused_before_decoding() {
+    use prost::Message;
+    let mut child = Child::start("23000-23499").await;
+    let before = child.warm_up().await;
+    let call = empty_arguments(64 << 20);
+    let size = call.encoded_len();
+    let status = child.client.call_function(call).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status}");
     assert!(
-        grown <= 2.0 * size as f64 + (4 << 20) as f64,
-        "peak memory grew by {:.2} x the request",
-        grown / size as f64
+        status.message().contains("67108864 function arguments"),
+        "{status}"
     );
+    assert_peak(
+        "128 MiB of empty function arguments",
+        size,
+        before,
+        child.peak(),
+        4 << 20,
+    );
+    // The provider goes on.
+    child.warm_up().await;
+
+    let mut child = Child::start("23500-23999").await;
+    let before = child.warm_up().await;
+    let upgrade = flatmap_upgrade(2 << 20);
+    let size = upgrade.encoded_len();
+    let status = child
+        .client
+        .upgrade_resource_state(upgrade)
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status}");
+    assert!(
+        status.message().contains("2097155 flatmap entries"),
+        "{status}"
+    );
+    assert_peak(
+        "a flatmap of 2 Mi entries",
+        size,
+        before,
+        child.peak(),
+        4 << 20,
+    );
+}
+
+/// The most tiny elements a request may hold are served within twice its size plus
+/// 64 MiB: a flatmap state of as many entries as the budget allows, upgraded into a map
+/// attribute and answered, and a call of as many empty arguments. Each in a fresh
+/// process.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_most_tiny_elements_allowed_stay_within_the_promise() {
+    use prost::Message;
+    let mut child = Child::start("24000-24499").await;
+    let before = child.warm_up().await;
+    // Three more entries: `tags.%`, `id` and `name`.
+    let n = super::budget::BUDGET / super::budget::FLATMAP_ENTRY_COST - 3;
+    let upgrade = flatmap_upgrade(n);
+    let size = upgrade.encoded_len();
+    let resp = child
+        .client
+        .upgrade_resource_state(upgrade)
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let state = resp.upgraded_state.unwrap().msgpack;
+    let state = rmpv::decode::read_value(&mut &state[..]).unwrap();
+    let tags = state
+        .as_map()
+        .and_then(|m| m.iter().find(|(k, _)| k.as_str() == Some("tags")))
+        .and_then(|(_, v)| v.as_map())
+        .expect("the upgraded state's tags");
+    assert_eq!(tags.len() as u64, n, "every tag upgraded");
+    assert_peak(
+        &format!("a flatmap of {n} entries"),
+        size,
+        before,
+        child.peak(),
+        64 << 20,
+    );
+    // Over the budget by one.
+    let status = child
+        .client
+        .upgrade_resource_state(flatmap_upgrade(n + 1))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status}");
+
+    let mut child = Child::start("24500-24999").await;
+    let before = child.warm_up().await;
+    let n = super::budget::BUDGET / super::budget::ARGUMENT_COST;
+    let call = empty_arguments(n);
+    let size = call.encoded_len();
+    let resp = child.client.call_function(call).await.unwrap().into_inner();
+    assert!(resp.error.is_some(), "the example has no functions");
+    assert_peak(
+        &format!("a call of {n} empty arguments"),
+        size,
+        before,
+        child.peak(),
+        64 << 20,
+    );
+    let status = child
+        .client
+        .call_function(empty_arguments(n + 1))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status}");
 }
