@@ -113,6 +113,7 @@ pub const KEEP_ENV: &str = "TFVALUE_TESTING_KEEP";
 pub type CheckResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
 type Check = Box<dyn FnOnce(&State) -> CheckResult>;
+type PlanCheck = Box<dyn FnOnce(&Plan) -> CheckResult>;
 type Hook = Box<dyn FnOnce()>;
 
 /// Why a case failed, or a state lookup failed: a message that names the step and holds
@@ -386,6 +387,7 @@ struct ConfigOptions {
     non_empty_plan: bool,
     taint: Vec<String>,
     replace: Vec<String>,
+    plan_checks: Vec<PlanCheck>,
 }
 
 struct ImportOptions {
@@ -413,6 +415,7 @@ impl Step {
                 non_empty_plan: false,
                 taint: Vec::new(),
                 replace: Vec::new(),
+                plan_checks: Vec::new(),
             }),
             common: Common::default(),
         })
@@ -556,6 +559,29 @@ impl ConfigStep {
         self.with(|o| o.replace.push(address.into()))
     }
 
+    /// Adds a check of the plan, before it is applied (as terraform-plugin-testing's
+    /// `ConfigPlanChecks.PreApply`). With plan checks the step saves its plan
+    /// (`terraform plan -out`), runs the checks on it (see [`Plan`]), and then applies
+    /// that very plan; a [`plan_only`](ConfigStep::plan_only) step checks its only plan.
+    /// Checks run in order; the first that fails fails the case.
+    ///
+    /// ```no_run
+    /// use tfvalue_plugin::testing::{ProviderBinary, Step, TestCase};
+    ///
+    /// TestCase::new(ProviderBinary::example("kv"))
+    ///     .step(
+    ///         Step::config(r#"resource "kv_entry" "e" { key = "k" }"#).plan_check(|plan| {
+    ///             assert!(plan.text().contains("kv_entry.e will be created"));
+    ///             Ok(())
+    ///         }),
+    ///     )
+    ///     .run();
+    /// ```
+    #[must_use]
+    pub fn plan_check(self, f: impl FnOnce(&Plan) -> CheckResult + 'static) -> Self {
+        self.with(|o| o.plan_checks.push(Box::new(f)))
+    }
+
     /// Sets an input variable for this step (`TF_VAR_<name>`), and for the destroy at the
     /// end if this is the last configuration applied.
     #[must_use]
@@ -624,6 +650,64 @@ impl ImportStep {
     #[must_use]
     pub fn in_place(self) -> Self {
         self.with(|o| o.in_place = true)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The plan
+
+/// A plan Terraform saved (`terraform plan -out`), for [`ConfigStep::plan_check`].
+pub struct Plan {
+    path: PathBuf,
+    json: serde_json::Value,
+    text: String,
+}
+
+impl Plan {
+    /// The saved plan file (a zip archive in Terraform's own format).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The plan as `terraform show -json` prints it: `resource_changes`,
+    /// `planned_values`, `output_changes` and the rest of Terraform's JSON plan format.
+    pub fn json(&self) -> &serde_json::Value {
+        &self.json
+    }
+
+    /// The plan as `terraform show -no-color` prints it for a person.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The actions planned for the resource at `address` (`["create"]`, `["update"]`,
+    /// `["delete", "create"]` for a replacement, `["no-op"]`), from `resource_changes`.
+    ///
+    /// # Errors
+    ///
+    /// The plan has no change for `address`.
+    pub fn actions(&self, address: &str) -> Result<Vec<String>, Error> {
+        let changes = self.json["resource_changes"].as_array();
+        let change = changes
+            .into_iter()
+            .flatten()
+            .find(|c| c["address"] == address)
+            .ok_or_else(|| {
+                let known: Vec<_> = changes
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c["address"].as_str())
+                    .collect();
+                Error::new(format!(
+                    "the plan has no change for `{address}` (it has {known:?})"
+                ))
+            })?;
+        Ok(change["change"]["actions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.as_str().map(str::to_owned))
+            .collect())
     }
 }
 
@@ -1376,6 +1460,46 @@ impl Runner {
         Ok(())
     }
 
+    /// Reads the plan saved at `file` and runs the checks on it.
+    fn plan_checks(
+        &self,
+        checks: Vec<PlanCheck>,
+        file: &Path,
+        env: &[(OsString, OsString)],
+    ) -> Result<(), Error> {
+        let path = file.to_string_lossy();
+        let shown = self.terraform(&self.work, &["show", "-json", &path], env)?;
+        if shown.code != Some(0) {
+            return Err(shown.failed(format!("{}: cannot show the plan", self.where_())));
+        }
+        let json = serde_json::from_str(&shown.stdout).map_err(|e| {
+            shown.failed(format!(
+                "{}: the plan's JSON does not parse: {e}",
+                self.where_()
+            ))
+        })?;
+        let text = self.terraform(&self.work, &["show", "-no-color", &path], env)?;
+        if text.code != Some(0) {
+            return Err(text.failed(format!("{}: cannot show the plan", self.where_())));
+        }
+        let plan = Plan {
+            path: file.to_path_buf(),
+            json,
+            text: text.stdout,
+        };
+        for (i, check) in checks.into_iter().enumerate() {
+            if let Err(e) = check(&plan) {
+                return Err(Error::new(format!(
+                    "{}: plan check {} failed: {e}\n--- the plan:\n{}",
+                    self.where_(),
+                    i + 1,
+                    plan.text.trim_end()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a failed command was the error the step expected.
     fn expected_error(&self, run: &Run, pattern: &Option<String>) -> Result<bool, Error> {
         let Some(source) = pattern else {
@@ -1494,6 +1618,7 @@ impl Runner {
             non_empty_plan,
             taint,
             replace,
+            plan_checks,
         } = o;
         let hcl = hcl.as_str();
         let work = self.work.clone();
@@ -1505,10 +1630,19 @@ impl Runner {
             }
             self.initialized = true;
         }
+        let plan_file = self.root.join(format!("step-{}.tfplan", self.step));
+        let out = format!("-out={}", plan_file.display());
         if plan_only {
-            let run = self.terraform(&work, &["plan", "-no-color", "-detailed-exitcode"], &env)?;
+            let mut args = vec!["plan", "-no-color", "-detailed-exitcode"];
+            if !plan_checks.is_empty() {
+                args.push(&out);
+            }
+            let run = self.terraform(&work, &args, &env)?;
             if self.expect(&run, expect_error, &[0, 2])? {
                 return self.checks(checks, &work);
+            }
+            if !plan_checks.is_empty() {
+                self.plan_checks(plan_checks, &plan_file, &env)?;
             }
             self.good_config = Some((hcl.to_owned(), env));
             match (run.code, non_empty_plan) {
@@ -1535,9 +1669,21 @@ impl Runner {
             }
         }
         let replace: Vec<String> = replace.iter().map(|a| format!("-replace={a}")).collect();
-        let mut args = vec!["apply", "-no-color", "-auto-approve"];
-        args.extend(replace.iter().map(String::as_str));
-        let run = self.terraform(&work, &args, &env)?;
+        let plan_path = plan_file.to_string_lossy().into_owned();
+        let run = if plan_checks.is_empty() {
+            let mut args = vec!["apply", "-no-color", "-auto-approve"];
+            args.extend(replace.iter().map(String::as_str));
+            self.terraform(&work, &args, &env)?
+        } else {
+            let mut args = vec!["plan", "-no-color", &out];
+            args.extend(replace.iter().map(String::as_str));
+            let run = self.terraform(&work, &args, &env)?;
+            if self.expect(&run, expect_error, &[0])? {
+                return self.checks(checks, &work);
+            }
+            self.plan_checks(plan_checks, &plan_file, &env)?;
+            self.terraform(&work, &["apply", "-no-color", &plan_path], &env)?
+        };
         if self.expect(&run, expect_error, &[0])? {
             return self.checks(checks, &work);
         }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use tfvalue::{Dynamic, Number, Value};
-use tfvalue_plugin::testing::{ProviderBinary, Step, TestCase};
+use tfvalue_plugin::testing::{CheckResult, Plan, ProviderBinary, Step, TestCase};
 
 /// `kv_entry` as stored in the state.
 #[derive(Deserialize, Debug, Clone, PartialEq)]
@@ -699,6 +699,122 @@ fn kv_write_only_protocol_5() {
 #[test]
 fn kv_write_only_protocol_6() {
     kv_write_only(6);
+}
+
+/// An entry whose `secret_wo` comes from an ephemeral variable (Terraform 1.10+), as a
+/// real configuration gets a secret: neither the plan file nor the state may hold it.
+fn kv_ephemeral_secret_config(store: &Path) -> String {
+    format!(
+        r#"{provider}
+variable "secret" {{
+  type      = string
+  ephemeral = true
+}}
+variable "secret_version" {{
+  type = number
+}}
+resource "kv_entry" "s" {{
+  key               = "secret"
+  secret_wo         = var.secret
+  secret_wo_version = var.secret_version
+}}
+"#,
+        provider = provider(store)
+    )
+}
+
+/// Every byte of every file in a saved plan (a zip archive, its entries compressed),
+/// read with Python's `zipfile` (`.ci/run` needs Python already).
+fn plan_file_contents(plan: &Path) -> Vec<u8> {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, zipfile\n\
+             z = zipfile.ZipFile(sys.argv[1])\n\
+             sys.stdout.buffer.write(b''.join(z.read(n) for n in z.namelist()))",
+        ])
+        .arg(plan)
+        .output()
+        .expect("python3 reads the plan file");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// What a plan of the write-only `secret_wo` must show, and what it must not hold. A
+/// create shows the attribute as `(write-only attribute)`; an update hides it among the
+/// unchanged attributes (null before, null after).
+fn check_secret_plan(plan: &Plan, action: &str) -> CheckResult {
+    assert_eq!(plan.actions("kv_entry.s")?, [action]);
+    assert!(
+        action != "create"
+            || plan
+                .text()
+                .contains("secret_wo         = (write-only attribute)"),
+        "the plan does not show the write-only attribute:\n{}",
+        plan.text()
+    );
+    assert!(!plan.text().contains("s3cret"), "{}", plan.text());
+    assert!(
+        !plan.json().to_string().contains("s3cret"),
+        "{}",
+        plan.json()
+    );
+    let contents = plan_file_contents(plan.path());
+    let holds = |needle: &str| {
+        contents
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+    };
+    assert!(holds("secret_wo_version"), "the plan file was read");
+    assert!(!holds("s3cret"), "the plan file holds the secret");
+    Ok(())
+}
+
+/// A write-only attribute set from an ephemeral variable, through saved plans with
+/// Terraform 1.11 or later: the plan shows `(write-only attribute)`, neither the plan
+/// file nor the state holds the value, the provider receives it on create and on the
+/// update a version bump plans.
+fn kv_write_only_through_saved_plans(protocol: u32) {
+    let (case, store) = kv_case(protocol);
+    let (s1, s2) = (store.clone(), store.clone());
+    let config = kv_ephemeral_secret_config(&store);
+    case.step(
+        Step::config(config.clone())
+            .var("secret", "s3cret-1")
+            .var("secret_version", "1")
+            .plan_check(|plan| check_secret_plan(plan, "create"))
+            .check(move |state| {
+                assert!(!state.json().to_string().contains("s3cret"));
+                assert_eq!(stored_secret(&s1), "s3cret-1", "the provider received it");
+                Ok(())
+            }),
+    )
+    .step(
+        Step::config(config)
+            .var("secret", "s3cret-2")
+            .var("secret_version", "2")
+            .plan_check(|plan| check_secret_plan(plan, "update"))
+            .check(move |state| {
+                assert!(!state.json().to_string().contains("s3cret"));
+                assert_eq!(stored_secret(&s2), "s3cret-2");
+                Ok(())
+            }),
+    )
+    .run_latest();
+}
+
+#[test]
+fn kv_write_only_through_saved_plans_protocol_5() {
+    kv_write_only_through_saved_plans(5);
+}
+
+#[test]
+fn kv_write_only_through_saved_plans_protocol_6() {
+    kv_write_only_through_saved_plans(6);
 }
 
 /// Terraform before 1.11 does not know write-only attributes and would keep the value in
