@@ -9,6 +9,7 @@
 mod convert;
 mod diagnostic;
 pub mod framework;
+mod function;
 mod provider;
 mod server;
 pub mod testing;
@@ -34,6 +35,7 @@ pub(crate) mod proto {
 }
 
 pub use diagnostic::{has_errors, Diagnostic, Diagnostics, Severity};
+pub use function::{CallFunctionRequest, CallFunctionResponse, Function, FunctionError, Parameter};
 pub use server::DEFAULT_MAX_MESSAGE_SIZE;
 
 /// The server's handling of a request without gRPC (the checks, the handler, the checks

@@ -9,9 +9,10 @@ use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, DynamicValue, Type};
 
 use crate::diagnostic::Diagnostic;
+use crate::function::{CallFunctionRequest, CallFunctionResponse, Function, FunctionError};
 
-/// Every schema a provider has: its own configuration, its managed resources and its data
-/// sources.
+/// Every schema a provider has: its own configuration, its managed resources, its data
+/// sources and the signatures of its functions.
 ///
 /// ```
 /// use tfvalue::schema::{Attribute, Block, Schema};
@@ -34,6 +35,8 @@ pub struct Schemas {
     pub resources: BTreeMap<String, Schema>,
     /// Data source types, by type name.
     pub data_sources: BTreeMap<String, Schema>,
+    /// Provider-defined functions (Terraform 1.8+), by name: `provider::<provider>::<name>`.
+    pub functions: BTreeMap<String, Function>,
 }
 
 impl Schemas {
@@ -67,6 +70,14 @@ impl Schemas {
     #[must_use]
     pub fn data_source(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
         self.data_sources.insert(type_name.into(), schema);
+        self
+    }
+
+    /// Adds a provider-defined function (Terraform 1.8+), called in configurations as
+    /// `provider::<provider>::<name>(..)`; [`Provider::call_function`] answers its calls.
+    #[must_use]
+    pub fn function(mut self, name: impl Into<String>, function: Function) -> Self {
+        self.functions.insert(name.into(), function);
         self
     }
 }
@@ -595,6 +606,7 @@ fn unsupported(what: &str, type_name: &str) -> Diagnostic {
 /// | apply | an "unsupported" error |
 /// | import | an "unsupported" error |
 /// | read data source | an "unsupported" error |
+/// | call function | an error: no such function |
 /// | stop | nothing to do |
 ///
 /// Requests hold their values as [`DynamicValue`]s whose bytes were moved out of the gRPC
@@ -735,6 +747,23 @@ pub trait Provider: Send + Sync + 'static {
                 state: DynamicValue::default(),
                 diagnostics: vec![unsupported("reading a data source", &req.type_name)],
             }
+        }
+    }
+
+    /// Calls a provider-defined function (Terraform 1.8+) declared in
+    /// [`Schemas::functions`]. The server has checked the arguments against the
+    /// function's parameters (their number and types, null and unknown only where a
+    /// parameter allows them) and checks the result against its return type. Functions
+    /// are called also before the provider is configured, and must be pure.
+    fn call_function(
+        &self,
+        req: CallFunctionRequest,
+    ) -> impl Future<Output = CallFunctionResponse> + Send {
+        async move {
+            CallFunctionResponse::error(FunctionError::new(format!(
+                "this provider does not implement its function `{}`",
+                req.name
+            )))
         }
     }
 

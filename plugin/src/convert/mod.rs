@@ -245,6 +245,82 @@ macro_rules! common_conversions {
             i64::try_from(n).map_err(|_| format!("{what} {n} is too large"))
         }
 
+        /// A function's signature as the protocol carries it (the same in both majors).
+        ///
+        /// # Errors
+        ///
+        /// A name Terraform cannot call (not an identifier), a parameter without a name
+        /// or with another's name.
+        pub(crate) fn to_function(
+            name: &str,
+            f: &crate::function::Function,
+        ) -> Result<pb::Function, String> {
+            crate::function::check_signature(name, f)?;
+            let parameter = |p: &crate::function::Parameter| -> Result<_, String> {
+                Ok(pb::function::Parameter {
+                    name: p.name.clone(),
+                    r#type: type_json(&p.ty)?,
+                    allow_null_value: p.allow_null_value,
+                    allow_unknown_values: p.allow_unknown_values,
+                    description: p.description.clone(),
+                    description_kind: string_kind(p.description_kind),
+                })
+            };
+            Ok(pb::Function {
+                parameters: f
+                    .parameters
+                    .iter()
+                    .map(parameter)
+                    .collect::<Result<_, _>>()?,
+                variadic_parameter: f.variadic_parameter.as_ref().map(parameter).transpose()?,
+                r#return: Some(pb::function::Return {
+                    r#type: type_json(&f.return_type)?,
+                }),
+                summary: f.summary.clone(),
+                description: f.description.clone(),
+                description_kind: string_kind(f.description_kind),
+                deprecation_message: f.deprecation_message.clone(),
+            })
+        }
+
+        /// A function's signature from the protocol's form (what a client reads).
+        ///
+        /// # Errors
+        ///
+        /// Type JSON that does not parse.
+        #[allow(dead_code)]
+        pub(crate) fn function(f: pb::Function) -> Result<crate::function::Function, String> {
+            let parameter = |p: pb::function::Parameter| -> Result<_, String> {
+                let mut out = crate::function::Parameter::new(p.name, from_type_json(&p.r#type)?);
+                out.allow_null_value = p.allow_null_value;
+                out.allow_unknown_values = p.allow_unknown_values;
+                out.description = p.description;
+                out.description_kind = from_string_kind(p.description_kind);
+                Ok(out)
+            };
+            let ret = f.r#return.ok_or("a function without a return type")?;
+            let mut out = crate::function::Function::new(from_type_json(&ret.r#type)?);
+            out.parameters = f
+                .parameters
+                .into_iter()
+                .map(parameter)
+                .collect::<Result<_, _>>()?;
+            out.variadic_parameter = f.variadic_parameter.map(parameter).transpose()?;
+            out.summary = f.summary;
+            out.description = f.description;
+            out.description_kind = from_string_kind(f.description_kind);
+            out.deprecation_message = f.deprecation_message;
+            Ok(out)
+        }
+
+        /// A function error as the protocol carries it.
+        pub(crate) fn to_function_error(e: crate::function::FunctionError) -> pb::FunctionError {
+            pb::FunctionError {
+                text: e.text,
+                function_argument: e.function_argument.and_then(|i| i64::try_from(i).ok()),
+            }
+        }
+
         /// A schema as the protocol carries it.
         ///
         /// # Errors

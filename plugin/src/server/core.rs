@@ -15,6 +15,9 @@ use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, DynamicValue, Type, Value};
 
 use crate::diagnostic::{has_errors, Diagnostic};
+use crate::function::{
+    check_arguments, CallFunctionRequest, CallFunctionResponse, Function, FunctionError,
+};
 use crate::provider::*;
 
 /// The environment variable naming a file to which the server appends every
@@ -81,6 +84,7 @@ pub(crate) struct Core<P> {
     data_sources: BTreeMap<String, Entry>,
     provider_entry: Entry,
     meta_type: Option<Type>,
+    functions: BTreeMap<String, Arc<Function>>,
     /// The stop signal of the requests that arrive now; `StopProvider` fires it and puts
     /// a fresh one in its place, as go-plugin servers do with their stop channel.
     stop: Mutex<Arc<Signal>>,
@@ -212,6 +216,11 @@ impl<P: Provider> Core<P> {
             .collect();
         let provider_entry = Entry::new(&schemas.provider);
         let meta_type = schemas.provider_meta.as_ref().map(Schema::implied_type);
+        let functions = schemas
+            .functions
+            .iter()
+            .map(|(k, f)| (k.clone(), Arc::new(f.clone())))
+            .collect();
         let log = std::env::var_os(VALUE_LOG_ENV).and_then(|path| {
             std::fs::OpenOptions::new()
                 .create(true)
@@ -227,6 +236,7 @@ impl<P: Provider> Core<P> {
             data_sources,
             provider_entry,
             meta_type,
+            functions,
             stop: Mutex::default(),
             in_flight: Arc::default(),
             log,
@@ -966,6 +976,67 @@ impl<P: Provider> Core<P> {
     pub(crate) async fn stop_and_drain(&self, limit: std::time::Duration) {
         let _ = self.stop().await;
         let _ = tokio::time::timeout(limit, self.in_flight.idle()).await;
+    }
+
+    /// `CallFunction`: the arguments checked against the signature, the handler, and its
+    /// result checked against the return type (unknown only where an argument was). A
+    /// function needs no configured provider: Terraform calls functions before it
+    /// configures one.
+    pub(crate) async fn call_function(
+        &self,
+        name: String,
+        arguments: Vec<DynamicValue>,
+    ) -> CallFunctionResponse {
+        const RPC: &str = "CallFunction";
+        let Some(function) = self.functions.get(&name).cloned() else {
+            return FunctionError::new(format!("this provider has no function `{name}`")).into();
+        };
+        for (i, arg) in arguments.iter().enumerate() {
+            if let Some(p) = function.parameter_at(i) {
+                self.log_value(
+                    Field {
+                        rpc: RPC,
+                        name: "arguments",
+                    },
+                    arg,
+                    &p.ty,
+                );
+            }
+        }
+        let unknown = match check_arguments(&name, &function, &arguments) {
+            Ok(unknown) => unknown,
+            Err(e) => return e.into(),
+        };
+        let (ctx, cancel) = self.request_ctx();
+        let req = CallFunctionRequest {
+            name: name.clone(),
+            arguments,
+            function: function.clone(),
+            ctx,
+        };
+        let p = self.provider.clone();
+        let mut resp = self
+            .run(
+                RPC,
+                cancel,
+                async move { p.call_function(req).await },
+                |d| FunctionError::new(d.to_string()).into(),
+            )
+            .await;
+        if resp.error.is_some() {
+            resp.result = DynamicValue::default();
+            return resp;
+        }
+        let known = if unknown { Known::Maybe } else { Known::Wholly };
+        if let Err(d) = Self::check_output(
+            &format!("result of `{name}`"),
+            &mut resp.result,
+            &function.return_type,
+            known,
+        ) {
+            return FunctionError::new(d.to_string()).into();
+        }
+        resp
     }
 
     /// `StopProvider`: the requests in flight see their [`Context`] stopped (a fresh

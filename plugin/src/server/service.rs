@@ -33,6 +33,30 @@ macro_rules! provider_service {
         stop: $stop:ident / $stop_msg:ident,
         validate_provider_response: $vpr:expr
     ) => {
+        /// The functions' signatures as the protocol carries them; one that cannot be
+        /// served is left out with an error diagnostic naming it.
+        fn functions(
+            schemas: &crate::provider::Schemas,
+            diags: &mut Vec<crate::Diagnostic>,
+        ) -> std::collections::HashMap<String, pb::Function> {
+            schemas
+                .functions
+                .iter()
+                .filter_map(|(name, f)| match $cv::to_function(name, f) {
+                    Ok(f) => Some((name.clone(), f)),
+                    Err(e) => {
+                        diags.push(
+                            crate::Diagnostic::error(format!(
+                                "the function `{name}` cannot be served"
+                            ))
+                            .with_detail(e),
+                        );
+                        None
+                    }
+                })
+                .collect()
+        }
+
         #[tonic::async_trait]
         impl<P: Provider> crate::proto::$pb::provider_server::Provider for Service<P> {
             async fn get_metadata(
@@ -53,7 +77,11 @@ macro_rules! provider_service {
                         .keys()
                         .map(|k| pb::get_metadata::ResourceMetadata { type_name: k.clone() })
                         .collect(),
-                    functions: Vec::new(),
+                    functions: s
+                        .functions
+                        .keys()
+                        .map(|k| pb::get_metadata::FunctionMetadata { name: k.clone() })
+                        .collect(),
                     ephemeral_resources: Vec::new(),
                 }))
             }
@@ -87,11 +115,12 @@ macro_rules! provider_service {
                     .iter()
                     .filter_map(|(k, v)| Some((k.clone(), convert("data source ", k, v)?)))
                     .collect();
+                let functions = functions(&self.core.schemas, &mut diags);
                 Ok(Response::new(pb::get_provider_schema::Response {
                     provider,
                     resource_schemas,
                     data_source_schemas,
-                    functions: Default::default(),
+                    functions,
                     ephemeral_resource_schemas: Default::default(),
                     diagnostics: $cv::to_diagnostics(diags, None),
                     provider_meta,
@@ -403,8 +432,12 @@ macro_rules! provider_service {
                 &self,
                 _request: Request<pb::get_functions::Request>,
             ) -> Result<Response<pb::get_functions::Response>, Status> {
-                // No provider functions.
-                Ok(Response::new(Default::default()))
+                let mut diags = Vec::new();
+                let functions = functions(&self.core.schemas, &mut diags);
+                Ok(Response::new(pb::get_functions::Response {
+                    functions,
+                    diagnostics: $cv::to_diagnostics(diags, None),
+                }))
             }
 
             async fn call_function(
@@ -412,12 +445,19 @@ macro_rules! provider_service {
                 request: Request<pb::call_function::Request>,
             ) -> Result<Response<pb::call_function::Response>, Status> {
                 let r = request.into_inner();
+                let arguments = r
+                    .arguments
+                    .into_iter()
+                    .map(|a| $cv::dynamic_value(Some(a)))
+                    .collect();
+                let resp = self.core.call_function(r.name, arguments).await;
                 Ok(Response::new(pb::call_function::Response {
-                    result: None,
-                    error: Some(pb::FunctionError {
-                        text: format!("this provider has no function `{}`", r.name),
-                        function_argument: None,
-                    }),
+                    result: if resp.error.is_some() {
+                        None
+                    } else {
+                        $cv::to_dynamic_value(resp.result)
+                    },
+                    error: resp.error.map($cv::to_function_error),
                 }))
             }
 

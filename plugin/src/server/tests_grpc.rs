@@ -1513,3 +1513,279 @@ async fn the_most_tiny_elements_allowed_stay_within_the_promise() {
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status}");
 }
+
+/// A provider of functions only (no resources): what the server checks around them.
+struct Funcs;
+
+impl Provider for Funcs {
+    fn schemas(&self) -> Schemas {
+        let string = || Type::String;
+        Schemas::new()
+            .function(
+                "upper",
+                Function::new(string())
+                    .summary("Upper case")
+                    .parameter(Parameter::new("s", string()).description("The text.")),
+            )
+            .function(
+                "join",
+                Function::new(string())
+                    .parameter(Parameter::new("sep", string()))
+                    .variadic(Parameter::new("parts", string()).allow_null()),
+            )
+            .function(
+                "echo",
+                Function::new(Type::Dynamic).parameter(
+                    Parameter::new("v", Type::Dynamic)
+                        .allow_null()
+                        .allow_unknown(),
+                ),
+            )
+            .function("liar", Function::new(Type::Number))
+            .function("boom", Function::new(string()))
+            .function(
+                "unknowing",
+                Function::new(string()).parameter(Parameter::new("s", string())),
+            )
+    }
+
+    async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
+        let arg = |i: usize| -> Option<String> { req.arguments[i].decode().unwrap() };
+        let result = match req.name.as_str() {
+            "upper" => {
+                let s = arg(0).unwrap();
+                if s.is_empty() {
+                    return FunctionError::argument(0, "must not be empty").into();
+                }
+                DynamicValue::encode(&s.to_uppercase()).unwrap()
+            }
+            "join" => {
+                let parts: Vec<String> = (1..req.arguments.len()).filter_map(arg).collect();
+                DynamicValue::encode(&parts.join(&arg(0).unwrap())).unwrap()
+            }
+            "echo" => req.arguments[0].clone(),
+            "liar" => DynamicValue::encode("not a number").unwrap(),
+            "boom" => panic!("boom in a function"),
+            "unknowing" => DynamicValue::encode(&Unknown::<String>::unknown()).unwrap(),
+            _ => unreachable!(),
+        };
+        CallFunctionResponse::new(result)
+    }
+}
+
+async fn funcs_client() -> (Listening, pb6::provider_client::ProviderClient<Channel>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Funcs, listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    (running, pb6::provider_client::ProviderClient::new(channel))
+}
+
+fn call6(name: &str, args: &[&[u8]]) -> pb6::call_function::Request {
+    pb6::call_function::Request {
+        name: name.into(),
+        arguments: args
+            .iter()
+            .map(|a| pb6::DynamicValue {
+                msgpack: a.to_vec(),
+                json: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
+/// The signatures reach Terraform in GetFunctions, GetProviderSchema and GetMetadata,
+/// on both protocols, with the parameters' types as type JSON.
+#[tokio::test]
+async fn functions_are_declared_on_both_protocols() {
+    let (running, mut client) = funcs_client().await;
+    let resp = client
+        .get_functions(pb6::get_functions::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let upper = &resp.functions["upper"];
+    assert_eq!(upper.summary, "Upper case");
+    assert_eq!(upper.parameters[0].name, "s");
+    assert_eq!(upper.parameters[0].r#type, br#""string""#);
+    assert_eq!(upper.parameters[0].description, "The text.");
+    assert!(!upper.parameters[0].allow_null_value);
+    assert_eq!(upper.r#return.as_ref().unwrap().r#type, br#""string""#);
+    let join = &resp.functions["join"];
+    let parts = join.variadic_parameter.as_ref().unwrap();
+    assert!(parts.allow_null_value && !parts.allow_unknown_values);
+    assert_eq!(
+        resp.functions["echo"].r#return.as_ref().unwrap().r#type,
+        br#""dynamic""#
+    );
+    let schema = client
+        .get_provider_schema(pb6::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(schema.functions.len(), 6);
+    assert_eq!(schema.functions["join"], *join);
+    let meta = client
+        .get_metadata(pb6::get_metadata::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    let mut names: Vec<_> = meta.functions.iter().map(|f| f.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["boom", "echo", "join", "liar", "unknowing", "upper"]
+    );
+
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel);
+    let resp = v5
+        .get_functions(pb5::get_functions::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.functions["upper"].parameters[0].name, "s");
+    let called = v5
+        .call_function(pb5::call_function::Request {
+            name: "upper".into(),
+            arguments: vec![pb5::DynamicValue {
+                msgpack: b"\xa2hi".to_vec(),
+                json: Vec::new(),
+            }],
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(called.result.unwrap().msgpack, b"\xa2HI");
+}
+
+/// A call is answered with its result, or with a function error naming the argument;
+/// the server refuses what Terraform would never send, and checks the result.
+#[tokio::test]
+async fn function_calls_are_checked_both_ways() {
+    let (_running, mut client) = funcs_client().await;
+    let mut call = async |name: &str, args: &[&[u8]]| {
+        client
+            .call_function(call6(name, args))
+            .await
+            .unwrap()
+            .into_inner()
+    };
+    let ok = call("upper", &[b"\xa2hi"]).await;
+    assert_eq!(
+        (ok.result.unwrap().msgpack, ok.error),
+        (b"\xa2HI".to_vec(), None)
+    );
+    // The handler's own error, at its argument.
+    let e = call("upper", &[b"\xa0"]).await.error.unwrap();
+    assert_eq!(
+        (e.text.as_str(), e.function_argument),
+        ("must not be empty", Some(0))
+    );
+    // Variadic: zero or more, null allowed where the parameter says so.
+    let r = call("join", &[b"\xa1-", b"\xa1a", b"\xc0", b"\xa1b"]).await;
+    assert_eq!(r.result.unwrap().msgpack, b"\xa3a-b");
+    let r = call("join", &[b"\xa1-"]).await;
+    assert_eq!(r.result.unwrap().msgpack, b"\xa0");
+    // What Terraform never sends: checked before the handler.
+    type Case<'a> = (&'a str, &'a [&'a [u8]], Option<i64>, &'a str);
+    let cases: [Case; 6] = [
+        ("upper", &[], None, "takes 1 argument, not 0"),
+        (
+            "upper",
+            &[b"\xa1a", b"\xa1b"],
+            None,
+            "takes 1 argument, not 2",
+        ),
+        ("upper", &[b"\xc0"], Some(0), "`s` must not be null"),
+        ("upper", &[b"\xd4\x00\x00"], Some(0), "`s` is unknown"),
+        (
+            "join",
+            &[b"\xa1-", b"\x01"],
+            Some(1),
+            "`parts` is not of type string",
+        ),
+        ("nope", &[], None, "no function `nope`"),
+    ];
+    for (name, args, at, text) in cases {
+        let r = call(name, args).await;
+        assert!(r.result.is_none(), "{name} {args:?}");
+        let e = r.error.unwrap();
+        assert_eq!(e.function_argument, at, "{name} {args:?}: {}", e.text);
+        assert!(e.text.contains(text), "{name} {args:?}: {}", e.text);
+    }
+    // A dynamic parameter takes any type, unknown too, and passes it on as it came.
+    let dynamic_list = b"\x92\xc4\x0f[\"list\",\"bool\"]\x91\xc3";
+    let r = call("echo", &[dynamic_list]).await;
+    assert_eq!(r.error, None);
+    assert_eq!(r.result.unwrap().msgpack, dynamic_list);
+    let unknown = b"\xd4\x00\x00";
+    let r = call("echo", &[unknown]).await;
+    assert_eq!(
+        (r.result.unwrap().msgpack, r.error),
+        (unknown.to_vec(), None)
+    );
+    // The result is checked: of the return type, known when every argument was.
+    let e = call("liar", &[]).await.error.unwrap();
+    assert!(
+        e.text.contains("result of `liar` does not match"),
+        "{}",
+        e.text
+    );
+    let e = call("unknowing", &[b"\xa1a"]).await.error.unwrap();
+    assert!(e.text.contains("holds an unknown value"), "{}", e.text);
+    // A panic is an error, and the server goes on.
+    let e = call("boom", &[]).await.error.unwrap();
+    assert!(e.text.contains("boom in a function"), "{}", e.text);
+    assert!(call("upper", &[b"\xa1x"]).await.error.is_none());
+}
+
+/// A signature Terraform could not call is reported, and the others are served.
+#[tokio::test]
+async fn a_function_with_a_bad_name_is_reported() {
+    struct Bad;
+    impl Provider for Bad {
+        fn schemas(&self) -> Schemas {
+            Schemas::new()
+                .function("ok", Function::new(Type::Bool))
+                .function("not.ok", Function::new(Type::Bool))
+        }
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Bad, listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let resp = client
+        .get_functions(pb6::get_functions::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.functions.keys().collect::<Vec<_>>(), ["ok"]);
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert!(resp.diagnostics[0]
+        .detail
+        .contains("`not.ok` is not an identifier"));
+    // The default handler answers a declared function it does not implement.
+    let r = client
+        .call_function(call6("ok", &[]))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(r
+        .error
+        .unwrap()
+        .text
+        .contains("does not implement its function `ok`"));
+}
