@@ -4,7 +4,9 @@
 //! The provider block names the store (`path`, a `.json` file); resource `kv_entry` is
 //! one entry, data source `kv_lookup` reads one. The file maps each key to the entry's
 //! state as tfvalue JSON; edit it behind Terraform's back and `terraform refresh` sees
-//! it. `KV_PROTOCOL=5` or `6` serves one protocol only.
+//! it. Functions (Terraform 1.8+): `provider::kv::id(key)` gives the id an entry of
+//! that key gets, `provider::kv::merge(maps...)` merges maps of strings left to right.
+//! `KV_PROTOCOL=5` or `6` serves one protocol only.
 //!
 //! The store is read and written as `support/store.rs` does it (copy that file too): a
 //! lock shared by every process using the file, atomic writes, and an error naming the
@@ -21,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tfvalue::{AttributePath, Dynamic, Number, TfValue, Unknown};
 use tfvalue_plugin::framework::*;
-use tfvalue_plugin::{serve_main, ServeConfig};
+use tfvalue_plugin::{serve_main, FunctionError, ServeConfig};
 
 /// The provider block.
 #[derive(TfValue, Serialize, Deserialize)]
@@ -261,6 +263,45 @@ impl DataSource<Store> for LookupSource {
     }
 }
 
+/// `provider::kv::id(key)`: the id an entry of that key gets.
+struct IdFunction;
+
+impl Function for IdFunction {
+    type Args = (String,);
+    type Return = String;
+
+    fn definition(&self) -> FunctionDefinition {
+        FunctionDefinition::new("The id of the entry with this key")
+            .description("Returns `kv-<key>`, the id `kv_entry` sets, without the store.")
+            .parameter("key", "The entry's key; not empty.")
+    }
+
+    fn call(&self, (key,): (String,)) -> Result<String, FunctionError> {
+        if key.is_empty() {
+            return Err(FunctionError::argument(0, "the key must not be empty"));
+        }
+        Ok(format!("kv-{key}"))
+    }
+}
+
+/// `provider::kv::merge(maps...)`: maps of strings merged left to right.
+struct MergeFunction;
+
+impl Function for MergeFunction {
+    type Args = (Variadic<BTreeMap<String, String>>,);
+    type Return = BTreeMap<String, String>;
+
+    fn definition(&self) -> FunctionDefinition {
+        FunctionDefinition::new("Merges maps of strings")
+            .description("A key of a later map wins over the same key of an earlier one.")
+            .parameter("maps", "The maps, in order.")
+    }
+
+    fn call(&self, (maps,): Self::Args) -> Result<BTreeMap<String, String>, FunctionError> {
+        Ok(maps.0.into_iter().flatten().collect())
+    }
+}
+
 fn main() {
     let versions = match std::env::var("KV_PROTOCOL").as_deref() {
         Ok("5") => vec![5],
@@ -269,7 +310,9 @@ fn main() {
     };
     let kv = Framework::new_with::<Config>()
         .resource("kv_entry", EntryResource)
-        .data_source("kv_lookup", LookupSource);
+        .data_source("kv_lookup", LookupSource)
+        .function("id", IdFunction)
+        .function("merge", MergeFunction);
     let config = ServeConfig::new("example.com/acme/kv");
     serve_main(kv, config.protocol_versions(&versions));
 }

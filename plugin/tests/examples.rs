@@ -817,6 +817,75 @@ fn kv_write_only_through_saved_plans_protocol_6() {
     kv_write_only_through_saved_plans(6);
 }
 
+/// The provider's functions, in outputs and in resource arguments.
+fn kv_functions_config(store: &Path) -> String {
+    format!(
+        r#"{provider}
+resource "kv_entry" "a" {{
+  key = "alpha"
+}}
+resource "kv_entry" "b" {{
+  key   = "beta"
+  # Unknown while kv_entry.a is planned: Terraform makes the result unknown itself.
+  value = provider::kv::id(kv_entry.a.id)
+  tags  = provider::kv::merge({{ a = "1", b = "1" }}, {{ b = "2" }}, {{}})
+}}
+output "id" {{
+  value = provider::kv::id("x")
+}}
+output "none" {{
+  value = provider::kv::merge()
+}}
+"#,
+        provider = provider(store)
+    )
+}
+
+/// Provider-defined functions with Terraform 1.11 (functions need 1.8): a known
+/// argument in an output, an unknown one in a resource argument (the value is known
+/// after apply, and the next plan is empty), a variadic call with three and with no
+/// maps; the function's own error at its argument, and a null where the parameter takes
+/// none, refused by Terraform from the signature.
+fn kv_functions(protocol: u32) {
+    let (case, store) = kv_case(protocol);
+    let config = kv_functions_config(&store);
+    case.step(Step::config(config.clone()).check(|state| {
+        let b: serde_json::Value = state.resource("kv_entry.b")?;
+        assert_eq!(b["value"], "kv-kv-alpha");
+        assert_eq!(b["tags"], serde_json::json!({ "a": "1", "b": "2" }));
+        assert_eq!(state.output("id")?, "kv-x");
+        let map = tfvalue::Type::Map(Box::new(tfvalue::Type::String));
+        assert_eq!(
+            state.output("none")?.to_json_value(&map)?,
+            serde_json::json!({})
+        );
+        Ok(())
+    }))
+    .step(
+        Step::config(format!(
+            "{config}\noutput \"bad\" {{\n  value = provider::kv::id(\"\")\n}}\n"
+        ))
+        .expect_error(r#"Invalid value for "key" parameter: the key must not be empty"#),
+    )
+    .step(
+        Step::config(format!(
+            "{config}\noutput \"bad\" {{\n  value = provider::kv::id(null)\n}}\n"
+        ))
+        .expect_error(r#"Invalid value for "key" parameter: argument must not be null"#),
+    )
+    .run_latest();
+}
+
+#[test]
+fn kv_functions_protocol_5() {
+    kv_functions(5);
+}
+
+#[test]
+fn kv_functions_protocol_6() {
+    kv_functions(6);
+}
+
 /// Terraform before 1.11 does not know write-only attributes and would keep the value in
 /// plan and state: the provider refuses a configured one, saying which Terraform is
 /// needed, before anything is planned.

@@ -53,6 +53,7 @@
 
 mod convert;
 mod ctx;
+mod function;
 mod traits;
 
 #[cfg(test)]
@@ -70,8 +71,11 @@ use tfvalue::DynamicValue;
 pub use self::convert::import_stub;
 use self::convert::Wire;
 pub use self::ctx::Ctx;
+use self::function::AnyFunction;
+pub use self::function::{Arg, Args, Function, FunctionDefinition, Variadic};
 pub use self::traits::{DataSource, Model, NoConfig, ProviderConfig, Resource};
 pub use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::function::{CallFunctionRequest, CallFunctionResponse, FunctionError};
 use crate::provider::*;
 
 /// What every framework handler returns: its model, or the [`Diagnostics`] saying why it
@@ -91,6 +95,7 @@ pub struct Framework<C = ()> {
     client: RwLock<Option<Arc<C>>>,
     resources: BTreeMap<String, Box<dyn AnyResource<C>>>,
     data_sources: BTreeMap<String, Box<dyn AnyDataSource<C>>>,
+    functions: BTreeMap<String, Box<dyn AnyFunction>>,
 }
 
 type ConfigureFn<C> =
@@ -104,6 +109,7 @@ impl<C> std::fmt::Debug for Framework<C> {
                 "data_sources",
                 &self.data_sources.keys().collect::<Vec<_>>(),
             )
+            .field("functions", &self.functions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -187,6 +193,7 @@ impl<C: Send + Sync + 'static> Framework<C> {
             client: RwLock::new(None),
             resources: BTreeMap::new(),
             data_sources: BTreeMap::new(),
+            functions: BTreeMap::new(),
         }
     }
 
@@ -220,6 +227,22 @@ impl<C: Send + Sync + 'static> Framework<C> {
         self
     }
 
+    /// Adds a provider-defined function (Terraform 1.8+) under its name (`id`, called
+    /// as `provider::kv::id(..)`). It works on an unconfigured provider too.
+    ///
+    /// # Panics
+    ///
+    /// The function's [`FunctionDefinition`] names another number of parameters than
+    /// its [`Function::Args`] has, or a [`Variadic`] is not the last of them: a mistake
+    /// in the provider's code, found as soon as it starts.
+    #[must_use]
+    pub fn function<F: Function>(mut self, name: impl Into<String>, function: F) -> Self {
+        let name = name.into();
+        let registered = function::Registered::new(&name, function);
+        self.functions.insert(name, Box::new(registered));
+        self
+    }
+
     fn client(&self) -> Result<Arc<C>, Diagnostic> {
         self.client
             .read()
@@ -247,7 +270,19 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         for (name, d) in &self.data_sources {
             s = s.data_source(name.clone(), d.wire().schema.clone());
         }
+        for (name, f) in &self.functions {
+            s = s.function(name.clone(), f.signature().clone());
+        }
         s
+    }
+
+    async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
+        match self.functions.get(&req.name) {
+            Some(f) => f.call(&req.arguments),
+            None => {
+                FunctionError::new(format!("this provider has no function `{}`", req.name)).into()
+            }
+        }
     }
 
     async fn validate_provider_config(

@@ -911,3 +911,163 @@ async fn nested_objects_whose_elements_may_be_unknown() {
     assert!(matches!(&attr.ty, tfvalue::schema::AttributeType::Nested(n)
         if n.attributes.contains_key("cidr")));
 }
+
+/// A function of every kind of parameter: what each may take follows from its type.
+struct Kinds;
+
+impl Function for Kinds {
+    type Args = (
+        String,
+        Option<u64>,
+        Unknown<String>,
+        tfvalue::Number,
+        tfvalue::Dynamic,
+        Variadic<Option<String>>,
+    );
+    type Return = String;
+
+    fn definition(&self) -> FunctionDefinition {
+        FunctionDefinition::new("Every kind")
+            .markdown_description("Takes *everything*.")
+            .deprecated("use nothing")
+            .parameter("s", "a string")
+            .parameter("n", "null or a whole number")
+            .parameter("u", "unknown or a string")
+            .parameter("x", "an exact number")
+            .parameter("d", "anything")
+            .parameter("rest", "strings or nulls")
+    }
+
+    fn call(&self, (s, n, u, x, d, rest): Self::Args) -> Result<String, FunctionError> {
+        Ok(format!(
+            "{s} {n:?} {} {x} {} {:?}",
+            u.known().map_or("?", String::as_str),
+            d.value().kind_name(),
+            rest.0
+        ))
+    }
+}
+
+fn call_kinds(args: &[&[u8]]) -> CallFunctionResponse {
+    let f = Framework::new().function("kinds", Kinds);
+    let sig = f.schemas().functions["kinds"].clone();
+    let args = args
+        .iter()
+        .map(|a| DynamicValue::from_msgpack(a.to_vec()))
+        .collect();
+    futures_util::FutureExt::now_or_never(
+        f.call_function(CallFunctionRequest::new("kinds", args, sig)),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_functions_signature_follows_from_its_types() {
+    let f = Framework::new().function("kinds", Kinds);
+    let sig = &f.schemas().functions["kinds"];
+    let facts: Vec<_> = sig
+        .parameters
+        .iter()
+        .chain(&sig.variadic_parameter)
+        .map(|p| {
+            (
+                p.name.as_str(),
+                p.ty.to_string(),
+                p.allow_null_value,
+                p.allow_unknown_values,
+            )
+        })
+        .collect();
+    assert_eq!(
+        facts,
+        [
+            ("s", "string".to_owned(), false, false),
+            ("n", "number".to_owned(), true, false),
+            ("u", "string".to_owned(), false, true),
+            ("x", "number".to_owned(), false, false),
+            ("d", "any".to_owned(), true, true),
+            ("rest", "string".to_owned(), true, false),
+        ]
+    );
+    assert_eq!(sig.parameters.len(), 5, "the variadic one is apart");
+    assert_eq!(sig.return_type, Type::String);
+    assert_eq!(sig.summary, "Every kind");
+    assert_eq!(sig.description_kind, tfvalue::schema::StringKind::Markdown);
+    assert_eq!(sig.deprecation_message, "use nothing");
+    assert_eq!(sig.parameters[1].description, "null or a whole number");
+}
+
+#[test]
+fn a_function_decodes_its_arguments_exactly() {
+    // 2^64 + 1 as a decimal string: a Number keeps every digit.
+    let big = b"\xb418446744073709551617";
+    let dynamic = b"\x92\xc4\x08\"string\"\xa1z";
+    let r = call_kinds(&[
+        b"\xa1a",
+        b"\xc0",
+        b"\xd4\x00\x00",
+        big,
+        dynamic,
+        b"\xa1p",
+        b"\xc0",
+    ]);
+    assert_eq!(r.error, None);
+    let text: String = r.result.decode().unwrap();
+    assert_eq!(
+        text,
+        r#"a None ? 18446744073709551617 string [Some("p"), None]"#
+    );
+    let r = call_kinds(&[b"\xa1a", b"\x07", b"\xa1u", b"\x01", b"\xc0"]);
+    let text: String = r.result.decode().unwrap();
+    assert_eq!(text, "a Some(7) u 1 null []");
+    // A wrong argument is an error at its index (the server checks first; this is
+    // what a provider called in process sees).
+    let e = call_kinds(&[b"\xa1a", b"\xa1x", b"\xa1u", b"\x01", b"\xc0"])
+        .error
+        .unwrap();
+    assert_eq!(e.function_argument, Some(1));
+}
+
+struct Miscounted;
+
+impl Function for Miscounted {
+    type Args = (String, String);
+    type Return = bool;
+
+    fn definition(&self) -> FunctionDefinition {
+        FunctionDefinition::new("two parameters, one named").parameter("a", "")
+    }
+
+    fn call(&self, _: Self::Args) -> Result<bool, FunctionError> {
+        Ok(true)
+    }
+}
+
+#[test]
+#[should_panic(expected = "function `m`: its definition names 1 parameters, and its Args has 2")]
+fn a_definition_must_name_every_parameter() {
+    let _ = Framework::new().function("m", Miscounted);
+}
+
+struct VariadicFirst;
+
+impl Function for VariadicFirst {
+    type Args = (Variadic<String>, String);
+    type Return = bool;
+
+    fn definition(&self) -> FunctionDefinition {
+        FunctionDefinition::new("")
+            .parameter("a", "")
+            .parameter("b", "")
+    }
+
+    fn call(&self, _: Self::Args) -> Result<bool, FunctionError> {
+        Ok(true)
+    }
+}
+
+#[test]
+#[should_panic(expected = "only the last parameter may be Variadic")]
+fn only_the_last_parameter_is_variadic() {
+    let _ = Framework::new().function("v", VariadicFirst);
+}
