@@ -6,6 +6,8 @@
 //! state as tfvalue JSON; edit it behind Terraform's back and `terraform refresh` sees
 //! it. Functions (Terraform 1.8+): `provider::kv::id(key)` gives the id an entry of
 //! that key gets, `provider::kv::merge(maps...)` merges maps of strings left to right.
+//! `kv_legacy_entry` is an entry in the provider's first shape (`data` for `value`); a
+//! `moved` block takes its state into a `kv_entry` (Terraform 1.8+).
 //! `KV_PROTOCOL=5` or `6` serves one protocol only.
 //!
 //! The store is read and written as `support/store.rs` does it (copy that file too): a
@@ -100,6 +102,22 @@ struct EntryV0 {
     tags: Option<BTreeMap<String, Unknown<String>>>,
 }
 
+/// `kv_legacy_entry`: an entry in the shape (and under the name) of the provider's
+/// first release, over the same entries; `moved { from = kv_legacy_entry.x  to =
+/// kv_entry.x }` turns one into a `kv_entry`.
+#[derive(TfValue, Serialize, Deserialize)]
+struct LegacyEntry {
+    #[tfvalue(requires_replace)]
+    key: Unknown<String>,
+    /// The entry's `value`.
+    #[tfvalue(optional)]
+    data: Unknown<Option<String>>,
+    #[tfvalue(computed, use_state_for_unknown)]
+    id: Unknown<Option<String>>,
+    #[tfvalue(computed)]
+    version: Unknown<Option<u64>>,
+}
+
 /// The data source: an entry looked up by key.
 #[derive(TfValue, Serialize, Deserialize)]
 struct Lookup {
@@ -181,14 +199,18 @@ fn key(e: &Entry) -> String {
     e.key.known().cloned().unwrap_or_default()
 }
 
-/// Writes `e` as the new state of its key; on create, the key must be new. The store
-/// keeps the configured `secret_wo` (the plan holds it null; the configuration is the
-/// one place Terraform sends it); the state returned never holds it.
-fn save(cx: &Ctx<Store>, mut e: Entry, version: u64, create: bool) -> Result<Entry> {
-    let store = cx.client();
+/// `e` with the configured `secret_wo`, which the store keeps (the plan holds it null;
+/// the configuration is the one place Terraform sends it).
+fn with_secret(cx: &Ctx<Store>, mut e: Entry) -> Result<Entry> {
     if let Some(config) = cx.config::<Entry>()? {
         e.secret_wo = config.secret_wo;
     }
+    Ok(e)
+}
+
+/// Writes `e` as the new state of its key; on create, the key must be new. The state
+/// returned never holds `secret_wo`.
+fn save(store: &Store, mut e: Entry, version: u64, create: bool) -> Result<Entry> {
     if e.value.value().is_some_and(|v| v == "FAIL") {
         return Err(at("value", "the store refused the value").into());
     }
@@ -224,7 +246,7 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn create(&self, cx: &Ctx<Store>, e: Entry) -> Result<Entry> {
-        save(cx, e, 1, true)
+        save(cx.client(), with_secret(cx, e)?, 1, true)
     }
 
     async fn read(&self, cx: &Ctx<Store>, e: Entry) -> Result<Option<Entry>> {
@@ -233,7 +255,7 @@ impl Resource<Store> for EntryResource {
 
     async fn update(&self, cx: &Ctx<Store>, prior: Entry, e: Entry) -> Result<Entry> {
         let version = prior.version.value().map_or(1, |v| v + 1);
-        save(cx, e, version, false)
+        save(cx.client(), with_secret(cx, e)?, version, false)
     }
 
     async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {
@@ -245,6 +267,73 @@ impl Resource<Store> for EntryResource {
         Ok(Some(
             found.ok_or_else(|| Diagnostic::error("no such entry"))?,
         ))
+    }
+
+    fn moves(&self) -> Vec<StateMove<Entry>> {
+        let legacy = tfvalue::codec::Codec::<LegacyEntry>::new();
+        vec![StateMove::new("kv_legacy_entry", legacy, |old| {
+            Ok(Entry::from(old))
+        })]
+    }
+}
+
+impl From<LegacyEntry> for Entry {
+    fn from(old: LegacyEntry) -> Entry {
+        Entry {
+            key: old.key,
+            value: old.data,
+            ttl: Some(Number::from(3600)).into(),
+            id: old.id,
+            version: old.version,
+            tags: None.into(),
+            rule: Vec::new().into(),
+            acl: Vec::new().into(),
+            meta: Dynamic::null(),
+            secret_wo: None.into(),
+            secret_wo_version: None.into(),
+        }
+    }
+}
+
+impl From<Entry> for LegacyEntry {
+    fn from(e: Entry) -> LegacyEntry {
+        let (key, data, id, version) = (e.key, e.value, e.id, e.version);
+        LegacyEntry {
+            key,
+            data,
+            id,
+            version,
+        }
+    }
+}
+
+struct LegacyEntryResource;
+
+impl Resource<Store> for LegacyEntryResource {
+    type Model = LegacyEntry;
+
+    async fn create(&self, cx: &Ctx<Store>, e: LegacyEntry) -> Result<LegacyEntry> {
+        save(cx.client(), e.into(), 1, true).map(Into::into)
+    }
+
+    async fn read(&self, cx: &Ctx<Store>, e: LegacyEntry) -> Result<Option<LegacyEntry>> {
+        let k = e.key.known().cloned().unwrap_or_default();
+        cx.client().read(|mut db| Ok(db.remove(&k).map(Into::into)))
+    }
+
+    async fn update(
+        &self,
+        cx: &Ctx<Store>,
+        prior: LegacyEntry,
+        e: LegacyEntry,
+    ) -> Result<LegacyEntry> {
+        let version = prior.version.value().map_or(1, |v| v + 1);
+        save(cx.client(), e.into(), version, false).map(Into::into)
+    }
+
+    async fn delete(&self, cx: &Ctx<Store>, e: LegacyEntry) -> Result<()> {
+        let k = e.key.known().cloned().unwrap_or_default();
+        cx.client().update(|db| Ok(db.remove(&k))).map(drop)
     }
 }
 
@@ -310,6 +399,7 @@ fn main() {
     };
     let kv = Framework::new_with::<Config>()
         .resource("kv_entry", EntryResource)
+        .resource("kv_legacy_entry", LegacyEntryResource)
         .data_source("kv_lookup", LookupSource)
         .function("id", IdFunction)
         .function("merge", MergeFunction);

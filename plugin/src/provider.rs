@@ -37,6 +37,36 @@ pub struct Schemas {
     pub data_sources: BTreeMap<String, Schema>,
     /// Provider-defined functions (Terraform 1.8+), by name: `provider::<provider>::<name>`.
     pub functions: BTreeMap<String, Function>,
+    /// What the provider offers beyond the schemas, told to Terraform in
+    /// `GetProviderSchema` and `GetMetadata`.
+    pub capabilities: ServerCapabilities,
+}
+
+/// What a provider offers beyond its schemas (tfplugin `ServerCapabilities`).
+///
+/// ```
+/// use tfvalue_plugin::{Schemas, ServerCapabilities};
+///
+/// let schemas = Schemas::new()
+///     .capabilities(ServerCapabilities::default().with_move_resource_state(true));
+/// assert!(schemas.capabilities.move_resource_state);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerCapabilities {
+    /// The provider answers `MoveResourceState` ([`Provider::move_resource_state`]):
+    /// Terraform 1.8+ then takes `moved` blocks from one resource type to another
+    /// (otherwise it refuses them: "Unsupported `moved` across resource types").
+    pub move_resource_state: bool,
+}
+
+impl ServerCapabilities {
+    /// With [`move_resource_state`](ServerCapabilities::move_resource_state) as given.
+    #[must_use]
+    pub fn with_move_resource_state(mut self, on: bool) -> Self {
+        self.move_resource_state = on;
+        self
+    }
 }
 
 impl Schemas {
@@ -70,6 +100,13 @@ impl Schemas {
     #[must_use]
     pub fn data_source(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
         self.data_sources.insert(type_name.into(), schema);
+        self
+    }
+
+    /// Sets what the provider offers beyond its schemas.
+    #[must_use]
+    pub fn capabilities(mut self, capabilities: ServerCapabilities) -> Self {
+        self.capabilities = capabilities;
         self
     }
 
@@ -509,6 +546,53 @@ pub struct ImportResourceStateRequest {
     pub ctx: Context,
 }
 
+/// `MoveResourceState` (Terraform 1.8+): a `moved` block takes the state of a resource
+/// of another type (of this provider or another) into one of this provider's types.
+/// Terraform sends it only when [`ServerCapabilities::move_resource_state`] is set.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct MoveResourceStateRequest {
+    /// The source's provider (`registry.terraform.io/hashicorp/random`).
+    pub source_provider_address: String,
+    /// The source's resource type.
+    pub source_type_name: String,
+    /// The schema version the source's state was stored with.
+    pub source_schema_version: i64,
+    /// The source's stored state (JSON; its schema is the source provider's).
+    pub source_state: RawState,
+    /// The source's private data.
+    pub source_private: Vec<u8>,
+    /// The target resource type (one of this provider's).
+    pub target_type_name: String,
+    /// The target resource type's schema.
+    pub target_schema: Arc<Schema>,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+/// The answer to [`MoveResourceStateRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct MoveResourceStateResponse {
+    /// The state in the target type's current schema (checked against it; wholly
+    /// known).
+    pub target_state: DynamicValue,
+    /// The target's private data.
+    pub target_private: Vec<u8>,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl MoveResourceStateResponse {
+    /// A moved state.
+    pub fn new(target_state: DynamicValue) -> Self {
+        MoveResourceStateResponse {
+            target_state,
+            ..Default::default()
+        }
+    }
+}
+
 /// One object an import found.
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
@@ -606,6 +690,7 @@ fn unsupported(what: &str, type_name: &str) -> Diagnostic {
 /// | apply | an "unsupported" error |
 /// | import | an "unsupported" error |
 /// | read data source | an "unsupported" error |
+/// | move resource state | an "unsupported" error |
 /// | call function | an error: no such function |
 /// | stop | nothing to do |
 ///
@@ -750,6 +835,21 @@ pub trait Provider: Send + Sync + 'static {
         }
     }
 
+    /// Takes the state of a resource of another type into one of this provider's types
+    /// (a `moved` block across types, Terraform 1.8+). Terraform calls it only when
+    /// [`Schemas::capabilities`] says [`ServerCapabilities::move_resource_state`].
+    fn move_resource_state(
+        &self,
+        req: MoveResourceStateRequest,
+    ) -> impl Future<Output = MoveResourceStateResponse> + Send {
+        async move {
+            MoveResourceStateResponse {
+                diagnostics: vec![unsupported("moving resource state", &req.target_type_name)],
+                ..Default::default()
+            }
+        }
+    }
+
     /// Calls a provider-defined function (Terraform 1.8+) declared in
     /// [`Schemas::functions`]. The server has checked the arguments against the
     /// function's parameters (their number and types, null and unknown only where a
@@ -839,6 +939,30 @@ impl UpgradeResourceStateRequest {
     }
 }
 
+impl MoveResourceStateRequest {
+    /// A request, as the server builds it (useful in tests): no private data, a context
+    /// that is never stopped.
+    pub fn new(
+        source_provider_address: impl Into<String>,
+        source_type_name: impl Into<String>,
+        source_schema_version: i64,
+        source_state: RawState,
+        target_type_name: impl Into<String>,
+        target_schema: Arc<Schema>,
+    ) -> Self {
+        MoveResourceStateRequest {
+            source_provider_address: source_provider_address.into(),
+            source_type_name: source_type_name.into(),
+            source_schema_version,
+            source_state,
+            source_private: Vec::new(),
+            target_type_name: target_type_name.into(),
+            target_schema,
+            ctx: Context::detached(),
+        }
+    }
+}
+
 /// Every response can be built from the diagnostics alone (an operation that failed), and
 /// from one diagnostic, so that a handler can compute a `Result<_, Diagnostic>` and end
 /// with `.unwrap_or_else(Into::into)`.
@@ -864,5 +988,6 @@ failed_responses!(
     PlanResourceChangeResponse,
     ApplyResourceChangeResponse,
     ImportResourceStateResponse,
-    ReadDataSourceResponse
+    ReadDataSourceResponse,
+    MoveResourceStateResponse
 );

@@ -886,6 +886,80 @@ fn kv_functions_protocol_6() {
     kv_functions(6);
 }
 
+fn kv_legacy_config(store: &Path) -> String {
+    format!(
+        "{}\nresource \"kv_legacy_entry\" \"x\" {{\n  key  = \"old\"\n  data = \"v\"\n}}\n",
+        provider(store)
+    )
+}
+
+fn kv_moved_config(store: &Path) -> String {
+    format!(
+        r#"{provider}
+resource "kv_entry" "x" {{
+  key   = "old"
+  value = "v"
+}}
+moved {{
+  from = kv_legacy_entry.x
+  to   = kv_entry.x
+}}
+"#,
+        provider = provider(store)
+    )
+}
+
+/// A `moved` block from one resource type to another (Terraform 1.8+): the state of
+/// `kv_legacy_entry.x` becomes that of `kv_entry.x` through MoveResourceState, the plan
+/// is a move with no change (nothing is created, replaced or updated: the entry keeps
+/// version 1), and the plan after it is empty.
+fn kv_moved_across_types(protocol: u32) {
+    let (case, store) = kv_case(protocol);
+    let (s1, s2) = (store.clone(), store.clone());
+    case.step(Step::config(kv_legacy_config(&store)).check(move |state| {
+        let old: serde_json::Value = state.resource("kv_legacy_entry.x")?;
+        assert_eq!(old["data"], "v");
+        assert_eq!(old["id"], "kv-old");
+        assert_eq!(store_json(&s1)["old"]["value"], "v");
+        Ok(())
+    }))
+    .step(
+        Step::config(kv_moved_config(&store))
+            .plan_check(|plan| {
+                assert_eq!(plan.actions("kv_entry.x")?, ["no-op"]);
+                let change = plan.json()["resource_changes"]
+                    .as_array()
+                    .and_then(|c| c.iter().find(|c| c["address"] == "kv_entry.x"))
+                    .cloned()
+                    .unwrap_or_default();
+                assert_eq!(change["previous_address"], "kv_legacy_entry.x");
+                assert_eq!(change["change"]["after"]["ttl"], 3600);
+                Ok(())
+            })
+            .check(move |state| {
+                assert!(state
+                    .resource::<serde_json::Value>("kv_legacy_entry.x")
+                    .is_err());
+                let e: serde_json::Value = state.resource("kv_entry.x")?;
+                assert_eq!((&e["key"], &e["value"]), (&"old".into(), &"v".into()));
+                assert_eq!((&e["id"], &e["version"]), (&"kv-old".into(), &1.into()));
+                assert_eq!(store_json(&s2)["old"]["version"], 1, "not written again");
+                Ok(())
+            }),
+    )
+    .run_latest();
+}
+
+#[test]
+fn kv_moved_across_types_protocol_5() {
+    kv_moved_across_types(5);
+}
+
+#[test]
+fn kv_moved_across_types_protocol_6() {
+    kv_moved_across_types(6);
+}
+
 /// Terraform before 1.11 does not know write-only attributes and would keep the value in
 /// plan and state: the provider refuses a configured one, saying which Terraform is
 /// needed, before anything is planned.

@@ -54,6 +54,7 @@
 mod convert;
 mod ctx;
 mod function;
+mod moves;
 mod traits;
 
 #[cfg(test)]
@@ -73,6 +74,7 @@ use self::convert::Wire;
 pub use self::ctx::Ctx;
 use self::function::AnyFunction;
 pub use self::function::{Arg, Args, Function, FunctionDefinition, Variadic};
+pub use self::moves::StateMove;
 pub use self::traits::{DataSource, Model, NoConfig, ProviderConfig, Resource};
 pub use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::function::{CallFunctionRequest, CallFunctionResponse, FunctionError};
@@ -273,7 +275,18 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         for (name, f) in &self.functions {
             s = s.function(name.clone(), f.signature().clone());
         }
-        s
+        let moves = self.resources.values().any(|r| r.has_moves());
+        s.capabilities(ServerCapabilities::default().with_move_resource_state(moves))
+    }
+
+    async fn move_resource_state(
+        &self,
+        req: MoveResourceStateRequest,
+    ) -> MoveResourceStateResponse {
+        match self.resources.get(&req.target_type_name) {
+            Some(r) => r.move_state(&req),
+            None => unknown_type("resource", &req.target_type_name).into(),
+        }
     }
 
     async fn call_function(&self, req: CallFunctionRequest) -> CallFunctionResponse {
@@ -412,6 +425,8 @@ trait AnyResource<C>: Send + Sync {
     fn wire(&self) -> &Wire;
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
     fn upgrade(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse;
+    fn has_moves(&self) -> bool;
+    fn move_state(&self, req: &MoveResourceStateRequest) -> MoveResourceStateResponse;
     fn read(&self, client: Arc<C>, req: ReadResourceRequest)
         -> BoxFuture<'_, ReadResourceResponse>;
     fn plan(
@@ -436,6 +451,7 @@ struct Registered<R: Resource<C>, C: Send + Sync + 'static> {
     wire: Wire,
     planner: Planner,
     codec: Codec<R::Model>,
+    moves: Vec<StateMove<R::Model>>,
     type_name: String,
     _client: std::marker::PhantomData<fn() -> C>,
 }
@@ -446,6 +462,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             wire: Wire::new::<R::Model>(resource.schema()),
             planner: resource.planner(),
             codec: resource.upgrade(),
+            moves: resource.moves(),
             type_name: type_name.to_owned(),
             resource,
             _client: std::marker::PhantomData,
@@ -551,6 +568,43 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 .unwrap_or_default(),
             Ok(None) => Vec::new(),
             Err(d) => d.into(),
+        }
+    }
+
+    fn has_moves(&self) -> bool {
+        !self.moves.is_empty()
+    }
+
+    fn move_state(&self, req: &MoveResourceStateRequest) -> MoveResourceStateResponse {
+        let Some(m) = self
+            .moves
+            .iter()
+            .find(|m| m.takes(&req.source_provider_address, &req.source_type_name))
+        else {
+            let takes: Vec<_> = self.moves.iter().map(StateMove::source_type).collect();
+            return Diagnostic::error(format!(
+                "`{}` cannot take the state of `{}`",
+                self.type_name, req.source_type_name
+            ))
+            .with_detail(format!(
+                "A `moved` block into `{}` may come from {} (here from `{}` of {}).",
+                self.type_name,
+                if takes.is_empty() {
+                    "no other resource type".to_owned()
+                } else {
+                    format!("`{}`", takes.join("`, `"))
+                },
+                req.source_type_name,
+                req.source_provider_address
+            ))
+            .into();
+        };
+        let moved = m
+            .convert(req.source_schema_version, &req.source_state)
+            .and_then(|model| self.encode(Some(&model), "the moved state"));
+        match moved {
+            Ok(state) => MoveResourceStateResponse::new(state),
+            Err(d) => d.into_vec().into(),
         }
     }
 

@@ -168,6 +168,24 @@ impl Resource<Log> for Items {
             .push(format!("delete {}", state.name.known().unwrap()));
         Ok(())
     }
+
+    fn moves(&self) -> Vec<StateMove<Item>> {
+        let convert = |old: ItemV0| {
+            if old.name.is_empty() {
+                return Err(Diagnostic::error("an old item without a name").into());
+            }
+            Ok(Item {
+                id: format!("i-{}", old.name).into(),
+                etag: Unknown::Known(None),
+                size: old.count.into(),
+                name: old.name.into(),
+            })
+        };
+        vec![
+            StateMove::new("old_item", Codec::new(), convert),
+            StateMove::new("t_thing", Codec::new(), convert).from_provider("example.com/x/t"),
+        ]
+    }
 }
 
 #[derive(TfValue, Serialize, Deserialize)]
@@ -709,6 +727,72 @@ async fn upgrade_through_the_codec() {
         resp.diagnostics[0]
             .detail
             .contains("newer than this provider's version 1"),
+        "{}",
+        resp.diagnostics[0]
+    );
+}
+
+#[tokio::test]
+async fn moves_across_types_convert_the_source_state() {
+    let f = framework();
+    assert!(f.schemas().capabilities.move_resource_state);
+    let moved = |provider: &str, source: &str, json: &str| {
+        f.move_resource_state(MoveResourceStateRequest::new(
+            provider,
+            source,
+            0,
+            RawState::from_json(json.as_bytes().to_vec()),
+            "t_item",
+            std::sync::Arc::new(Item::schema()),
+        ))
+    };
+    let resp = moved(
+        "registry.terraform.io/a/old",
+        "old_item",
+        r#"{"name":"n","count":2}"#,
+    )
+    .await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(
+        decode(&resp.target_state),
+        Some(Item {
+            etag: Unknown::Known(None),
+            ..item("n", Some(2), Some("i-n".to_owned()).into())
+        })
+    );
+    // The second move takes `t_thing` from one provider only.
+    let resp = moved("example.com/x/t", "t_thing", r#"{"name":"m"}"#).await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let resp = moved("example.com/y/t", "t_thing", r#"{"name":"m"}"#).await;
+    let d = &resp.diagnostics[0];
+    assert_eq!(d.summary, "`t_item` cannot take the state of `t_thing`");
+    assert!(d.detail.contains("`old_item`, `t_thing`"), "{d}");
+    // The source's state is decoded as its model says, at the attribute.
+    let resp = moved("a", "old_item", r#"{"name":"n","count":"many"}"#).await;
+    let d = &resp.diagnostics[0];
+    assert!(
+        d.summary
+            .contains("the state of `old_item` (schema version 0)"),
+        "{d}"
+    );
+    assert_eq!(d.attribute, Some(AttributePath::new().attr("count")));
+    let resp = moved("a", "old_item", r#"{"name":""}"#).await;
+    assert_eq!(resp.diagnostics[0].summary, "an old item without a name");
+    // A type with no moves, and no such type.
+    let no_moves = Framework::new_with::<Cfg>().data_source("t_info", Greet);
+    assert!(!no_moves.schemas().capabilities.move_resource_state);
+    let resp = f
+        .move_resource_state(MoveResourceStateRequest::new(
+            "a",
+            "old_item",
+            0,
+            RawState::from_json(b"{}".to_vec()),
+            "t_nope",
+            std::sync::Arc::new(Item::schema()),
+        ))
+        .await;
+    assert!(
+        resp.diagnostics[0].detail.contains("`t_nope`"),
         "{}",
         resp.diagnostics[0]
     );

@@ -103,6 +103,15 @@ where
         Codec::new()
     }
 
+    /// The resource types whose state this one takes with a `moved` block from one type
+    /// to another (Terraform 1.8+): `moved { from = old_type.x  to = new_type.x }`.
+    /// By default none, and Terraform refuses such a block. Called once, when the
+    /// resource is registered; the first move whose source type (and provider) matches
+    /// converts the state, which is then read and planned as usual.
+    fn moves(&self) -> Vec<super::StateMove<Self::Model>> {
+        Vec::new()
+    }
+
     /// Checks a configuration beyond what the schema says (the schema's own validators
     /// run first). The configuration may hold unknowns: values that depend on resources
     /// not created yet.

@@ -916,6 +916,58 @@ impl<P: Provider> Core<P> {
         resp
     }
 
+    /// `MoveResourceState`: the handler, then its target state checked against the
+    /// target type (wholly known, no write-only value).
+    pub(crate) async fn move_state(
+        &self,
+        source_provider_address: String,
+        source_type_name: String,
+        source_schema_version: i64,
+        source_state: tfvalue::codec::RawState,
+        source_private: Vec<u8>,
+        target_type_name: String,
+    ) -> MoveResourceStateResponse {
+        const RPC: &str = "MoveResourceState";
+        let Some(entry) = self.resources.get(&target_type_name) else {
+            return Self::unknown_type("resource", &target_type_name).into();
+        };
+        let (ctx, cancel) = self.request_ctx();
+        let req = MoveResourceStateRequest {
+            source_provider_address,
+            source_type_name,
+            source_schema_version,
+            source_state,
+            source_private,
+            target_type_name,
+            target_schema: entry.schema.clone(),
+            ctx,
+        };
+        let p = self.provider.clone();
+        let mut resp = self
+            .run(
+                RPC,
+                cancel,
+                async move { p.move_resource_state(req).await },
+                MoveResourceStateResponse::from,
+            )
+            .await;
+        if has_errors(&resp.diagnostics) {
+            return resp;
+        }
+        if let Err(d) = Self::check_output(
+            "moved state",
+            &mut resp.target_state,
+            &entry.ty,
+            Known::Wholly,
+        )
+        .map(drop)
+        .and_then(|()| entry.check_write_only("moved state", &resp.target_state))
+        {
+            resp.diagnostics.push(d);
+        }
+        resp
+    }
+
     pub(crate) async fn read_data(
         &self,
         type_name: String,

@@ -33,6 +33,14 @@ macro_rules! provider_service {
         stop: $stop:ident / $stop_msg:ident,
         validate_provider_response: $vpr:expr
     ) => {
+        /// What the provider offers, as the protocol says it.
+        fn server_capabilities(schemas: &crate::provider::Schemas) -> pb::ServerCapabilities {
+            pb::ServerCapabilities {
+                move_resource_state: schemas.capabilities.move_resource_state,
+                ..Default::default()
+            }
+        }
+
         /// The functions' signatures as the protocol carries them; one that cannot be
         /// served is left out with an error diagnostic naming it.
         fn functions(
@@ -65,7 +73,7 @@ macro_rules! provider_service {
             ) -> Result<Response<pb::get_metadata::Response>, Status> {
                 let s = &self.core.schemas;
                 Ok(Response::new(pb::get_metadata::Response {
-                    server_capabilities: Some(pb::ServerCapabilities::default()),
+                    server_capabilities: Some(server_capabilities(&self.core.schemas)),
                     diagnostics: Vec::new(),
                     data_sources: s
                         .data_sources
@@ -124,7 +132,7 @@ macro_rules! provider_service {
                     ephemeral_resource_schemas: Default::default(),
                     diagnostics: $cv::to_diagnostics(diags, None),
                     provider_meta,
-                    server_capabilities: Some(pb::ServerCapabilities::default()),
+                    server_capabilities: Some(server_capabilities(&self.core.schemas)),
                 }))
             }
 
@@ -365,12 +373,23 @@ macro_rules! provider_service {
                 request: Request<pb::move_resource_state::Request>,
             ) -> Result<Response<pb::move_resource_state::Response>, Status> {
                 let r = request.into_inner();
+                let ty = self.core.resource_type(&r.target_type_name).cloned();
+                let resp = self
+                    .core
+                    .move_state(
+                        r.source_provider_address,
+                        r.source_type_name,
+                        r.source_schema_version,
+                        $cv::raw_state(r.source_state),
+                        r.source_private,
+                        r.target_type_name,
+                    )
+                    .await;
                 Ok(Response::new(pb::move_resource_state::Response {
-                    diagnostics: $cv::to_diagnostics(
-                        vec![unsupported("moving resource state", &r.target_type_name)],
-                        None,
-                    ),
-                    ..Default::default()
+                    target_state: $cv::to_dynamic_value(resp.target_state),
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    target_private: resp.target_private,
+                    target_identity: None,
                 }))
             }
 

@@ -1789,3 +1789,170 @@ async fn a_function_with_a_bad_name_is_reported() {
         .text
         .contains("does not implement its function `ok`"));
 }
+
+/// A provider whose `test_note` takes the state of `old_note` (`{"text": ..}`); from
+/// `liar_note` it answers a state with an unknown in it, which no state may hold.
+struct Mover;
+
+impl Provider for Mover {
+    fn schemas(&self) -> Schemas {
+        Schemas::new()
+            .resource("test_note", Schema::new(0, block()))
+            .capabilities(ServerCapabilities::default().with_move_resource_state(true))
+    }
+
+    async fn move_resource_state(
+        &self,
+        req: MoveResourceStateRequest,
+    ) -> MoveResourceStateResponse {
+        let old: serde_json::Value = serde_json::from_slice(&req.source_state.json).unwrap();
+        let ip = match req.source_type_name.as_str() {
+            "old_note" => Unknown::Known(Some(format!(
+                "{}@{}",
+                req.source_schema_version, req.source_provider_address
+            ))),
+            _ => Unknown::unknown(),
+        };
+        let thing = Thing {
+            name: old["text"].as_str().unwrap().to_owned(),
+            ip,
+        };
+        let mut resp = MoveResourceStateResponse::new(DynamicValue::encode(&thing).unwrap());
+        resp.target_private = req.source_private;
+        resp
+    }
+}
+
+fn move6(source: &str, json: &str) -> pb6::move_resource_state::Request {
+    pb6::move_resource_state::Request {
+        source_provider_address: "registry.terraform.io/acme/old".into(),
+        source_type_name: source.into(),
+        source_schema_version: 3,
+        source_state: Some(pb6::RawState {
+            json: json.as_bytes().to_vec(),
+            flatmap: Default::default(),
+        }),
+        target_type_name: "test_note".into(),
+        source_private: b"p".to_vec(),
+        source_identity: None,
+        source_identity_schema_version: 0,
+    }
+}
+
+/// `MoveResourceState` as Terraform 1.8+ calls it (after it read the capability in
+/// GetProviderSchema): the moved state and private data reach Terraform, a moved state
+/// that is not wholly known is refused, and a provider without moves keeps the
+/// capability off and answers with an error, on both protocols.
+#[tokio::test]
+async fn moves_across_types_are_offered_and_checked() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Mover, listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut v6 = pb6::provider_client::ProviderClient::new(channel.clone());
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel);
+    let caps = v6
+        .get_provider_schema(pb6::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner()
+        .server_capabilities
+        .unwrap();
+    assert!(caps.move_resource_state);
+    let caps = v5
+        .get_metadata(pb5::get_metadata::Request {})
+        .await
+        .unwrap()
+        .into_inner()
+        .server_capabilities
+        .unwrap();
+    assert!(caps.move_resource_state);
+
+    let resp = v6
+        .move_resource_state(move6("old_note", r#"{"text":"hi"}"#))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let state: serde_json::Value = rmp_serde_value(&resp.target_state.unwrap().msgpack);
+    assert_eq!(
+        state,
+        serde_json::json!({"name": "hi", "ip": "3@registry.terraform.io/acme/old"})
+    );
+    assert_eq!(resp.target_private, b"p");
+
+    let resp = v6
+        .move_resource_state(move6("liar_note", r#"{"text":"hi"}"#))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    assert!(
+        resp.diagnostics[0].detail.contains("unknown"),
+        "{:?}",
+        resp.diagnostics[0]
+    );
+
+    let r = move6("old_note", r#"{"text":"five"}"#);
+    let resp = v5
+        .move_resource_state(pb5::move_resource_state::Request {
+            source_provider_address: r.source_provider_address,
+            source_type_name: r.source_type_name,
+            source_schema_version: r.source_schema_version,
+            source_state: r.source_state.map(|s| pb5::RawState {
+                json: s.json,
+                flatmap: s.flatmap,
+            }),
+            target_type_name: r.target_type_name,
+            source_private: r.source_private,
+            source_identity: None,
+            source_identity_schema_version: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(
+        rmp_serde_value(&resp.target_state.unwrap().msgpack)["name"],
+        "five"
+    );
+
+    // A provider that moves nothing.
+    let (_plain, channel) = serve_plain().await;
+    let mut plain = pb5::provider_client::ProviderClient::new(channel);
+    let caps = plain
+        .get_schema(pb5::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner()
+        .server_capabilities
+        .unwrap();
+    assert!(!caps.move_resource_state);
+    let mut r = move6("old_note", "{}");
+    r.target_type_name = "test_thing".into();
+    let resp = pb6::provider_client::ProviderClient::new(
+        Endpoint::from_shared(format!("http://{}", _plain.addr))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap(),
+    )
+    .move_resource_state(r)
+    .await
+    .unwrap()
+    .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1);
+    assert!(resp.target_state.is_none_or(|s| s.msgpack.is_empty()));
+}
+
+/// A MessagePack object of strings as JSON (for assertions).
+fn rmp_serde_value(msgpack: &[u8]) -> serde_json::Value {
+    let ty = Type::object([("name", Type::String), ("ip", Type::String)]);
+    tfvalue::Value::from_msgpack(msgpack, &ty)
+        .unwrap()
+        .to_json_value(&ty)
+        .unwrap()
+}
