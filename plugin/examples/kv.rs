@@ -118,6 +118,18 @@ struct LegacyEntry {
     version: Unknown<Option<u64>>,
 }
 
+/// `kv_lease`: an entry's value, leased for one run (an ephemeral resource, Terraform
+/// 1.10+): never in a plan or a state, usable in a provider block or a write-only
+/// attribute.
+#[derive(TfValue, Serialize, Deserialize)]
+struct Lease {
+    /// The entry's key.
+    key: Unknown<String>,
+    /// The entry's value.
+    #[tfvalue(computed, sensitive)]
+    value: Unknown<Option<String>>,
+}
+
 /// The data source: an entry looked up by key.
 #[derive(TfValue, Serialize, Deserialize)]
 struct Lookup {
@@ -139,8 +151,12 @@ type Db = BTreeMap<String, Entry>;
 /// could not hold two types of `meta`).
 type Raw = BTreeMap<String, Box<RawValue>>;
 
-/// The client: the store's file.
-struct Store(store::JsonFile);
+/// The client: the store's file, and the log of leases beside it.
+struct Store {
+    file: store::JsonFile,
+    /// `<store>.leases`: a line `open|renew|close <key>` for each event of a lease.
+    leases: PathBuf,
+}
 
 fn decode(raw: Raw) -> Result<Db> {
     raw.into_iter()
@@ -151,13 +167,18 @@ fn decode(raw: Raw) -> Result<Db> {
 impl Store {
     /// Runs `f` on the store's entries.
     fn read<T>(&self, f: impl FnOnce(Db) -> Result<T>) -> Result<T> {
-        self.0.read(|raw: Raw| f(decode(raw)?))
+        self.file.read(|raw: Raw| f(decode(raw)?))
+    }
+
+    /// Records an event of the lease of `key`.
+    fn log_lease(&self, event: &str, key: &str) -> Result<()> {
+        Ok(store::append_line(&self.leases, &format!("{event} {key}"))?)
     }
 
     /// Runs `f` on the store's entries and saves what it leaves, with no other process
     /// reading or writing the store in between.
     fn update<T>(&self, f: impl FnOnce(&mut Db) -> Result<T>) -> Result<T> {
-        self.0.update(|raw: &mut Raw| {
+        self.file.update(|raw: &mut Raw| {
             let mut db = decode(std::mem::take(raw))?;
             let out = f(&mut db)?;
             for (k, e) in db {
@@ -188,7 +209,12 @@ impl ProviderConfig for Config {
         if dir.is_some_and(|d| !d.is_dir()) {
             return Err(at("path", "the store's directory does not exist").into());
         }
-        Ok(Store(store::JsonFile::new(path)))
+        let mut leases = path.clone().into_os_string();
+        leases.push(".leases");
+        Ok(Store {
+            file: store::JsonFile::new(path),
+            leases: leases.into(),
+        })
     }
 }
 
@@ -352,6 +378,47 @@ impl DataSource<Store> for LookupSource {
     }
 }
 
+struct LeaseResource;
+
+/// With `KV_LEASE_RENEW_SECS` set, a lease asks to be renewed that many seconds on.
+fn renew_lease(cx: &Ctx<Store>) -> Result<()> {
+    if let Ok(secs) = std::env::var("KV_LEASE_RENEW_SECS") {
+        let secs = secs
+            .parse()
+            .map_err(|_| Diagnostic::error("KV_LEASE_RENEW_SECS: not a number"))?;
+        let at = std::time::SystemTime::now() + std::time::Duration::from_secs(secs);
+        cx.set_renew_at(at);
+    }
+    Ok(())
+}
+
+impl EphemeralResource<Store> for LeaseResource {
+    type Model = Lease;
+
+    async fn open(&self, cx: &Ctx<Store>, mut lease: Lease) -> Result<Lease> {
+        let k = lease.key.known().cloned().unwrap_or_default();
+        let Some(e) = cx.client().read(|mut db| Ok(db.remove(&k)))? else {
+            return Err(at("key", "no such entry").into());
+        };
+        lease.value = e.value;
+        cx.client().log_lease("open", &k)?;
+        cx.set_private(k.into_bytes());
+        renew_lease(cx)?;
+        Ok(lease)
+    }
+
+    async fn renew(&self, cx: &Ctx<Store>) -> Result<()> {
+        cx.client()
+            .log_lease("renew", &String::from_utf8_lossy(&cx.private()))?;
+        renew_lease(cx)
+    }
+
+    async fn close(&self, cx: &Ctx<Store>) -> Result<()> {
+        cx.client()
+            .log_lease("close", &String::from_utf8_lossy(&cx.private()))
+    }
+}
+
 /// `provider::kv::id(key)`: the id an entry of that key gets.
 struct IdFunction;
 
@@ -401,6 +468,7 @@ fn main() {
         .resource("kv_entry", EntryResource)
         .resource("kv_legacy_entry", LegacyEntryResource)
         .data_source("kv_lookup", LookupSource)
+        .ephemeral_resource("kv_lease", LeaseResource)
         .function("id", IdFunction)
         .function("merge", MergeFunction);
     let config = ServeConfig::new("example.com/acme/kv");

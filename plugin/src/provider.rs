@@ -37,6 +37,9 @@ pub struct Schemas {
     pub data_sources: BTreeMap<String, Schema>,
     /// Provider-defined functions (Terraform 1.8+), by name: `provider::<provider>::<name>`.
     pub functions: BTreeMap<String, Function>,
+    /// Ephemeral resource types (Terraform 1.10+), by type name: `ephemeral "<type>"`
+    /// blocks, opened for a run and never stored.
+    pub ephemeral_resources: BTreeMap<String, Schema>,
     /// What the provider offers beyond the schemas, told to Terraform in
     /// `GetProviderSchema` and `GetMetadata`.
     pub capabilities: ServerCapabilities,
@@ -100,6 +103,14 @@ impl Schemas {
     #[must_use]
     pub fn data_source(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
         self.data_sources.insert(type_name.into(), schema);
+        self
+    }
+
+    /// Adds an ephemeral resource type (Terraform 1.10+): the schema of its
+    /// configuration and result (computed attributes are the result).
+    #[must_use]
+    pub fn ephemeral_resource(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
+        self.ephemeral_resources.insert(type_name.into(), schema);
         self
     }
 
@@ -379,6 +390,10 @@ pub struct ReadResourceResponse {
     pub new_state: DynamicValue,
     /// Private data to store.
     pub private: Vec<u8>,
+    /// Deferred to a later run instead (Terraform's deferred actions; only when
+    /// [`ClientCapabilities::deferral_allowed`](crate::ClientCapabilities) is set, else
+    /// the server turns it into an error).
+    pub deferred: Option<Deferred>,
     /// Problems found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -387,6 +402,7 @@ impl ReadResourceResponse {
     /// The refreshed state and private data.
     pub fn new(new_state: DynamicValue, private: Vec<u8>) -> Self {
         ReadResourceResponse {
+            deferred: None,
             new_state,
             private,
             diagnostics: Vec::new(),
@@ -425,6 +441,10 @@ pub struct PlanResourceChangeResponse {
     pub requires_replace: Vec<AttributePath>,
     /// Private data handed to apply.
     pub planned_private: Vec<u8>,
+    /// Deferred to a later run instead (Terraform's deferred actions; only when
+    /// [`ClientCapabilities::deferral_allowed`](crate::ClientCapabilities) is set, else
+    /// the server turns it into an error).
+    pub deferred: Option<Deferred>,
     /// Problems found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -593,6 +613,161 @@ impl MoveResourceStateResponse {
     }
 }
 
+/// Why an operation is deferred to a later run (Terraform's deferred actions,
+/// experimental in Terraform 1.9+): a handler answers [`Deferred`] instead of a result
+/// only when [`ClientCapabilities::deferral_allowed`](crate::ClientCapabilities) says
+/// Terraform takes it; the server refuses a deferral otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DeferredReason {
+    /// Not given (the protocol's `UNKNOWN`).
+    Unknown,
+    /// The resource's configuration holds unknowns the provider needs.
+    ResourceConfigUnknown,
+    /// The provider's configuration holds unknowns it needs.
+    ProviderConfigUnknown,
+    /// Something the operation needs does not exist yet.
+    AbsentPrereq,
+}
+
+/// An operation deferred to a later run, and why: see [`DeferredReason`].
+///
+/// ```
+/// use tfvalue_plugin::{Deferred, DeferredReason};
+///
+/// let d = Deferred::new(DeferredReason::ProviderConfigUnknown);
+/// assert_eq!(d.reason, DeferredReason::ProviderConfigUnknown);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Deferred {
+    /// Why.
+    pub reason: DeferredReason,
+}
+
+impl Deferred {
+    /// A deferral for this reason.
+    pub fn new(reason: DeferredReason) -> Self {
+        Deferred { reason }
+    }
+}
+
+/// `OpenEphemeralResource` (Terraform 1.10+): an `ephemeral` block's configuration,
+/// wholly known (Terraform does not open one whose configuration is not; its result is
+/// then unknown).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct OpenEphemeralResourceRequest {
+    /// The ephemeral resource type.
+    pub type_name: String,
+    /// The configuration, wholly known.
+    pub config: DynamicValue,
+    /// Stop signal, and the client's capabilities.
+    pub ctx: Context,
+}
+
+impl OpenEphemeralResourceRequest {
+    /// A request, as the server builds it (useful in tests); its context is never
+    /// stopped.
+    pub fn new(type_name: impl Into<String>, config: DynamicValue) -> Self {
+        OpenEphemeralResourceRequest {
+            type_name: type_name.into(),
+            config,
+            ctx: Context::detached(),
+        }
+    }
+}
+
+/// The answer to [`OpenEphemeralResourceRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct OpenEphemeralResourceResponse {
+    /// The result: the configuration with the computed attributes set (wholly known).
+    /// Terraform keeps it in memory for the run; it never reaches a plan or a state.
+    pub result: DynamicValue,
+    /// Bytes Terraform hands back to [`Provider::renew_ephemeral_resource`] and
+    /// [`Provider::close_ephemeral_resource`] (a lease id, a token to revoke).
+    pub private: Vec<u8>,
+    /// When Terraform should call [`Provider::renew_ephemeral_resource`], if the
+    /// resource is still open then; `None`: never.
+    pub renew_at: Option<std::time::SystemTime>,
+    /// Opened in a later run instead (only when the client allows deferral).
+    pub deferred: Option<Deferred>,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl OpenEphemeralResourceResponse {
+    /// An opened resource with this result.
+    pub fn new(result: DynamicValue) -> Self {
+        OpenEphemeralResourceResponse {
+            result,
+            ..Default::default()
+        }
+    }
+}
+
+/// `RenewEphemeralResource`: the time an open ephemeral resource asked for has come,
+/// and Terraform still uses it.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct RenewEphemeralResourceRequest {
+    /// The ephemeral resource type.
+    pub type_name: String,
+    /// The private bytes of the open, or of the renew before this one.
+    pub private: Vec<u8>,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+impl RenewEphemeralResourceRequest {
+    /// A request, as the server builds it (useful in tests).
+    pub fn new(type_name: impl Into<String>, private: Vec<u8>) -> Self {
+        RenewEphemeralResourceRequest {
+            type_name: type_name.into(),
+            private,
+            ctx: Context::detached(),
+        }
+    }
+}
+
+/// The answer to [`RenewEphemeralResourceRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct RenewEphemeralResourceResponse {
+    /// The private bytes for the next renew (Terraform 1.10 and 1.11 still hand the
+    /// open's bytes to close).
+    pub private: Vec<u8>,
+    /// When to renew again; `None`: never.
+    pub renew_at: Option<std::time::SystemTime>,
+    /// Problems found; an error stops the renewals, and Terraform reports it at close.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// `CloseEphemeralResource`: Terraform is done with an open ephemeral resource (at the
+/// end of the plan or apply that opened it, or when nothing left needs it).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct CloseEphemeralResourceRequest {
+    /// The ephemeral resource type.
+    pub type_name: String,
+    /// The private bytes of the open.
+    pub private: Vec<u8>,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+impl CloseEphemeralResourceRequest {
+    /// A request, as the server builds it (useful in tests).
+    pub fn new(type_name: impl Into<String>, private: Vec<u8>) -> Self {
+        CloseEphemeralResourceRequest {
+            type_name: type_name.into(),
+            private,
+            ctx: Context::detached(),
+        }
+    }
+}
+
 /// One object an import found.
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
@@ -622,6 +797,10 @@ impl ImportedResource {
 pub struct ImportResourceStateResponse {
     /// What was imported.
     pub imported_resources: Vec<ImportedResource>,
+    /// Deferred to a later run instead (Terraform's deferred actions; only when
+    /// [`ClientCapabilities::deferral_allowed`](crate::ClientCapabilities) is set, else
+    /// the server turns it into an error).
+    pub deferred: Option<Deferred>,
     /// Problems found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -630,6 +809,7 @@ impl ImportResourceStateResponse {
     /// These imported objects.
     pub fn new(imported_resources: Vec<ImportedResource>) -> Self {
         ImportResourceStateResponse {
+            deferred: None,
             imported_resources,
             diagnostics: Vec::new(),
         }
@@ -656,6 +836,10 @@ pub struct ReadDataSourceRequest {
 pub struct ReadDataSourceResponse {
     /// The data source's state.
     pub state: DynamicValue,
+    /// Deferred to a later run instead (Terraform's deferred actions; only when
+    /// [`ClientCapabilities::deferral_allowed`](crate::ClientCapabilities) is set, else
+    /// the server turns it into an error).
+    pub deferred: Option<Deferred>,
     /// Problems found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -664,6 +848,7 @@ impl ReadDataSourceResponse {
     /// The data source's state.
     pub fn new(state: DynamicValue) -> Self {
         ReadDataSourceResponse {
+            deferred: None,
             state,
             diagnostics: Vec::new(),
         }
@@ -691,6 +876,9 @@ fn unsupported(what: &str, type_name: &str) -> Diagnostic {
 /// | import | an "unsupported" error |
 /// | read data source | an "unsupported" error |
 /// | move resource state | an "unsupported" error |
+/// | validate an ephemeral resource | no diagnostics |
+/// | open an ephemeral resource | an "unsupported" error |
+/// | renew, close an ephemeral resource | nothing to do |
 /// | call function | an error: no such function |
 /// | stop | nothing to do |
 ///
@@ -816,6 +1004,7 @@ pub trait Provider: Send + Sync + 'static {
     ) -> impl Future<Output = ImportResourceStateResponse> + Send {
         async move {
             ImportResourceStateResponse {
+                deferred: None,
                 imported_resources: Vec::new(),
                 diagnostics: vec![unsupported("import", &req.type_name)],
             }
@@ -829,10 +1018,61 @@ pub trait Provider: Send + Sync + 'static {
     ) -> impl Future<Output = ReadDataSourceResponse> + Send {
         async move {
             ReadDataSourceResponse {
+                deferred: None,
                 state: DynamicValue::default(),
                 diagnostics: vec![unsupported("reading a data source", &req.type_name)],
             }
         }
+    }
+
+    /// Validates an `ephemeral` block (Terraform 1.10+); the server has checked it
+    /// against the schema.
+    fn validate_ephemeral_resource_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// Opens an ephemeral resource (Terraform 1.10+) declared in
+    /// [`Schemas::ephemeral_resources`]: makes its result for this run (a token, a
+    /// lease, a secret read). The server checks the result against the schema (wholly
+    /// known).
+    fn open_ephemeral_resource(
+        &self,
+        req: OpenEphemeralResourceRequest,
+    ) -> impl Future<Output = OpenEphemeralResourceResponse> + Send {
+        async move {
+            OpenEphemeralResourceResponse {
+                diagnostics: vec![unsupported("opening an ephemeral resource", &req.type_name)],
+                ..Default::default()
+            }
+        }
+    }
+
+    /// Renews an open ephemeral resource when its `renew_at` has come. By default, no
+    /// renewal is needed again.
+    fn renew_ephemeral_resource(
+        &self,
+        req: RenewEphemeralResourceRequest,
+    ) -> impl Future<Output = RenewEphemeralResourceResponse> + Send {
+        async move {
+            RenewEphemeralResourceResponse {
+                private: req.private,
+                ..Default::default()
+            }
+        }
+    }
+
+    /// Closes an open ephemeral resource (revokes the token, ends the lease). By
+    /// default, nothing to do.
+    fn close_ephemeral_resource(
+        &self,
+        req: CloseEphemeralResourceRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
     }
 
     /// Takes the state of a resource of another type into one of this provider's types
@@ -989,5 +1229,7 @@ failed_responses!(
     ApplyResourceChangeResponse,
     ImportResourceStateResponse,
     ReadDataSourceResponse,
-    MoveResourceStateResponse
+    MoveResourceStateResponse,
+    OpenEphemeralResourceResponse,
+    RenewEphemeralResourceResponse
 );

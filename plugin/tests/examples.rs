@@ -960,6 +960,145 @@ fn kv_moved_across_types_protocol_6() {
     kv_moved_across_types(6);
 }
 
+fn kv_lease_entries_config(store: &Path, other: &Path) -> String {
+    format!(
+        r#"{provider}
+resource "kv_entry" "path" {{
+  key   = "path"
+  value = {other:?}
+}}
+resource "kv_entry" "token" {{
+  key   = "token"
+  value = "s3cret-lease"
+}}
+"#,
+        provider = provider(store),
+        other = other.to_str().unwrap()
+    )
+}
+
+/// Two leases: one configures a second `kv` provider (its store's path), the other
+/// feeds a write-only attribute of an entry in that store and a provisioner that takes
+/// three seconds, long enough for renewals every second.
+fn kv_lease_config(store: &Path, other: &Path) -> String {
+    format!(
+        r#"{entries}
+ephemeral "kv_lease" "path" {{
+  key = kv_entry.path.key
+}}
+ephemeral "kv_lease" "token" {{
+  key = kv_entry.token.key
+}}
+provider "kv" {{
+  alias = "b"
+  path  = ephemeral.kv_lease.path.value
+}}
+resource "kv_entry" "s" {{
+  provider          = kv.b
+  key               = "s"
+  secret_wo         = ephemeral.kv_lease.token.value
+  secret_wo_version = 1
+}}
+resource "terraform_data" "wait" {{
+  provisioner "local-exec" {{
+    command     = "sleep 3"
+    environment = {{ TOKEN = ephemeral.kv_lease.token.value }}
+  }}
+}}
+"#,
+        entries = kv_lease_entries_config(store, other)
+    )
+}
+
+/// The lease log: `(event, key)` in order.
+fn lease_log(store: &Path) -> Vec<(String, String)> {
+    let mut path = store.as_os_str().to_owned();
+    path.push(".leases");
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let (event, key) = l.split_once(' ').unwrap();
+            (event.to_owned(), key.to_owned())
+        })
+        .collect()
+}
+
+/// An ephemeral resource with Terraform 1.11 (ephemeral resources need 1.10): a lease
+/// configures a provider block and another feeds a write-only attribute; the store
+/// behind the second provider gets the secret, no state file holds it; the lease of
+/// the token is renewed (`KV_LEASE_RENEW_SECS=1`, held open three seconds by a
+/// provisioner) between its open and its close, and every open is closed; a lease of a
+/// key the store lacks is an error at `key`.
+fn kv_ephemeral(protocol: u32) {
+    let (case, store) = kv_case(protocol);
+    let other = case.dir().join("other.json");
+    let (s1, o1) = (store.clone(), other.clone());
+    case.env("KV_LEASE_RENEW_SECS", "1")
+        .step(Step::config(kv_lease_entries_config(&store, &other)))
+        .step(
+            Step::config(kv_lease_config(&store, &other)).check(move |state| {
+                // The token's own entry holds it; nothing else does.
+                for address in state.addresses() {
+                    assert!(!address.starts_with("ephemeral."), "{address}");
+                    let v: serde_json::Value = state.resource(&address)?;
+                    let holds = v.to_string().contains("s3cret-lease");
+                    assert_eq!(holds, address == "kv_entry.token", "{address}: {v}");
+                }
+                let e: serde_json::Value = state.resource("kv_entry.s")?;
+                assert_eq!(e["secret_wo"], serde_json::Value::Null);
+                assert_eq!(store_json(&o1)["s"]["secret_wo"], "s3cret-lease");
+                assert!(
+                    store_json(&s1).get("s").is_none(),
+                    "written to the other store"
+                );
+                let log = lease_log(&s1);
+                for key in ["path", "token"] {
+                    let events: Vec<&str> = log
+                        .iter()
+                        .filter(|(_, k)| k == key)
+                        .map(|(e, _)| e.as_str())
+                        .collect();
+                    let opens = events.iter().filter(|e| **e == "open").count();
+                    let closes = events.iter().filter(|e| **e == "close").count();
+                    assert!(opens >= 1 && opens == closes, "{key}: {events:?}");
+                    // Each renew falls between an open and its close.
+                    let mut open = false;
+                    for e in &events {
+                        match *e {
+                            "open" => open = true,
+                            "close" => open = false,
+                            _ => assert!(open, "{key}: a renew of a closed lease: {events:?}"),
+                        }
+                    }
+                }
+                assert!(
+                    log.iter().any(|(e, k)| e == "renew" && k == "token"),
+                    "no renewal: {log:?}"
+                );
+                Ok(())
+            }),
+        )
+        .step(
+            Step::config(format!(
+                "{}\nephemeral \"kv_lease\" \"nope\" {{\n  key = \"nope\"\n}}\n",
+                kv_lease_config(&store, &other)
+            ))
+            .expect_error("no such entry"),
+        )
+        .run_latest();
+}
+
+#[test]
+fn kv_ephemeral_protocol_5() {
+    kv_ephemeral(5);
+}
+
+#[test]
+fn kv_ephemeral_protocol_6() {
+    kv_ephemeral(6);
+}
+
 /// Terraform before 1.11 does not know write-only attributes and would keep the value in
 /// plan and state: the provider refuses a configured one, saying which Terraform is
 /// needed, before anything is planned.

@@ -177,3 +177,19 @@ impl JsonFile {
         Ok(out)
     }
 }
+
+/// Appends `line` and a newline to the file at `path` (created if missing), in one
+/// write to a file opened for appending: lines of processes appending at once never mix
+/// (a small write to an `O_APPEND` file lands whole at its end), and the line is synced
+/// to disk before this returns.
+#[allow(dead_code)] // Not every example keeps a log.
+pub fn append_line(path: &Path, line: &str) -> Result<(), StoreError> {
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| fail(path, "open", e))?;
+    f.write_all(format!("{line}\n").as_bytes())
+        .map_err(|e| fail(path, "write", e))?;
+    f.sync_data().map_err(|e| fail(path, "sync", e))
+}

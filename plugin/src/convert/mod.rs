@@ -92,6 +92,21 @@ macro_rules! common_conversions {
             }
         }
 
+        /// A deferral as the protocol carries it.
+        pub(crate) fn to_deferred(d: crate::provider::Deferred) -> pb::Deferred {
+            use crate::provider::DeferredReason as R;
+            use pb::deferred::Reason;
+            let reason = match d.reason {
+                R::ResourceConfigUnknown => Reason::ResourceConfigUnknown,
+                R::ProviderConfigUnknown => Reason::ProviderConfigUnknown,
+                R::AbsentPrereq => Reason::AbsentPrereq,
+                _ => Reason::Unknown,
+            };
+            pb::Deferred {
+                reason: reason as i32,
+            }
+        }
+
         /// A protocol `DynamicValue` as tfvalue's (the bytes move, nothing is copied).
         pub(crate) fn dynamic_value(dv: Option<pb::DynamicValue>) -> DynamicValue {
             match dv {

@@ -1,13 +1,14 @@
 //! [`Ctx`]: what a handler gets besides its models.
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
 
 use tfvalue::{AttributePath, DynamicValue, Type};
 
 use super::Model;
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::provider::Context;
+use crate::provider::{Context, Deferred, DeferredReason};
 
 /// What every framework handler gets besides its models: the client the provider's
 /// configuration built ([`Ctx::client`]), the private data stored with the resource, a
@@ -41,6 +42,8 @@ pub struct Ctx<C = ()> {
     warnings: Mutex<Vec<Diagnostic>>,
     replace: Mutex<Vec<AttributePath>>,
     config: Option<(DynamicValue, Arc<Type>)>,
+    renew_at: Mutex<Option<SystemTime>>,
+    deferred: Mutex<Option<Deferred>>,
 }
 
 fn take<T: Default>(m: &Mutex<T>) -> T {
@@ -58,6 +61,8 @@ impl<C> Ctx<C> {
             warnings: Mutex::new(Vec::new()),
             replace: Mutex::new(Vec::new()),
             config: None,
+            renew_at: Mutex::new(None),
+            deferred: Mutex::new(None),
         }
     }
 
@@ -183,6 +188,49 @@ impl<C> Ctx<C> {
             .push(path);
     }
 
+    /// In an [`EphemeralResource`](super::EphemeralResource)'s `open` and `renew`: asks
+    /// Terraform to call `renew` at `at` if the resource is still open then (a lease
+    /// that expires, a token to refresh). Without it, Terraform never renews.
+    pub fn set_renew_at(&self, at: SystemTime) {
+        *self.renew_at.lock().unwrap_or_else(PoisonError::into_inner) = Some(at);
+    }
+
+    /// Defers this operation to a later run (Terraform's deferred actions: the value
+    /// needed is not known yet), where the protocol has it: in a resource's `read`,
+    /// `modify_plan` and `import`, a data source's `read`, an ephemeral resource's
+    /// `open`. What the handler returns then is sent as it is, except for a data
+    /// source's state and an ephemeral resource's result, which become unknown.
+    ///
+    /// # Errors
+    ///
+    /// The Terraform calling does not take deferrals
+    /// ([`ClientCapabilities::deferral_allowed`](crate::ClientCapabilities) is off: all
+    /// Terraform releases but experimental builds); nothing is recorded, and the
+    /// handler goes on or fails with the error.
+    ///
+    /// ```
+    /// use tfvalue_plugin::framework::Ctx;
+    /// use tfvalue_plugin::DeferredReason;
+    ///
+    /// let cx = Ctx::detached(());
+    /// assert!(cx.defer(DeferredReason::ProviderConfigUnknown).is_err());
+    /// ```
+    pub fn defer(&self, reason: DeferredReason) -> Result<(), Diagnostic> {
+        if !self.client_capabilities().deferral_allowed {
+            return Err(
+                Diagnostic::error("this Terraform does not take deferred operations").with_detail(
+                    format!(
+                        "The provider would defer `{}` ({reason:?}), but Terraform did not allow \
+                     deferral (an experimental feature of Terraform 1.9 and later).",
+                        self.type_name
+                    ),
+                ),
+            );
+        }
+        *self.deferred.lock().unwrap_or_else(PoisonError::into_inner) = Some(Deferred::new(reason));
+        Ok(())
+    }
+
     /// Whether Terraform asked the provider to stop (Ctrl-C).
     pub fn is_stopped(&self) -> bool {
         self.stop.is_stopped()
@@ -203,5 +251,13 @@ impl<C> Ctx<C> {
 
     pub(crate) fn take_replace(&self) -> Vec<AttributePath> {
         take(&self.replace)
+    }
+
+    pub(crate) fn take_renew_at(&self) -> Option<SystemTime> {
+        take(&self.renew_at)
+    }
+
+    pub(crate) fn take_deferred(&self) -> Option<Deferred> {
+        take(&self.deferred)
     }
 }

@@ -53,6 +53,7 @@
 
 mod convert;
 mod ctx;
+mod ephemeral;
 mod function;
 mod moves;
 mod traits;
@@ -72,6 +73,8 @@ use tfvalue::DynamicValue;
 pub use self::convert::import_stub;
 use self::convert::Wire;
 pub use self::ctx::Ctx;
+use self::ephemeral::AnyEphemeral;
+pub use self::ephemeral::EphemeralResource;
 use self::function::AnyFunction;
 pub use self::function::{Arg, Args, Function, FunctionDefinition, Variadic};
 pub use self::moves::StateMove;
@@ -97,6 +100,7 @@ pub struct Framework<C = ()> {
     client: RwLock<Option<Arc<C>>>,
     resources: BTreeMap<String, Box<dyn AnyResource<C>>>,
     data_sources: BTreeMap<String, Box<dyn AnyDataSource<C>>>,
+    ephemerals: BTreeMap<String, Box<dyn AnyEphemeral<C>>>,
     functions: BTreeMap<String, Box<dyn AnyFunction>>,
 }
 
@@ -110,6 +114,10 @@ impl<C> std::fmt::Debug for Framework<C> {
             .field(
                 "data_sources",
                 &self.data_sources.keys().collect::<Vec<_>>(),
+            )
+            .field(
+                "ephemeral_resources",
+                &self.ephemerals.keys().collect::<Vec<_>>(),
             )
             .field("functions", &self.functions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
@@ -195,6 +203,7 @@ impl<C: Send + Sync + 'static> Framework<C> {
             client: RwLock::new(None),
             resources: BTreeMap::new(),
             data_sources: BTreeMap::new(),
+            ephemerals: BTreeMap::new(),
             functions: BTreeMap::new(),
         }
     }
@@ -226,6 +235,20 @@ impl<C: Send + Sync + 'static> Framework<C> {
                 type_name,
             }),
         );
+        self
+    }
+
+    /// Adds an ephemeral resource type (Terraform 1.10+) under its Terraform name
+    /// (`kv_lease`, used as `ephemeral "kv_lease" "x" { .. }`).
+    #[must_use]
+    pub fn ephemeral_resource<E: EphemeralResource<C>>(
+        mut self,
+        type_name: impl Into<String>,
+        ephemeral: E,
+    ) -> Self {
+        let type_name = type_name.into();
+        let registered = ephemeral::Registered::new::<C>(ephemeral, &type_name);
+        self.ephemerals.insert(type_name, Box::new(registered));
         self
     }
 
@@ -271,6 +294,9 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         }
         for (name, d) in &self.data_sources {
             s = s.data_source(name.clone(), d.wire().schema.clone());
+        }
+        for (name, e) in &self.ephemerals {
+            s = s.ephemeral_resource(name.clone(), e.wire().schema.clone());
         }
         for (name, f) in &self.functions {
             s = s.function(name.clone(), f.signature().clone());
@@ -328,6 +354,55 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         match self.data_sources.get(&req.type_name) {
             Some(d) => d.validate(&req.config),
             None => vec![unknown_type("data source", &req.type_name)],
+        }
+    }
+
+    async fn validate_ephemeral_resource_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> Vec<Diagnostic> {
+        match self.ephemerals.get(&req.type_name) {
+            Some(e) => e.validate(&req.config),
+            None => vec![unknown_type("ephemeral resource", &req.type_name)],
+        }
+    }
+
+    async fn open_ephemeral_resource(
+        &self,
+        req: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        let Some(e) = self.ephemerals.get(&req.type_name) else {
+            return unknown_type("ephemeral resource", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => e.open(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn renew_ephemeral_resource(
+        &self,
+        req: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        let Some(e) = self.ephemerals.get(&req.type_name) else {
+            return unknown_type("ephemeral resource", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => e.renew(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn close_ephemeral_resource(
+        &self,
+        req: CloseEphemeralResourceRequest,
+    ) -> Vec<Diagnostic> {
+        let Some(e) = self.ephemerals.get(&req.type_name) else {
+            return vec![unknown_type("ephemeral resource", &req.type_name)];
+        };
+        match self.client() {
+            Ok(client) => e.close(client, req).await,
+            Err(d) => vec![d],
         }
     }
 
@@ -650,6 +725,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
             let mut diagnostics = cx.take_warnings();
             match result {
                 Ok(new_state) => ReadResourceResponse {
+                    deferred: cx.take_deferred(),
                     new_state,
                     private: cx.take_private(),
                     diagnostics,
@@ -657,6 +733,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 Err(e) => {
                     diagnostics.extend(ensure_error(e));
                     ReadResourceResponse {
+                        deferred: None,
                         new_state: req.current_state,
                         private: req.private,
                         diagnostics,
@@ -686,6 +763,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
             match result {
                 Ok(mut resp) => {
                     resp.planned_private = cx.take_private();
+                    resp.deferred = cx.take_deferred();
                     diagnostics.append(&mut resp.diagnostics);
                     resp.diagnostics = diagnostics;
                     resp
@@ -768,6 +846,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                     let mut imported = ImportedResource::new(&self.type_name, state);
                     imported.private = cx.take_private();
                     ImportResourceStateResponse {
+                        deferred: cx.take_deferred(),
                         imported_resources: vec![imported],
                         diagnostics,
                     }
@@ -838,7 +917,21 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for Registered
             .await;
             let mut diagnostics = cx.take_warnings();
             match result {
-                Ok(state) => ReadDataSourceResponse { state, diagnostics },
+                Ok(state) => {
+                    let deferred = cx.take_deferred();
+                    let state = if deferred.is_some() {
+                        // Read in a later run: not known now.
+                        let unknown = tfvalue::Value::Unknown(Default::default());
+                        DynamicValue::encode_value(&unknown, &self.wire.ty).unwrap_or(state)
+                    } else {
+                        state
+                    };
+                    ReadDataSourceResponse {
+                        state,
+                        diagnostics,
+                        deferred,
+                    }
+                }
                 Err(e) => {
                     diagnostics.extend(ensure_error(e));
                     diagnostics.into()

@@ -213,10 +213,62 @@ impl DataSource<Log> for Greet {
     }
 }
 
+#[derive(TfValue, Serialize, Deserialize)]
+struct Token {
+    subject: Unknown<String>,
+    #[tfvalue(computed, sensitive)]
+    token: Unknown<Option<String>>,
+}
+
+struct Tokens;
+
+impl EphemeralResource<Log> for Tokens {
+    type Model = Token;
+
+    fn validate(&self, config: &Token) -> Result<()> {
+        if config.subject.known().is_some_and(|s| s.is_empty()) {
+            return Err(Diagnostic::error("no subject").into());
+        }
+        Ok(())
+    }
+
+    async fn open(&self, cx: &Ctx<Log>, mut t: Token) -> Result<Token> {
+        let subject = t.subject.known().cloned().unwrap_or_default();
+        cx.client().push(format!("open {subject}"));
+        match subject.as_str() {
+            "later" => cx.defer(DeferredReason::AbsentPrereq)?,
+            "nobody" => return Err(Diagnostic::error("who?").into()),
+            _ => {}
+        }
+        t.token = Some(format!("tok-{subject}")).into();
+        cx.set_private(subject.into_bytes());
+        cx.set_renew_at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(60));
+        Ok(t)
+    }
+
+    async fn renew(&self, cx: &Ctx<Log>) -> Result<()> {
+        let subject = String::from_utf8(cx.private()).unwrap();
+        cx.client().push(format!("renew {subject}"));
+        if subject == "once" {
+            cx.set_private(b"renewed".to_vec());
+        } else {
+            cx.set_renew_at(std::time::UNIX_EPOCH + std::time::Duration::from_secs(120));
+        }
+        Ok(())
+    }
+
+    async fn close(&self, cx: &Ctx<Log>) -> Result<()> {
+        let subject = String::from_utf8(cx.private()).unwrap();
+        cx.client().push(format!("close {subject}"));
+        Ok(())
+    }
+}
+
 fn framework() -> Framework<Log> {
     Framework::new_with::<Cfg>()
         .resource("t_item", Items)
         .data_source("t_info", Greet)
+        .ephemeral_resource("t_token", Tokens)
 }
 
 fn ctx() -> Context {
@@ -796,6 +848,113 @@ async fn moves_across_types_convert_the_source_state() {
         "{}",
         resp.diagnostics[0]
     );
+}
+
+fn token(subject: &str) -> DynamicValue {
+    DynamicValue::encode(&Token {
+        subject: subject.to_owned().into(),
+        token: Unknown::Known(None),
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn ephemeral_resources_open_renew_and_close() {
+    let f = framework();
+    assert_eq!(f.schemas().ephemeral_resources["t_token"], Token::schema());
+    let diags = f
+        .validate_ephemeral_resource_config(ValidateConfigRequest {
+            type_name: "t_token".into(),
+            config: token(""),
+            ctx: ctx(),
+        })
+        .await;
+    assert_eq!(diags[0].summary, "no subject");
+    // Not configured yet.
+    let resp = f
+        .open_ephemeral_resource(OpenEphemeralResourceRequest::new("t_token", token("a")))
+        .await;
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "the provider is not configured"
+    );
+
+    let f = configured().await;
+    f.client().unwrap().take();
+    let resp = f
+        .open_ephemeral_resource(OpenEphemeralResourceRequest::new("t_token", token("a")))
+        .await;
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let opened: Token = resp.result.decode().unwrap();
+    assert_eq!(opened.token, Unknown::Known(Some("tok-a".to_owned())));
+    assert_eq!(resp.private, b"a");
+    assert_eq!(
+        resp.renew_at,
+        Some(std::time::UNIX_EPOCH + std::time::Duration::from_secs(60))
+    );
+    assert_eq!(resp.deferred, None);
+
+    let renewed = f
+        .renew_ephemeral_resource(RenewEphemeralResourceRequest::new(
+            "t_token",
+            resp.private.clone(),
+        ))
+        .await;
+    assert!(renewed.diagnostics.is_empty());
+    assert_eq!(
+        (renewed.private.as_slice(), renewed.renew_at.is_some()),
+        (&b"a"[..], true)
+    );
+    // A renew that sets no time ends the renewals; private data set replaces it.
+    let once = f
+        .renew_ephemeral_resource(RenewEphemeralResourceRequest::new(
+            "t_token",
+            b"once".to_vec(),
+        ))
+        .await;
+    assert_eq!(
+        (once.private.as_slice(), once.renew_at),
+        (&b"renewed"[..], None)
+    );
+    let diags = f
+        .close_ephemeral_resource(CloseEphemeralResourceRequest::new("t_token", resp.private))
+        .await;
+    assert!(diags.is_empty());
+    assert_eq!(
+        f.client().unwrap().take(),
+        ["open a", "renew a", "renew once", "close a"]
+    );
+
+    // A handler's error, and a deferral Terraform did not allow.
+    let resp = f
+        .open_ephemeral_resource(OpenEphemeralResourceRequest::new(
+            "t_token",
+            token("nobody"),
+        ))
+        .await;
+    assert_eq!(resp.diagnostics[0].summary, "who?");
+    let resp = f
+        .open_ephemeral_resource(OpenEphemeralResourceRequest::new("t_token", token("later")))
+        .await;
+    assert!(resp.deferred.is_none());
+    assert!(
+        resp.diagnostics[0]
+            .summary
+            .contains("does not take deferred"),
+        "{}",
+        resp.diagnostics[0]
+    );
+    // Allowed: the result is unknown.
+    let mut req = OpenEphemeralResourceRequest::new("t_token", token("later"));
+    req.ctx = Context::detached()
+        .with_client_capabilities(ClientCapabilities::default().with_deferral_allowed(true));
+    let resp = f.open_ephemeral_resource(req).await;
+    assert_eq!(
+        resp.deferred,
+        Some(Deferred::new(DeferredReason::AbsentPrereq))
+    );
+    let ty = Token::tf_type();
+    assert!(!resp.result.decode_value(&ty).unwrap().is_wholly_known());
 }
 
 #[tokio::test]

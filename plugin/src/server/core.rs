@@ -82,6 +82,7 @@ pub(crate) struct Core<P> {
     pub(crate) schemas: Schemas,
     resources: BTreeMap<String, Entry>,
     data_sources: BTreeMap<String, Entry>,
+    ephemerals: BTreeMap<String, Entry>,
     provider_entry: Entry,
     meta_type: Option<Type>,
     functions: BTreeMap<String, Arc<Function>>,
@@ -143,6 +144,42 @@ impl Drop for InFlight {
     fn drop(&mut self) {
         if self.0.running.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.0.idle.notify_waiters();
+        }
+    }
+}
+
+/// Which kind of block a configuration to validate is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConfigKind {
+    Resource,
+    DataSource,
+    Ephemeral,
+}
+
+/// A deferral the client did not allow becomes an error naming the RPC (and the
+/// deferral is dropped); returns whether the operation stays deferred.
+fn check_deferral(
+    rpc: &str,
+    deferred: &mut Option<Deferred>,
+    capabilities: ClientCapabilities,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    match deferred {
+        None => false,
+        Some(_) if capabilities.deferral_allowed => true,
+        Some(d) => {
+            diagnostics.push(
+                Diagnostic::error(format!("{rpc}: the provider deferred the operation"))
+                    .with_detail(format!(
+                        "The provider answered \"deferred\" ({:?}), but this Terraform did not \
+                         allow deferral (its client capabilities say deferral_allowed = false). \
+                         This is a bug in the provider: it must defer only when \
+                         `client_capabilities().deferral_allowed` is set.",
+                        d.reason
+                    )),
+            );
+            *deferred = None;
+            false
         }
     }
 }
@@ -214,6 +251,11 @@ impl<P: Provider> Core<P> {
             .iter()
             .map(|(k, s)| (k.clone(), Entry::new(s)))
             .collect();
+        let ephemerals = schemas
+            .ephemeral_resources
+            .iter()
+            .map(|(k, s)| (k.clone(), Entry::new(s)))
+            .collect();
         let provider_entry = Entry::new(&schemas.provider);
         let meta_type = schemas.provider_meta.as_ref().map(Schema::implied_type);
         let functions = schemas
@@ -234,6 +276,7 @@ impl<P: Provider> Core<P> {
             schemas,
             resources,
             data_sources,
+            ephemerals,
             provider_entry,
             meta_type,
             functions,
@@ -286,6 +329,10 @@ impl<P: Provider> Core<P> {
 
     pub(crate) fn data_source_type(&self, name: &str) -> Option<&Type> {
         self.data_sources.get(name).map(|e| &e.ty)
+    }
+
+    pub(crate) fn ephemeral_type(&self, name: &str) -> Option<&Type> {
+        self.ephemerals.get(name).map(|e| &e.ty)
     }
 
     pub(crate) fn provider_type(&self) -> &Type {
@@ -509,31 +556,37 @@ impl<P: Provider> Core<P> {
 
     pub(crate) async fn validate_config(
         &self,
-        data: bool,
+        kind: ConfigKind,
         type_name: String,
         config: DynamicValue,
         capabilities: ClientCapabilities,
     ) -> Vec<Diagnostic> {
-        let (rpc, entry) = if data {
-            (
+        let (rpc, what, entry) = match kind {
+            ConfigKind::Resource => (
+                "ValidateResourceConfig",
+                "resource",
+                self.resources.get(&type_name),
+            ),
+            ConfigKind::DataSource => (
                 "ValidateDataResourceConfig",
+                "data source",
                 self.data_sources.get(&type_name),
-            )
-        } else {
-            ("ValidateResourceConfig", self.resources.get(&type_name))
+            ),
+            ConfigKind::Ephemeral => (
+                "ValidateEphemeralResourceConfig",
+                "ephemeral resource",
+                self.ephemerals.get(&type_name),
+            ),
         };
         let Some(entry) = entry else {
-            return vec![Self::unknown_type(
-                if data { "data source" } else { "resource" },
-                &type_name,
-            )];
+            return vec![Self::unknown_type(what, &type_name)];
         };
         let field = Field {
             rpc,
             name: "config",
         };
         let mut diags = self.schema_checks(field, &config, entry);
-        if !data && !capabilities.write_only_attributes_allowed {
+        if kind == ConfigKind::Resource && !capabilities.write_only_attributes_allowed {
             diags.extend(refuse_write_only(entry, &config));
         }
         if has_errors(&diags) {
@@ -546,22 +599,34 @@ impl<P: Provider> Core<P> {
             ctx,
         };
         let p = self.provider.clone();
-        let found = if data {
-            self.run(
-                rpc,
-                cancel,
-                async move { p.validate_data_resource_config(req).await },
-                |d| vec![d],
-            )
-            .await
-        } else {
-            self.run(
-                rpc,
-                cancel,
-                async move { p.validate_resource_config(req).await },
-                |d| vec![d],
-            )
-            .await
+        let found = match kind {
+            ConfigKind::Resource => {
+                self.run(
+                    rpc,
+                    cancel,
+                    async move { p.validate_resource_config(req).await },
+                    |d| vec![d],
+                )
+                .await
+            }
+            ConfigKind::DataSource => {
+                self.run(
+                    rpc,
+                    cancel,
+                    async move { p.validate_data_resource_config(req).await },
+                    |d| vec![d],
+                )
+                .await
+            }
+            ConfigKind::Ephemeral => {
+                self.run(
+                    rpc,
+                    cancel,
+                    async move { p.validate_ephemeral_resource_config(req).await },
+                    |d| vec![d],
+                )
+                .await
+            }
         };
         diags.extend(found);
         diags
@@ -679,6 +744,7 @@ impl<P: Provider> Core<P> {
         let mut resp = self
             .run(RPC, cancel, async move { p.read_resource(req).await }, fail)
             .await;
+        check_deferral(RPC, &mut resp.deferred, capabilities, &mut resp.diagnostics);
         if !has_errors(&resp.diagnostics) {
             if let Err(d) = Self::check_output(
                 "refreshed state",
@@ -746,6 +812,7 @@ impl<P: Provider> Core<P> {
                 fail,
             )
             .await;
+        check_deferral(RPC, &mut resp.deferred, capabilities, &mut resp.diagnostics);
         if has_errors(&resp.diagnostics) {
             return resp;
         }
@@ -898,16 +965,22 @@ impl<P: Provider> Core<P> {
                 fail,
             )
             .await;
+        // A deferred import may answer unknown values (what it found is not known yet).
+        let known = if check_deferral(RPC, &mut resp.deferred, capabilities, &mut resp.diagnostics)
+        {
+            Known::Maybe
+        } else {
+            Known::Wholly
+        };
         let mut found = Vec::new();
         for r in &mut resp.imported_resources {
             let Some(entry) = self.resources.get(&r.type_name) else {
                 found.push(Self::unknown_type("resource", &r.type_name));
                 continue;
             };
-            if let Err(d) =
-                Self::check_output("imported state", &mut r.state, &entry.ty, Known::Wholly)
-                    .map(drop)
-                    .and_then(|()| entry.check_write_only("imported state", &r.state))
+            if let Err(d) = Self::check_output("imported state", &mut r.state, &entry.ty, known)
+                .map(drop)
+                .and_then(|()| entry.check_write_only("imported state", &r.state))
             {
                 found.push(d);
             }
@@ -968,6 +1041,107 @@ impl<P: Provider> Core<P> {
         resp
     }
 
+    /// `OpenEphemeralResource`: the configuration checked (wholly known: Terraform opens
+    /// nothing else), the handler, its result checked (wholly known, of its type) unless
+    /// it deferred, which only a client that allows it may get.
+    pub(crate) async fn open_ephemeral(
+        &self,
+        type_name: String,
+        config: DynamicValue,
+        capabilities: ClientCapabilities,
+    ) -> OpenEphemeralResourceResponse {
+        const RPC: &str = "OpenEphemeralResource";
+        let Some(entry) = self.ephemerals.get(&type_name) else {
+            return Self::unknown_type("ephemeral resource", &type_name).into();
+        };
+        let field = Field {
+            rpc: RPC,
+            name: "config",
+        };
+        if let Err(d) = self.check_input(field, &config, &entry.ty, Known::Wholly) {
+            return d.into();
+        }
+        let (ctx, cancel) = self.request_ctx_with(capabilities);
+        let req = OpenEphemeralResourceRequest {
+            type_name,
+            config,
+            ctx,
+        };
+        let p = self.provider.clone();
+        let mut resp = self
+            .run(
+                RPC,
+                cancel,
+                async move { p.open_ephemeral_resource(req).await },
+                OpenEphemeralResourceResponse::from,
+            )
+            .await;
+        let deferred = check_deferral(RPC, &mut resp.deferred, capabilities, &mut resp.diagnostics);
+        if !deferred && !has_errors(&resp.diagnostics) {
+            if let Err(d) = Self::check_output(
+                "ephemeral resource result",
+                &mut resp.result,
+                &entry.ty,
+                Known::Wholly,
+            ) {
+                resp.diagnostics.push(d);
+            }
+        }
+        resp
+    }
+
+    /// `RenewEphemeralResource`.
+    pub(crate) async fn renew_ephemeral(
+        &self,
+        type_name: String,
+        private: Vec<u8>,
+    ) -> RenewEphemeralResourceResponse {
+        const RPC: &str = "RenewEphemeralResource";
+        if !self.ephemerals.contains_key(&type_name) {
+            return Self::unknown_type("ephemeral resource", &type_name).into();
+        }
+        let (ctx, cancel) = self.request_ctx();
+        let req = RenewEphemeralResourceRequest {
+            type_name,
+            private,
+            ctx,
+        };
+        let p = self.provider.clone();
+        self.run(
+            RPC,
+            cancel,
+            async move { p.renew_ephemeral_resource(req).await },
+            RenewEphemeralResourceResponse::from,
+        )
+        .await
+    }
+
+    /// `CloseEphemeralResource`.
+    pub(crate) async fn close_ephemeral(
+        &self,
+        type_name: String,
+        private: Vec<u8>,
+    ) -> Vec<Diagnostic> {
+        const RPC: &str = "CloseEphemeralResource";
+        if !self.ephemerals.contains_key(&type_name) {
+            return vec![Self::unknown_type("ephemeral resource", &type_name)];
+        }
+        let (ctx, cancel) = self.request_ctx();
+        let req = CloseEphemeralResourceRequest {
+            type_name,
+            private,
+            ctx,
+        };
+        let p = self.provider.clone();
+        self.run(
+            RPC,
+            cancel,
+            async move { p.close_ephemeral_resource(req).await },
+            |d| vec![d],
+        )
+        .await
+    }
+
     pub(crate) async fn read_data(
         &self,
         type_name: String,
@@ -1010,13 +1184,17 @@ impl<P: Provider> Core<P> {
                 fail,
             )
             .await;
+        // A deferred read answers an unknown state (Terraform reads it in a later run).
+        let known = if check_deferral(RPC, &mut resp.deferred, capabilities, &mut resp.diagnostics)
+        {
+            Known::Maybe
+        } else {
+            Known::Wholly
+        };
         if !has_errors(&resp.diagnostics) {
-            if let Err(d) = Self::check_output(
-                "data source state",
-                &mut resp.state,
-                &entry.ty,
-                Known::Wholly,
-            ) {
+            if let Err(d) =
+                Self::check_output("data source state", &mut resp.state, &entry.ty, known)
+            {
                 resp.diagnostics.push(d);
             }
         }

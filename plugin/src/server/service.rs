@@ -17,6 +17,15 @@ fn unsupported(what: &str, type_name: &str) -> crate::Diagnostic {
     ))
 }
 
+/// A time as the protocol carries it (times before 1970 are 1970).
+fn timestamp(t: std::time::SystemTime) -> prost_types::Timestamp {
+    let since = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    prost_types::Timestamp {
+        seconds: i64::try_from(since.as_secs()).unwrap_or(i64::MAX),
+        nanos: i32::try_from(since.subsec_nanos()).unwrap_or(0),
+    }
+}
+
 /// The service for one major version.
 pub(crate) struct Service<P> {
     pub(crate) core: Arc<Core<P>>,
@@ -90,7 +99,11 @@ macro_rules! provider_service {
                         .keys()
                         .map(|k| pb::get_metadata::FunctionMetadata { name: k.clone() })
                         .collect(),
-                    ephemeral_resources: Vec::new(),
+                    ephemeral_resources: s
+                        .ephemeral_resources
+                        .keys()
+                        .map(|k| pb::get_metadata::EphemeralMetadata { type_name: k.clone() })
+                        .collect(),
                 }))
             }
 
@@ -123,13 +136,18 @@ macro_rules! provider_service {
                     .iter()
                     .filter_map(|(k, v)| Some((k.clone(), convert("data source ", k, v)?)))
                     .collect();
+                let ephemeral_resource_schemas = s
+                    .ephemeral_resources
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.clone(), convert("ephemeral resource ", k, v)?)))
+                    .collect();
                 let functions = functions(&self.core.schemas, &mut diags);
                 Ok(Response::new(pb::get_provider_schema::Response {
                     provider,
                     resource_schemas,
                     data_source_schemas,
                     functions,
-                    ephemeral_resource_schemas: Default::default(),
+                    ephemeral_resource_schemas,
                     diagnostics: $cv::to_diagnostics(diags, None),
                     provider_meta,
                     server_capabilities: Some(server_capabilities(&self.core.schemas)),
@@ -157,7 +175,7 @@ macro_rules! provider_service {
                 let diags = self
                     .core
                     .validate_config(
-                        false,
+                        crate::server::core::ConfigKind::Resource,
                         r.type_name,
                         $cv::dynamic_value(r.config),
                         $cv::capabilities(r.client_capabilities),
@@ -177,7 +195,7 @@ macro_rules! provider_service {
                 let diags = self
                     .core
                     .validate_config(
-                        true,
+                        crate::server::core::ConfigKind::DataSource,
                         r.type_name,
                         $cv::dynamic_value(r.config),
                         Default::default(),
@@ -238,6 +256,7 @@ macro_rules! provider_service {
                     new_state: $cv::to_dynamic_value(resp.new_state),
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
                     private: resp.private,
+                    deferred: resp.deferred.map($cv::to_deferred),
                     ..Default::default()
                 }))
             }
@@ -269,6 +288,7 @@ macro_rules! provider_service {
                         .collect(),
                     planned_private: resp.planned_private,
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    deferred: resp.deferred.map($cv::to_deferred),
                     ..Default::default()
                 }))
             }
@@ -320,7 +340,7 @@ macro_rules! provider_service {
                         })
                         .collect(),
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
-                    deferred: None,
+                    deferred: resp.deferred.map($cv::to_deferred),
                 }))
             }
 
@@ -342,7 +362,7 @@ macro_rules! provider_service {
                 Ok(Response::new(pb::read_data_source::Response {
                     state: $cv::to_dynamic_value(resp.state),
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
-                    deferred: None,
+                    deferred: resp.deferred.map($cv::to_deferred),
                 }))
             }
 
@@ -398,11 +418,18 @@ macro_rules! provider_service {
                 request: Request<pb::validate_ephemeral_resource_config::Request>,
             ) -> Result<Response<pb::validate_ephemeral_resource_config::Response>, Status> {
                 let r = request.into_inner();
+                let ty = self.core.ephemeral_type(&r.type_name).cloned();
+                let diags = self
+                    .core
+                    .validate_config(
+                        crate::server::core::ConfigKind::Ephemeral,
+                        r.type_name,
+                        $cv::dynamic_value(r.config),
+                        Default::default(),
+                    )
+                    .await;
                 Ok(Response::new(pb::validate_ephemeral_resource_config::Response {
-                    diagnostics: $cv::to_diagnostics(
-                        vec![unsupported("ephemeral resources", &r.type_name)],
-                        None,
-                    ),
+                    diagnostics: $cv::to_diagnostics(diags, ty.as_ref()),
                 }))
             }
 
@@ -411,12 +438,21 @@ macro_rules! provider_service {
                 request: Request<pb::open_ephemeral_resource::Request>,
             ) -> Result<Response<pb::open_ephemeral_resource::Response>, Status> {
                 let r = request.into_inner();
+                let ty = self.core.ephemeral_type(&r.type_name).cloned();
+                let resp = self
+                    .core
+                    .open_ephemeral(
+                        r.type_name,
+                        $cv::dynamic_value(r.config),
+                        $cv::capabilities(r.client_capabilities),
+                    )
+                    .await;
                 Ok(Response::new(pb::open_ephemeral_resource::Response {
-                    diagnostics: $cv::to_diagnostics(
-                        vec![unsupported("ephemeral resources", &r.type_name)],
-                        None,
-                    ),
-                    ..Default::default()
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    renew_at: resp.renew_at.map(timestamp),
+                    result: $cv::to_dynamic_value(resp.result),
+                    private: Some(resp.private).filter(|p| !p.is_empty()),
+                    deferred: resp.deferred.map($cv::to_deferred),
                 }))
             }
 
@@ -425,12 +461,14 @@ macro_rules! provider_service {
                 request: Request<pb::renew_ephemeral_resource::Request>,
             ) -> Result<Response<pb::renew_ephemeral_resource::Response>, Status> {
                 let r = request.into_inner();
+                let resp = self
+                    .core
+                    .renew_ephemeral(r.type_name, r.private.unwrap_or_default())
+                    .await;
                 Ok(Response::new(pb::renew_ephemeral_resource::Response {
-                    diagnostics: $cv::to_diagnostics(
-                        vec![unsupported("ephemeral resources", &r.type_name)],
-                        None,
-                    ),
-                    ..Default::default()
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, None),
+                    renew_at: resp.renew_at.map(timestamp),
+                    private: Some(resp.private).filter(|p| !p.is_empty()),
                 }))
             }
 
@@ -439,11 +477,12 @@ macro_rules! provider_service {
                 request: Request<pb::close_ephemeral_resource::Request>,
             ) -> Result<Response<pb::close_ephemeral_resource::Response>, Status> {
                 let r = request.into_inner();
+                let diags = self
+                    .core
+                    .close_ephemeral(r.type_name, r.private.unwrap_or_default())
+                    .await;
                 Ok(Response::new(pb::close_ephemeral_resource::Response {
-                    diagnostics: $cv::to_diagnostics(
-                        vec![unsupported("ephemeral resources", &r.type_name)],
-                        None,
-                    ),
+                    diagnostics: $cv::to_diagnostics(diags, None),
                 }))
             }
 

@@ -1,0 +1,275 @@
+//! Ephemeral resources (Terraform 1.10+; terraform-plugin-framework's
+//! `ephemeral.EphemeralResource`): values opened for one run, never stored.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt as _;
+use tfvalue::schema::Schema;
+use tfvalue::{DynamicValue, Refinements, TfModel as _, Value};
+
+use super::convert::{self, Wire};
+use super::{ensure_error, Ctx, Model, Result};
+use crate::diagnostic::Diagnostic;
+use crate::provider::{
+    CloseEphemeralResourceRequest, OpenEphemeralResourceRequest, OpenEphemeralResourceResponse,
+    RenewEphemeralResourceRequest, RenewEphemeralResourceResponse,
+};
+
+/// An ephemeral resource type (`ephemeral "kv_lease" "x" { .. }`, Terraform 1.10+): a
+/// value made for one run, a token, a lease or a secret read, which Terraform keeps in
+/// memory and never writes to a plan or a state. It can feed a provider block, a
+/// write-only attribute, another ephemeral resource, a provisioner or an ephemeral
+/// output or variable; Terraform refuses it anywhere else.
+///
+/// Terraform opens it (with a wholly known configuration: while the configuration holds
+/// unknowns, the result is unknown and nothing is opened) in each plan and apply that
+/// needs it, may [`renew`](EphemeralResource::renew) it when a time set with
+/// [`Ctx::set_renew_at`] comes while it is still in use, and
+/// [`close`](EphemeralResource::close)s it when nothing left needs it. What `open`
+/// stores with [`Ctx::set_private`] reaches `renew` and `close` through
+/// [`Ctx::private`] (Terraform 1.10 and 1.11 give `close` the bytes of the open, not
+/// of a renew).
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use tfvalue::{TfValue, Unknown};
+/// use tfvalue_plugin::framework::{Ctx, EphemeralResource, Result};
+///
+/// /// A token, issued for one run.
+/// #[derive(TfValue, Serialize, Deserialize)]
+/// struct Token {
+///     /// Who the token is for.
+///     subject: Unknown<String>,
+///     #[tfvalue(computed, sensitive)]
+///     token: Unknown<Option<String>>,
+/// }
+///
+/// struct Tokens;
+///
+/// impl EphemeralResource for Tokens {
+///     type Model = Token;
+///
+///     async fn open(&self, cx: &Ctx, mut t: Token) -> Result<Token> {
+///         let subject = t.subject.known().cloned().unwrap_or_default();
+///         t.token = Some(format!("tok-{subject}")).into();
+///         cx.set_private(subject.into_bytes());
+///         Ok(t)
+///     }
+///
+///     async fn close(&self, cx: &Ctx) -> Result<()> {
+///         let _subject = String::from_utf8_lossy(&cx.private()).into_owned();
+///         // Revoke the token here.
+///         Ok(())
+///     }
+/// }
+/// ```
+pub trait EphemeralResource<C = ()>: Send + Sync + 'static
+where
+    C: Send + Sync + 'static,
+{
+    /// The model of the configuration and the result (its computed attributes).
+    type Model: Model;
+
+    /// The schema; by default the model's.
+    fn schema(&self) -> Schema {
+        Self::Model::schema()
+    }
+
+    /// Checks a configuration beyond what the schema says; it may hold unknowns.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the configuration.
+    fn validate(&self, config: &Self::Model) -> Result<()> {
+        let _ = config;
+        Ok(())
+    }
+
+    /// Opens it: `config` (wholly known) with its computed attributes set. Set
+    /// [`Ctx::set_private`] for `renew` and `close`, [`Ctx::set_renew_at`] to be
+    /// renewed.
+    ///
+    /// # Errors
+    ///
+    /// It could not be opened; the plan or apply fails.
+    fn open(
+        &self,
+        cx: &Ctx<C>,
+        config: Self::Model,
+    ) -> impl Future<Output = Result<Self::Model>> + Send;
+
+    /// Renews it, when the time set with [`Ctx::set_renew_at`] has come and Terraform
+    /// still uses it; [`Ctx::private`] is what `open` (or the renew before) stored. Set
+    /// [`Ctx::set_renew_at`] again to be renewed again. By default, nothing to do.
+    ///
+    /// # Errors
+    ///
+    /// It could not be renewed: Terraform stops renewing it and reports the error.
+    fn renew(&self, cx: &Ctx<C>) -> impl Future<Output = Result<()>> + Send {
+        let _ = cx;
+        async { Ok(()) }
+    }
+
+    /// Closes it (ends the lease, revokes the token) when Terraform is done with it;
+    /// [`Ctx::private`] is what `open` stored. By default, nothing to do.
+    ///
+    /// # Errors
+    ///
+    /// It could not be closed.
+    fn close(&self, cx: &Ctx<C>) -> impl Future<Output = Result<()>> + Send {
+        let _ = cx;
+        async { Ok(()) }
+    }
+}
+
+/// An [`EphemeralResource`] with its type parameters erased.
+pub(super) trait AnyEphemeral<C>: Send + Sync {
+    fn wire(&self) -> &Wire;
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
+    fn open(
+        &self,
+        client: Arc<C>,
+        req: OpenEphemeralResourceRequest,
+    ) -> BoxFuture<'_, OpenEphemeralResourceResponse>;
+    fn renew(
+        &self,
+        client: Arc<C>,
+        req: RenewEphemeralResourceRequest,
+    ) -> BoxFuture<'_, RenewEphemeralResourceResponse>;
+    fn close(
+        &self,
+        client: Arc<C>,
+        req: CloseEphemeralResourceRequest,
+    ) -> BoxFuture<'_, Vec<Diagnostic>>;
+}
+
+pub(super) struct Registered<E> {
+    ephemeral: E,
+    wire: Wire,
+    type_name: String,
+}
+
+impl<E> Registered<E> {
+    pub(super) fn new<C>(ephemeral: E, type_name: &str) -> Self
+    where
+        C: Send + Sync + 'static,
+        E: EphemeralResource<C>,
+    {
+        Registered {
+            wire: Wire::new::<E::Model>(ephemeral.schema()),
+            ephemeral,
+            type_name: type_name.to_owned(),
+        }
+    }
+}
+
+impl<C: Send + Sync + 'static, E: EphemeralResource<C>> AnyEphemeral<C> for Registered<E> {
+    fn wire(&self) -> &Wire {
+        &self.wire
+    }
+
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
+        match convert::decode::<E::Model>(config, &self.wire, "the configuration", &self.type_name)
+        {
+            Ok(Some(m)) => self
+                .ephemeral
+                .validate(&m)
+                .err()
+                .map(Vec::from)
+                .unwrap_or_default(),
+            Ok(None) => Vec::new(),
+            Err(d) => d.into(),
+        }
+    }
+
+    fn open(
+        &self,
+        client: Arc<C>,
+        req: OpenEphemeralResourceRequest,
+    ) -> BoxFuture<'_, OpenEphemeralResourceResponse> {
+        async move {
+            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
+            let result = async {
+                let what = "the configuration";
+                let Some(config) =
+                    convert::decode::<E::Model>(&req.config, &self.wire, what, &self.type_name)?
+                else {
+                    return Err(Diagnostic::error(
+                        "the ephemeral resource's configuration is null",
+                    )
+                    .into());
+                };
+                let opened = self.ephemeral.open(&cx, config).await?;
+                convert::encode(Some(&opened), &self.wire, "the result", &self.type_name)
+            }
+            .await;
+            let mut diagnostics = cx.take_warnings();
+            match result {
+                Ok(result) => {
+                    let deferred = cx.take_deferred();
+                    let result = if deferred.is_some() {
+                        let unknown = Value::Unknown(Refinements::default());
+                        DynamicValue::encode_value(&unknown, &self.wire.ty).unwrap_or_default()
+                    } else {
+                        result
+                    };
+                    let mut resp = OpenEphemeralResourceResponse::new(result);
+                    resp.private = cx.take_private();
+                    resp.renew_at = cx.take_renew_at();
+                    resp.deferred = deferred;
+                    resp.diagnostics = diagnostics;
+                    resp
+                }
+                Err(e) => {
+                    diagnostics.extend(ensure_error(e));
+                    diagnostics.into()
+                }
+            }
+        }
+        .boxed()
+    }
+
+    fn renew(
+        &self,
+        client: Arc<C>,
+        req: RenewEphemeralResourceRequest,
+    ) -> BoxFuture<'_, RenewEphemeralResourceResponse> {
+        async move {
+            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, req.private);
+            let result = self.ephemeral.renew(&cx).await;
+            let mut diagnostics = cx.take_warnings();
+            match result {
+                Ok(()) => {
+                    let mut resp = RenewEphemeralResourceResponse::from(diagnostics);
+                    resp.private = cx.take_private();
+                    resp.renew_at = cx.take_renew_at();
+                    resp
+                }
+                Err(e) => {
+                    diagnostics.extend(ensure_error(e));
+                    diagnostics.into()
+                }
+            }
+        }
+        .boxed()
+    }
+
+    fn close(
+        &self,
+        client: Arc<C>,
+        req: CloseEphemeralResourceRequest,
+    ) -> BoxFuture<'_, Vec<Diagnostic>> {
+        async move {
+            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, req.private);
+            let result = self.ephemeral.close(&cx).await;
+            let mut diagnostics = cx.take_warnings();
+            if let Err(e) = result {
+                diagnostics.extend(ensure_error(e));
+            }
+            diagnostics
+        }
+        .boxed()
+    }
+}
