@@ -1956,3 +1956,293 @@ fn rmp_serde_value(msgpack: &[u8]) -> serde_json::Value {
         .to_json_value(&ty)
         .unwrap()
 }
+
+/// A protocol-level provider with an ephemeral `test_lease` (`name` in, `secret` out);
+/// its name says what the open does: `later` defers, `liar` answers an unknown secret.
+/// Its `test_thing` read defers when the name is `later`.
+struct Leases;
+
+fn lease_schema() -> Schema {
+    Schema::new(
+        0,
+        Block::new()
+            .attribute("name", Attribute::required(Type::String))
+            .attribute("secret", Attribute::computed(Type::String).sensitive()),
+    )
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct LeaseValue {
+    name: Unknown<String>,
+    secret: Unknown<Option<String>>,
+}
+
+impl Provider for Leases {
+    fn schemas(&self) -> Schemas {
+        Schemas::new()
+            .resource("test_thing", Schema::new(0, block()))
+            .ephemeral_resource("test_lease", lease_schema())
+    }
+
+    async fn open_ephemeral_resource(
+        &self,
+        req: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        let mut v: LeaseValue = req.config.decode().unwrap();
+        let name = v.name.known().cloned().unwrap();
+        v.secret = match name.as_str() {
+            "liar" => Unknown::unknown(),
+            _ => Unknown::Known(Some(format!("s-{name}"))),
+        };
+        let mut resp = OpenEphemeralResourceResponse::new(DynamicValue::encode(&v).unwrap());
+        if name == "later" {
+            resp.deferred = Some(Deferred::new(DeferredReason::ProviderConfigUnknown));
+            resp.result = DynamicValue::encode(&Unknown::<()>::unknown()).unwrap();
+        }
+        resp.private = name.into_bytes();
+        resp.renew_at = Some(std::time::UNIX_EPOCH + Duration::from_millis(1_700_000_000_250));
+        resp
+    }
+
+    async fn renew_ephemeral_resource(
+        &self,
+        req: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        let mut resp = RenewEphemeralResourceResponse::default();
+        resp.private = [&req.private[..], b"+"].concat();
+        resp
+    }
+
+    async fn close_ephemeral_resource(
+        &self,
+        req: CloseEphemeralResourceRequest,
+    ) -> Vec<Diagnostic> {
+        if req.private == b"stuck" {
+            return vec![Diagnostic::error("the lease would not end")];
+        }
+        Vec::new()
+    }
+
+    async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+        let mut resp = ReadResourceResponse::new(req.current_state, req.private);
+        resp.deferred = Some(Deferred::new(DeferredReason::AbsentPrereq));
+        resp
+    }
+}
+
+fn lease6(name: &str, deferral_allowed: bool) -> pb6::open_ephemeral_resource::Request {
+    let v = LeaseValue {
+        name: name.to_owned().into(),
+        secret: Unknown::Known(None),
+    };
+    pb6::open_ephemeral_resource::Request {
+        type_name: "test_lease".into(),
+        config: dv(&DynamicValue::encode(&v).unwrap().msgpack),
+        client_capabilities: Some(pb6::ClientCapabilities {
+            deferral_allowed,
+            write_only_attributes_allowed: true,
+        }),
+    }
+}
+
+/// The calls Terraform 1.10+ makes for an `ephemeral` block (read in its
+/// `internal/terraform/node_resource_ephemeral.go` and `internal/resources/ephemeral`):
+/// the schema, validation (unknowns allowed), open with a wholly known configuration
+/// (result, private data, renew_at as a timestamp), renew with the private data,
+/// close; a result the schema refuses, an error at close; a deferral only where the
+/// client allows it, on both protocols.
+#[tokio::test]
+async fn ephemeral_resources_as_terraform_calls_them() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Leases, listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut v6 = pb6::provider_client::ProviderClient::new(channel.clone());
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel);
+
+    let schema = v6
+        .get_provider_schema(pb6::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    let lease = &schema.ephemeral_resource_schemas["test_lease"];
+    let secret = lease
+        .block
+        .as_ref()
+        .unwrap()
+        .attributes
+        .iter()
+        .find(|a| a.name == "secret");
+    assert!(secret.is_some_and(|a| a.computed && a.sensitive));
+    let meta = v5
+        .get_metadata(pb5::get_metadata::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(meta.ephemeral_resources[0].type_name, "test_lease");
+    let schema5 = v5
+        .get_schema(pb5::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(schema5
+        .ephemeral_resource_schemas
+        .contains_key("test_lease"));
+
+    // Validation takes unknowns; a computed-only attribute set is refused.
+    let unknown_name = LeaseValue {
+        name: Unknown::unknown(),
+        secret: Unknown::Known(None),
+    };
+    let resp = v6
+        .validate_ephemeral_resource_config(pb6::validate_ephemeral_resource_config::Request {
+            type_name: "test_lease".into(),
+            config: dv(&DynamicValue::encode(&unknown_name).unwrap().msgpack),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let set_secret = LeaseValue {
+        name: "a".to_owned().into(),
+        secret: Unknown::Known(Some("mine".into())),
+    };
+    let resp = v6
+        .validate_ephemeral_resource_config(pb6::validate_ephemeral_resource_config::Request {
+            type_name: "test_lease".into(),
+            config: dv(&DynamicValue::encode(&set_secret).unwrap().msgpack),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(path_names(&resp.diagnostics[0].attribute), ["secret"]);
+
+    let opened = v6
+        .open_ephemeral_resource(lease6("a", false))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(opened.diagnostics.is_empty(), "{:?}", opened.diagnostics);
+    let ty = lease_schema().implied_type();
+    let result = tfvalue::Value::from_msgpack(&opened.result.unwrap().msgpack, &ty).unwrap();
+    assert_eq!(
+        result.to_json_value(&ty).unwrap(),
+        serde_json::json!({"name": "a", "secret": "s-a"})
+    );
+    assert_eq!(opened.private.as_deref(), Some(&b"a"[..]));
+    let at = opened.renew_at.unwrap();
+    assert_eq!((at.seconds, at.nanos), (1_700_000_000, 250_000_000));
+    let renewed = v6
+        .renew_ephemeral_resource(pb6::renew_ephemeral_resource::Request {
+            type_name: "test_lease".into(),
+            private: opened.private.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(renewed.private.as_deref(), Some(&b"a+"[..]));
+    assert!(renewed.renew_at.is_none());
+    let closed = v6
+        .close_ephemeral_resource(pb6::close_ephemeral_resource::Request {
+            type_name: "test_lease".into(),
+            private: opened.private,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(closed.diagnostics.is_empty());
+    let closed = v5
+        .close_ephemeral_resource(pb5::close_ephemeral_resource::Request {
+            type_name: "test_lease".into(),
+            private: Some(b"stuck".to_vec()),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(closed.diagnostics[0].summary, "the lease would not end");
+
+    // Terraform never opens a configuration holding unknowns; the server says so.
+    let mut req = lease6("a", false);
+    req.config = dv(&DynamicValue::encode(&unknown_name).unwrap().msgpack);
+    let resp = v6.open_ephemeral_resource(req).await.unwrap().into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    // A result holding an unknown is the provider's bug, named.
+    let resp = v6
+        .open_ephemeral_resource(lease6("liar", false))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics[0]
+        .summary
+        .contains("ephemeral resource result holds an unknown"));
+    // An unknown type.
+    let mut req = lease6("a", false);
+    req.type_name = "test_nope".into();
+    let resp = v6.open_ephemeral_resource(req).await.unwrap().into_inner();
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "unknown ephemeral resource type"
+    );
+
+    // Deferral: refused with an error naming the RPC unless allowed.
+    let resp = v6
+        .open_ephemeral_resource(lease6("later", false))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.deferred.is_none());
+    assert!(
+        resp.diagnostics[0]
+            .summary
+            .starts_with("OpenEphemeralResource: the provider deferred"),
+        "{:?}",
+        resp.diagnostics[0]
+    );
+    let resp = v6
+        .open_ephemeral_resource(lease6("later", true))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    assert_eq!(
+        resp.deferred.unwrap().reason,
+        pb6::deferred::Reason::ProviderConfigUnknown as i32
+    );
+    let thing = Thing {
+        name: "t".into(),
+        ip: Unknown::Known(Some("10.0.0.1".into())),
+    };
+    for deferral_allowed in [false, true] {
+        let resp = v5
+            .read_resource(pb5::read_resource::Request {
+                type_name: "test_thing".into(),
+                current_state: Some(pb5::DynamicValue {
+                    msgpack: DynamicValue::encode(&thing).unwrap().msgpack,
+                    json: Vec::new(),
+                }),
+                private: Vec::new(),
+                provider_meta: None,
+                client_capabilities: Some(pb5::ClientCapabilities {
+                    deferral_allowed,
+                    write_only_attributes_allowed: false,
+                }),
+                current_identity: None,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        if deferral_allowed {
+            assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+            assert_eq!(
+                resp.deferred.unwrap().reason,
+                pb5::deferred::Reason::AbsentPrereq as i32
+            );
+        } else {
+            assert!(resp.deferred.is_none());
+            assert!(resp.diagnostics[0].summary.starts_with("ReadResource: "));
+        }
+    }
+}
