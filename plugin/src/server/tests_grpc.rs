@@ -2008,9 +2008,10 @@ impl Provider for Leases {
         &self,
         req: RenewEphemeralResourceRequest,
     ) -> RenewEphemeralResourceResponse {
-        let mut resp = RenewEphemeralResourceResponse::default();
-        resp.private = [&req.private[..], b"+"].concat();
-        resp
+        RenewEphemeralResourceResponse {
+            private: [&req.private[..], b"+"].concat(),
+            ..Default::default()
+        }
     }
 
     async fn close_ephemeral_resource(
