@@ -744,6 +744,17 @@ pub struct RenewEphemeralResourceResponse {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl RenewEphemeralResourceResponse {
+    /// A renewal that keeps `private` and asks for no other (set
+    /// [`renew_at`](RenewEphemeralResourceResponse::renew_at) for one).
+    pub fn new(private: Vec<u8>) -> Self {
+        RenewEphemeralResourceResponse {
+            private,
+            ..Default::default()
+        }
+    }
+}
+
 /// `CloseEphemeralResource`: Terraform is done with an open ephemeral resource (at the
 /// end of the plan or apply that opened it, or when nothing left needs it).
 #[derive(Clone, Debug)]
