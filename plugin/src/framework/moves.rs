@@ -23,6 +23,7 @@ type Convert<M> = Box<dyn Fn(i64, &RawState) -> Result<M> + Send + Sync>;
 /// #[derive(TfValue, Serialize, Deserialize)]
 /// struct OldNote {
 ///     id: String,
+///     #[tfvalue(optional)]
 ///     body: Option<String>,
 /// }
 ///
@@ -30,6 +31,7 @@ type Convert<M> = Box<dyn Fn(i64, &RawState) -> Result<M> + Send + Sync>;
 /// struct Note {
 ///     #[tfvalue(computed)]
 ///     id: Unknown<Option<String>>,
+///     #[tfvalue(optional)]
 ///     text: Unknown<Option<String>>,
 /// }
 ///
