@@ -6,6 +6,9 @@
 //! state as tfvalue JSON; edit it behind Terraform's back and `terraform refresh` sees
 //! it. Functions (Terraform 1.8+): `provider::kv::id(key)` gives the id an entry of
 //! that key gets, `provider::kv::merge(maps...)` merges maps of strings left to right.
+//! An entry's identity is its key (Terraform 1.12+: `import { identity = { key = "a" } }`).
+//! `kv_lease` leases an entry's value for one run (an ephemeral resource, Terraform
+//! 1.10+); each open, renew and close is a line in `<store>.leases`.
 //! `kv_legacy_entry` is an entry in the provider's first shape (`data` for `value`); a
 //! `moved` block takes its state into a `kv_entry` (Terraform 1.8+).
 //! `KV_PROTOCOL=5` or `6` serves one protocol only.
@@ -84,6 +87,13 @@ struct Entry {
     /// Change it to hand `secret_wo` to the store again.
     #[tfvalue(optional)]
     secret_wo_version: Unknown<Option<u64>>,
+}
+
+/// An entry's identity (Terraform 1.12+): its key.
+#[derive(TfValue, Serialize, Deserialize)]
+struct EntryIdentity {
+    /// The entry's key.
+    key: String,
 }
 
 /// Schema version 0 of an entry: the value under `data`, no rules, acls or meta.
@@ -292,6 +302,19 @@ impl Resource<Store> for EntryResource {
         let found = cx.client().read(|mut db| Ok(db.remove(&key)))?;
         Ok(Some(
             found.ok_or_else(|| Diagnostic::error("no such entry"))?,
+        ))
+    }
+
+    fn identity(&self) -> Option<ResourceIdentity<Entry>> {
+        let of = |e: &Entry| {
+            Some(EntryIdentity {
+                key: e.key.known()?.clone(),
+            })
+        };
+        Some(ResourceIdentity::new(
+            tfvalue::codec::Codec::new(),
+            of,
+            |i| i.key,
         ))
     }
 

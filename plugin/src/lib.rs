@@ -10,6 +10,7 @@ mod convert;
 mod diagnostic;
 pub mod framework;
 mod function;
+mod identity;
 mod provider;
 mod server;
 pub mod testing;
@@ -36,6 +37,10 @@ pub(crate) mod proto {
 
 pub use diagnostic::{has_errors, Diagnostic, Diagnostics, Severity};
 pub use function::{CallFunctionRequest, CallFunctionResponse, Function, FunctionError, Parameter};
+pub use identity::{
+    same_version_identity, IdentityAttribute, IdentitySchema, UpgradeResourceIdentityRequest,
+    UpgradeResourceIdentityResponse,
+};
 pub use server::DEFAULT_MAX_MESSAGE_SIZE;
 
 /// The server's handling of a request without gRPC (the checks, the handler, the checks
@@ -76,6 +81,7 @@ pub mod __bench {
                     prior_private,
                     DynamicValue::default(),
                     crate::ClientCapabilities::default(),
+                    None,
                 )
                 .await
         }
@@ -96,6 +102,7 @@ pub mod __bench {
                     config,
                     planned_private,
                     DynamicValue::default(),
+                    None,
                 )
                 .await
         }

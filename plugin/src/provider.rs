@@ -10,6 +10,10 @@ use tfvalue::{AttributePath, DynamicValue, Type};
 
 use crate::diagnostic::Diagnostic;
 use crate::function::{CallFunctionRequest, CallFunctionResponse, Function, FunctionError};
+use crate::identity::{
+    same_version_identity, IdentitySchema, UpgradeResourceIdentityRequest,
+    UpgradeResourceIdentityResponse,
+};
 
 /// Every schema a provider has: its own configuration, its managed resources, its data
 /// sources and the signatures of its functions.
@@ -40,6 +44,8 @@ pub struct Schemas {
     /// Ephemeral resource types (Terraform 1.10+), by type name: `ephemeral "<type>"`
     /// blocks, opened for a run and never stored.
     pub ephemeral_resources: BTreeMap<String, Schema>,
+    /// Identity schemas (Terraform 1.12+), by resource type.
+    pub identities: BTreeMap<String, IdentitySchema>,
     /// What the provider offers beyond the schemas, told to Terraform in
     /// `GetProviderSchema` and `GetMetadata`.
     pub capabilities: ServerCapabilities,
@@ -111,6 +117,15 @@ impl Schemas {
     #[must_use]
     pub fn ephemeral_resource(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
         self.ephemeral_resources.insert(type_name.into(), schema);
+        self
+    }
+
+    /// Gives a resource type an identity (Terraform 1.12+): then Terraform sends and
+    /// stores it with every read, plan, apply and import of that type, and an
+    /// `import` block may name an object by it.
+    #[must_use]
+    pub fn identity(mut self, type_name: impl Into<String>, schema: IdentitySchema) -> Self {
+        self.identities.insert(type_name.into(), schema);
         self
     }
 
@@ -378,6 +393,9 @@ pub struct ReadResourceRequest {
     pub private: Vec<u8>,
     /// The `provider_meta` value, if any.
     pub provider_meta: DynamicValue,
+    /// The identity stored with the resource (Terraform 1.12+, for a type with an
+    /// identity schema); `None` when Terraform sent none.
+    pub current_identity: Option<DynamicValue>,
     /// Stop signal.
     pub ctx: Context,
 }
@@ -394,6 +412,9 @@ pub struct ReadResourceResponse {
     /// [`ClientCapabilities::deferral_allowed`](crate::ClientCapabilities) is set, else
     /// the server turns it into an error).
     pub deferred: Option<Deferred>,
+    /// The identity of the object read (Terraform 1.12+): wholly known, the same as
+    /// the current one when there was one.
+    pub new_identity: Option<DynamicValue>,
     /// Problems found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -402,6 +423,7 @@ impl ReadResourceResponse {
     /// The refreshed state and private data.
     pub fn new(new_state: DynamicValue, private: Vec<u8>) -> Self {
         ReadResourceResponse {
+            new_identity: None,
             deferred: None,
             new_state,
             private,
@@ -427,6 +449,9 @@ pub struct PlanResourceChangeRequest {
     pub prior_private: Vec<u8>,
     /// The `provider_meta` value, if any.
     pub provider_meta: DynamicValue,
+    /// The identity stored with the resource (Terraform 1.12+, for a type with an
+    /// identity schema); `None` when Terraform sent none.
+    pub prior_identity: Option<DynamicValue>,
     /// Stop signal.
     pub ctx: Context,
 }
@@ -445,6 +470,9 @@ pub struct PlanResourceChangeResponse {
     /// [`ClientCapabilities::deferral_allowed`](crate::ClientCapabilities) is set, else
     /// the server turns it into an error).
     pub deferred: Option<Deferred>,
+    /// The planned identity (Terraform 1.12+): the prior one for an update (an
+    /// identity never changes but by replacement); may hold unknowns on create.
+    pub planned_identity: Option<DynamicValue>,
     /// Problems found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -478,6 +506,7 @@ impl PlanResourceChangeRequest {
         config: DynamicValue,
     ) -> Self {
         PlanResourceChangeRequest {
+            prior_identity: None,
             type_name: type_name.into(),
             prior_state,
             proposed_new_state,
@@ -507,6 +536,8 @@ pub struct ApplyResourceChangeRequest {
     pub planned_private: Vec<u8>,
     /// The `provider_meta` value, if any.
     pub provider_meta: DynamicValue,
+    /// The planned identity (Terraform 1.12+); it may hold unknowns on create.
+    pub planned_identity: Option<DynamicValue>,
     /// Stop signal.
     pub ctx: Context,
 }
@@ -521,6 +552,7 @@ impl ApplyResourceChangeRequest {
         config: DynamicValue,
     ) -> Self {
         ApplyResourceChangeRequest {
+            planned_identity: None,
             type_name: type_name.into(),
             prior_state,
             planned_state,
@@ -540,6 +572,9 @@ pub struct ApplyResourceChangeResponse {
     pub new_state: DynamicValue,
     /// Private data to store with it.
     pub private: Vec<u8>,
+    /// The identity of the object applied (Terraform 1.12+): wholly known, the planned
+    /// one where that was known.
+    pub new_identity: Option<DynamicValue>,
     /// Problems found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -562,6 +597,9 @@ pub struct ImportResourceStateRequest {
     pub type_name: String,
     /// The id given to `terraform import`.
     pub id: String,
+    /// The identity to import by (`import { identity = {..} }`, Terraform 1.12+);
+    /// [`id`](ImportResourceStateRequest::id) is empty then.
+    pub identity: Option<DynamicValue>,
     /// Stop signal.
     pub ctx: Context,
 }
@@ -582,6 +620,10 @@ pub struct MoveResourceStateRequest {
     pub source_state: RawState,
     /// The source's private data.
     pub source_private: Vec<u8>,
+    /// The source's stored identity (JSON), if it had one.
+    pub source_identity: Option<RawState>,
+    /// The identity schema version the source's identity was stored with.
+    pub source_identity_schema_version: i64,
     /// The target resource type (one of this provider's).
     pub target_type_name: String,
     /// The target resource type's schema.
@@ -599,6 +641,8 @@ pub struct MoveResourceStateResponse {
     pub target_state: DynamicValue,
     /// The target's private data.
     pub target_private: Vec<u8>,
+    /// The target's identity (Terraform 1.12+).
+    pub target_identity: Option<DynamicValue>,
     /// Problems found.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -787,6 +831,8 @@ pub struct ImportedResource {
     pub type_name: String,
     /// Its state (Terraform reads it with `ReadResource` next).
     pub state: DynamicValue,
+    /// Its identity (Terraform 1.12+).
+    pub identity: Option<DynamicValue>,
     /// Private data to store.
     pub private: Vec<u8>,
 }
@@ -795,6 +841,7 @@ impl ImportedResource {
     /// An imported object.
     pub fn new(type_name: impl Into<String>, state: DynamicValue) -> Self {
         ImportedResource {
+            identity: None,
             type_name: type_name.into(),
             state,
             private: Vec::new(),
@@ -975,12 +1022,26 @@ pub trait Provider: Send + Sync + 'static {
         async move { same_version_upgrade(&req) }
     }
 
+    /// Upgrades an identity stored with an older identity schema version (Terraform
+    /// 1.12+). By default, an identity of the current version is taken as it is and
+    /// any other is an error ([`same_version_identity`]).
+    fn upgrade_resource_identity(
+        &self,
+        req: UpgradeResourceIdentityRequest,
+    ) -> impl Future<Output = UpgradeResourceIdentityResponse> + Send {
+        async move { same_version_identity(&req) }
+    }
+
     /// Refreshes a resource's state.
     fn read_resource(
         &self,
         req: ReadResourceRequest,
     ) -> impl Future<Output = ReadResourceResponse> + Send {
-        async move { ReadResourceResponse::new(req.current_state, req.private) }
+        async move {
+            let mut resp = ReadResourceResponse::new(req.current_state, req.private);
+            resp.new_identity = req.current_identity;
+            resp
+        }
     }
 
     /// Plans a change.
@@ -991,6 +1052,7 @@ pub trait Provider: Send + Sync + 'static {
         async move {
             let mut resp = PlanResourceChangeResponse::new(req.proposed_new_state);
             resp.planned_private = req.prior_private;
+            resp.planned_identity = req.prior_identity;
             resp
         }
     }
@@ -1202,6 +1264,8 @@ impl MoveResourceStateRequest {
         target_schema: Arc<Schema>,
     ) -> Self {
         MoveResourceStateRequest {
+            source_identity_schema_version: 0,
+            source_identity: None,
             source_provider_address: source_provider_address.into(),
             source_type_name: source_type_name.into(),
             source_schema_version,

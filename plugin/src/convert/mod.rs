@@ -127,6 +127,43 @@ macro_rules! common_conversions {
             }
         }
 
+        /// An identity Terraform sent; none when absent or empty.
+        pub(crate) fn identity(i: Option<pb::ResourceIdentityData>) -> Option<DynamicValue> {
+            i.and_then(|i| i.identity_data)
+                .map(|dv| dynamic_value(Some(dv)))
+                .filter(|dv| !dv.is_empty())
+        }
+
+        /// An identity as the protocol carries it.
+        pub(crate) fn to_identity(i: Option<DynamicValue>) -> Option<pb::ResourceIdentityData> {
+            i.and_then(to_dynamic_value)
+                .map(|dv| pb::ResourceIdentityData {
+                    identity_data: Some(dv),
+                })
+        }
+
+        /// An identity schema as the protocol carries it.
+        pub(crate) fn to_identity_schema(
+            s: &crate::identity::IdentitySchema,
+        ) -> Result<pb::ResourceIdentitySchema, String> {
+            Ok(pb::ResourceIdentitySchema {
+                version: s.version,
+                identity_attributes: s
+                    .attributes
+                    .values()
+                    .map(|a| {
+                        Ok(pb::resource_identity_schema::IdentityAttribute {
+                            name: a.name.clone(),
+                            r#type: type_json(&a.ty)?,
+                            required_for_import: a.required_for_import,
+                            optional_for_import: a.optional_for_import,
+                            description: a.description.clone(),
+                        })
+                    })
+                    .collect::<Result<_, String>>()?,
+            })
+        }
+
         /// The stored state.
         pub(crate) fn raw_state(raw: Option<pb::RawState>) -> RawState {
             match raw {

@@ -55,6 +55,7 @@ mod convert;
 mod ctx;
 mod ephemeral;
 mod function;
+mod identity;
 mod moves;
 mod traits;
 
@@ -77,6 +78,7 @@ use self::ephemeral::AnyEphemeral;
 pub use self::ephemeral::EphemeralResource;
 use self::function::AnyFunction;
 pub use self::function::{Arg, Args, Function, FunctionDefinition, Variadic};
+pub use self::identity::ResourceIdentity;
 pub use self::moves::StateMove;
 pub use self::traits::{DataSource, Model, NoConfig, ProviderConfig, Resource};
 pub use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -291,6 +293,9 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let mut s = Schemas::new().provider(self.provider.clone());
         for (name, r) in &self.resources {
             s = s.resource(name.clone(), r.wire().schema.clone());
+            if let Some(identity) = r.identity_schema() {
+                s = s.identity(name.clone(), identity.clone());
+            }
         }
         for (name, d) in &self.data_sources {
             s = s.data_source(name.clone(), d.wire().schema.clone());
@@ -354,6 +359,16 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         match self.data_sources.get(&req.type_name) {
             Some(d) => d.validate(&req.config),
             None => vec![unknown_type("data source", &req.type_name)],
+        }
+    }
+
+    async fn upgrade_resource_identity(
+        &self,
+        req: crate::identity::UpgradeResourceIdentityRequest,
+    ) -> crate::identity::UpgradeResourceIdentityResponse {
+        match self.resources.get(&req.type_name) {
+            Some(r) => r.upgrade_identity(&req),
+            None => unknown_type("resource", &req.type_name).into(),
         }
     }
 
@@ -449,6 +464,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         match self.client() {
             Ok(client) => r.apply(client, req).await,
             Err(d) => ApplyResourceChangeResponse {
+                new_identity: None,
                 // Nothing happened: the prior state stays.
                 new_state: req.prior_state,
                 private: req.planned_private,
@@ -501,6 +517,11 @@ trait AnyResource<C>: Send + Sync {
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
     fn upgrade(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse;
     fn has_moves(&self) -> bool;
+    fn identity_schema(&self) -> Option<&crate::identity::IdentitySchema>;
+    fn upgrade_identity(
+        &self,
+        req: &crate::identity::UpgradeResourceIdentityRequest,
+    ) -> crate::identity::UpgradeResourceIdentityResponse;
     fn move_state(&self, req: &MoveResourceStateRequest) -> MoveResourceStateResponse;
     fn read(&self, client: Arc<C>, req: ReadResourceRequest)
         -> BoxFuture<'_, ReadResourceResponse>;
@@ -527,17 +548,27 @@ struct Registered<R: Resource<C>, C: Send + Sync + 'static> {
     planner: Planner,
     codec: Codec<R::Model>,
     moves: Vec<StateMove<R::Model>>,
+    identity: Option<ResourceIdentity<R::Model>>,
     type_name: String,
     _client: std::marker::PhantomData<fn() -> C>,
 }
 
 impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
+    /// The identity of `model`, where the resource has one and it is known.
+    fn identity_of(&self, model: Option<&R::Model>) -> Result<Option<DynamicValue>> {
+        match (&self.identity, model) {
+            (Some(identity), Some(m)) => identity.of(m),
+            _ => Ok(None),
+        }
+    }
+
     fn new(resource: R, type_name: &str) -> Self {
         Registered {
             wire: Wire::new::<R::Model>(resource.schema()),
             planner: resource.planner(),
             codec: resource.upgrade(),
             moves: resource.moves(),
+            identity: resource.identity(),
             type_name: type_name.to_owned(),
             resource,
             _client: std::marker::PhantomData,
@@ -599,6 +630,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             .await?;
         let mut resp =
             PlanResourceChangeResponse::new(self.encode(Some(&planned), "the planned state")?);
+        resp.planned_identity = self.identity_of(Some(&planned))?;
         resp.requires_replace = replace;
         for p in cx.take_replace() {
             if !resp.requires_replace.contains(&p) {
@@ -612,7 +644,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         &self,
         cx: &Ctx<C>,
         req: &ApplyResourceChangeRequest,
-    ) -> Result<DynamicValue> {
+    ) -> Result<(DynamicValue, Option<DynamicValue>)> {
         let prior = self.decode(&req.prior_state, "the prior state")?;
         let planned = self.decode(&req.planned_state, "the planned state")?;
         let new = match (prior, planned) {
@@ -624,7 +656,19 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             }
             (None, None) => None,
         };
-        self.encode(new.as_ref(), "the new state")
+        let identity = self.identity_of(new.as_ref())?;
+        if new.is_some() && self.identity.is_some() && identity.is_none() {
+            return Err(
+                Diagnostic::error("the identity of the new state is not known")
+                    .with_detail(format!(
+                        "`{}` has an identity, and the state its create or update returned \
+                     leaves it unknown.",
+                        self.type_name
+                    ))
+                    .into(),
+            );
+        }
+        Ok((self.encode(new.as_ref(), "the new state")?, identity))
     }
 }
 
@@ -648,6 +692,23 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
 
     fn has_moves(&self) -> bool {
         !self.moves.is_empty()
+    }
+
+    fn identity_schema(&self) -> Option<&crate::identity::IdentitySchema> {
+        self.identity.as_ref().map(ResourceIdentity::schema)
+    }
+
+    fn upgrade_identity(
+        &self,
+        req: &crate::identity::UpgradeResourceIdentityRequest,
+    ) -> crate::identity::UpgradeResourceIdentityResponse {
+        let Some(identity) = &self.identity else {
+            return Diagnostic::error(format!("`{}` has no identity", self.type_name)).into();
+        };
+        match identity.upgrade(req.version, &req.raw_identity) {
+            Ok(dv) => crate::identity::UpgradeResourceIdentityResponse::new(dv),
+            Err(d) => Vec::from(d).into(),
+        }
     }
 
     fn move_state(&self, req: &MoveResourceStateRequest) -> MoveResourceStateResponse {
@@ -676,9 +737,18 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
         };
         let moved = m
             .convert(req.source_schema_version, &req.source_state)
-            .and_then(|model| self.encode(Some(&model), "the moved state"));
+            .and_then(|model| {
+                Ok((
+                    self.encode(Some(&model), "the moved state")?,
+                    self.identity_of(Some(&model))?,
+                ))
+            });
         match moved {
-            Ok(state) => MoveResourceStateResponse::new(state),
+            Ok((state, identity)) => {
+                let mut resp = MoveResourceStateResponse::new(state);
+                resp.target_identity = identity;
+                resp
+            }
             Err(d) => d.into_vec().into(),
         }
     }
@@ -716,15 +786,17 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
             );
             let result = async {
                 let Some(state) = self.decode(&req.current_state, "the current state")? else {
-                    return Ok(convert::null());
+                    return Ok((convert::null(), None));
                 };
                 let found = self.resource.read(&cx, state).await?;
-                self.encode(found.as_ref(), "the state read")
+                let identity = self.identity_of(found.as_ref())?;
+                Ok((self.encode(found.as_ref(), "the state read")?, identity))
             }
             .await;
             let mut diagnostics = cx.take_warnings();
             match result {
-                Ok(new_state) => ReadResourceResponse {
+                Ok((new_state, new_identity)) => ReadResourceResponse {
+                    new_identity,
                     deferred: cx.take_deferred(),
                     new_state,
                     private: cx.take_private(),
@@ -733,6 +805,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 Err(e) => {
                     diagnostics.extend(ensure_error(e));
                     ReadResourceResponse {
+                        new_identity: req.current_identity,
                         deferred: None,
                         new_state: req.current_state,
                         private: req.private,
@@ -794,7 +867,8 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
             let result = self.apply_inner(&cx, &req).await;
             let mut diagnostics = cx.take_warnings();
             match result {
-                Ok(new_state) => ApplyResourceChangeResponse {
+                Ok((new_state, new_identity)) => ApplyResourceChangeResponse {
+                    new_identity,
                     new_state,
                     private: cx.take_private(),
                     diagnostics,
@@ -809,6 +883,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                             req.prior_state
                         };
                     ApplyResourceChangeResponse {
+                        new_identity: None,
                         new_state,
                         private: req.planned_private,
                         diagnostics,
@@ -827,14 +902,22 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
         async move {
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let result = async {
-                match self.resource.import(&cx, req.id.clone()).await? {
-                    Some(m) => self.encode(Some(&m), "the imported state"),
+                // By identity (`import { identity = {..} }`): the id it names.
+                let id = match (&req.identity, &self.identity) {
+                    (Some(i), Some(identity)) => identity.import_id(i)?,
+                    _ => req.id.clone(),
+                };
+                match self.resource.import(&cx, id.clone()).await? {
+                    Some(m) => Ok((
+                        self.encode(Some(&m), "the imported state")?,
+                        self.identity_of(Some(&m))?,
+                    )),
                     None => Err(Diagnostic::error("no such object")
                         .with_detail(format!(
                             "There is no `{}` with {} `{}` to import.",
                             self.type_name,
                             R::IMPORT_ID,
-                            req.id
+                            id
                         ))
                         .into()),
                 }
@@ -842,9 +925,10 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
             .await;
             let mut diagnostics = cx.take_warnings();
             match result {
-                Ok(state) => {
+                Ok((state, identity)) => {
                     let mut imported = ImportedResource::new(&self.type_name, state);
                     imported.private = cx.take_private();
+                    imported.identity = identity;
                     ImportResourceStateResponse {
                         deferred: cx.take_deferred(),
                         imported_resources: vec![imported],

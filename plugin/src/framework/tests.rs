@@ -320,6 +320,7 @@ fn plan_req(
     config: DynamicValue,
 ) -> PlanResourceChangeRequest {
     PlanResourceChangeRequest {
+        prior_identity: None,
         type_name: "t_item".into(),
         prior_state: prior,
         proposed_new_state: proposed,
@@ -332,6 +333,7 @@ fn plan_req(
 
 fn apply_req(prior: DynamicValue, planned: DynamicValue) -> ApplyResourceChangeRequest {
     ApplyResourceChangeRequest {
+        planned_identity: None,
         type_name: "t_item".into(),
         config: planned.clone(),
         prior_state: prior,
@@ -357,6 +359,7 @@ async fn configure_builds_the_client_every_handler_gets() {
     assert_eq!(client.take(), ["configure 1.0.3 x"]);
     let resp = f
         .read_resource(ReadResourceRequest {
+            current_identity: None,
             type_name: "t_item".into(),
             current_state: dv(&item("a", None, Some("i-a".to_owned()).into())),
             private: b"kept".to_vec(),
@@ -687,6 +690,7 @@ async fn read_of_a_vanished_object_is_null() {
     let f = configured().await;
     let resp = f
         .read_resource(ReadResourceRequest {
+            current_identity: None,
             type_name: "t_item".into(),
             current_state: dv(&item("gone", None, Some("i-gone".to_owned()).into())),
             private: Vec::new(),
@@ -703,6 +707,7 @@ async fn import_by_id_needs_no_code() {
     let f = configured().await;
     let import = |id: &str| {
         f.import_resource_state(ImportResourceStateRequest {
+            identity: None,
             type_name: "t_item".into(),
             id: id.to_owned(),
             ctx: ctx(),
@@ -1127,6 +1132,7 @@ async fn nested_objects_whose_elements_may_be_unknown() {
     assert!(diags.is_empty(), "{diags:?}");
     let resp = f
         .plan_resource_change(PlanResourceChangeRequest {
+            prior_identity: None,
             type_name: "t_net".into(),
             prior_state: null(),
             proposed_new_state: config.clone(),

@@ -103,6 +103,13 @@ where
         Codec::new()
     }
 
+    /// The resource's identity (Terraform 1.12+): a model of its own computed from the
+    /// resource's model; see [`ResourceIdentity`](super::ResourceIdentity). By default
+    /// none. Called once, when the resource is registered.
+    fn identity(&self) -> Option<super::ResourceIdentity<Self::Model>> {
+        None
+    }
+
     /// The resource types whose state this one takes with a `moved` block from one type
     /// to another (Terraform 1.8+): `moved { from = old_type.x  to = new_type.x }`.
     /// By default none, and Terraform refuses such a block. Called once, when the

@@ -18,6 +18,9 @@ use crate::diagnostic::{has_errors, Diagnostic};
 use crate::function::{
     check_arguments, CallFunctionRequest, CallFunctionResponse, Function, FunctionError,
 };
+use crate::identity::{
+    IdentitySchema, UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse,
+};
 use crate::provider::*;
 
 /// The environment variable naming a file to which the server appends every
@@ -83,6 +86,8 @@ pub(crate) struct Core<P> {
     resources: BTreeMap<String, Entry>,
     data_sources: BTreeMap<String, Entry>,
     ephemerals: BTreeMap<String, Entry>,
+    /// The identity schemas, with their types, by resource type.
+    identities: BTreeMap<String, (Arc<IdentitySchema>, Type)>,
     provider_entry: Entry,
     meta_type: Option<Type>,
     functions: BTreeMap<String, Arc<Function>>,
@@ -184,6 +189,11 @@ fn check_deferral(
     }
 }
 
+/// Whether a value is null (or absent, which Terraform reads as null).
+fn is_null(dv: &DynamicValue) -> bool {
+    dv.is_empty() || dv.msgpack == [0xc0] || (dv.msgpack.is_empty() && dv.json == b"null")
+}
+
 /// Whether a value may hold unknowns where it comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Known {
@@ -256,6 +266,11 @@ impl<P: Provider> Core<P> {
             .iter()
             .map(|(k, s)| (k.clone(), Entry::new(s)))
             .collect();
+        let identities = schemas
+            .identities
+            .iter()
+            .map(|(k, s)| (k.clone(), (Arc::new(s.clone()), s.implied_type())))
+            .collect();
         let provider_entry = Entry::new(&schemas.provider);
         let meta_type = schemas.provider_meta.as_ref().map(Schema::implied_type);
         let functions = schemas
@@ -277,6 +292,7 @@ impl<P: Provider> Core<P> {
             resources,
             data_sources,
             ephemerals,
+            identities,
             provider_entry,
             meta_type,
             functions,
@@ -502,6 +518,117 @@ impl<P: Provider> Core<P> {
         }
     }
 
+    /// Checks an identity Terraform sent: only for a type with an identity schema, of
+    /// its type.
+    fn check_identity_in(
+        &self,
+        field: Field,
+        type_name: &str,
+        identity: Option<&DynamicValue>,
+        known: Known,
+    ) -> Result<(), Diagnostic> {
+        let Some(dv) = identity else { return Ok(()) };
+        let Some((_, ty)) = self.identities.get(type_name) else {
+            return Err(Diagnostic::error(format!(
+                "{}: `{}` sent for `{type_name}`, which has no identity schema",
+                field.rpc, field.name
+            )));
+        };
+        self.check_input(field, dv, ty, known).map(drop)
+    }
+
+    /// Checks an identity the provider answers with: only for a type with an identity
+    /// schema, of its type, wholly known where `known` says.
+    fn check_identity_out(
+        &self,
+        what: &str,
+        type_name: &str,
+        identity: &mut Option<DynamicValue>,
+        known: Known,
+    ) -> Result<(), Diagnostic> {
+        let Some(dv) = identity else { return Ok(()) };
+        let Some((_, ty)) = self.identities.get(type_name) else {
+            return Err(Diagnostic::error(format!(
+                "the provider answered an identity for `{type_name}`, which has no identity schema"
+            ))
+            .with_detail("Declare it in `Schemas::identities` (this is a bug in the provider)."));
+        };
+        Self::check_output(what, dv, ty, known).map(drop)
+    }
+
+    /// An identity that changed where it must stay (`was` known and not null): the
+    /// error Terraform's providers give ("Unexpected Identity Change").
+    fn identity_changed(
+        &self,
+        rpc: &str,
+        type_name: &str,
+        was: Option<&DynamicValue>,
+        now: Option<&DynamicValue>,
+    ) -> Option<Diagnostic> {
+        let (_, ty) = self.identities.get(type_name)?;
+        let was = was?
+            .decode_value(ty)
+            .ok()
+            .filter(|v| !v.is_null() && v.is_wholly_known())?;
+        let now = now
+            .and_then(|dv| dv.decode_value(ty).ok())
+            .unwrap_or(Value::Null);
+        if was == now {
+            return None;
+        }
+        let show = |v: &Value| {
+            v.to_json_value(ty)
+                .map_or_else(|_| "?".to_owned(), |j| j.to_string())
+        };
+        Some(
+            Diagnostic::error("unexpected identity change").with_detail(format!(
+                "{rpc}: the provider changed the identity of this `{type_name}` from {} to \
+                     {}. An identity names the remote object and changes only when the \
+                     object is replaced; this is a bug in the provider.",
+                show(&was),
+                show(&now)
+            )),
+        )
+    }
+
+    /// The identity an answer carries, settled: an object that is gone has none; one
+    /// whose handler left it out keeps the identity it came with (a provider that does
+    /// not deal in identities loses none); otherwise it is checked (of its type,
+    /// wholly known) and must be the one it came with, where that was known.
+    #[allow(clippy::too_many_arguments)]
+    fn settle_identity(
+        &self,
+        rpc: &str,
+        type_name: &str,
+        what: &str,
+        was: Option<&DynamicValue>,
+        now: &mut Option<DynamicValue>,
+        exists: bool,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        if !exists {
+            *now = None;
+            return;
+        }
+        if now.as_ref().is_none_or(is_null) {
+            if let Some(was) = was.filter(|w| !is_null(w)) {
+                *now = Some(was.clone());
+            }
+        }
+        let result = self
+            .check_identity_out(what, type_name, now, Known::Wholly)
+            .map_err(|d| vec![d])
+            .and_then(
+                |()| match self.identity_changed(rpc, type_name, was, now.as_ref()) {
+                    Some(d) => Err(vec![d]),
+                    None => Ok(()),
+                },
+            );
+        if let Err(d) = result {
+            diagnostics.extend(d);
+        }
+    }
+
     fn unknown_type(kind: &str, name: &str) -> Diagnostic {
         Diagnostic::error(format!("unknown {kind} type"))
             .with_detail(format!("This provider has no {kind} type `{name}`."))
@@ -713,6 +840,7 @@ impl<P: Provider> Core<P> {
         private: Vec<u8>,
         provider_meta: DynamicValue,
         capabilities: ClientCapabilities,
+        current_identity: Option<DynamicValue>,
     ) -> ReadResourceResponse {
         const RPC: &str = "ReadResource";
         let fail = |d| ReadResourceResponse {
@@ -726,18 +854,33 @@ impl<P: Provider> Core<P> {
             rpc: RPC,
             name: "current_state",
         };
+        let identity_field = Field {
+            rpc: RPC,
+            name: "current_identity",
+        };
         if let Err(d) = self
             .check_input(field, &current_state, &entry.ty, Known::Wholly)
             .and_then(|_| self.check_meta(RPC, &provider_meta))
+            .and_then(|()| {
+                self.check_identity_in(
+                    identity_field,
+                    &type_name,
+                    current_identity.as_ref(),
+                    Known::Wholly,
+                )
+            })
         {
             return fail(d);
         }
         let (ctx, cancel) = self.request_ctx_with(capabilities);
+        let kept_identity = current_identity.clone();
+        let name = type_name.clone();
         let req = ReadResourceRequest {
             type_name,
             current_state,
             private,
             provider_meta,
+            current_identity,
             ctx,
         };
         let p = self.provider.clone();
@@ -758,6 +901,15 @@ impl<P: Provider> Core<P> {
                 resp.diagnostics.push(d);
             }
         }
+        self.settle_identity(
+            RPC,
+            &name,
+            "refreshed identity",
+            kept_identity.as_ref(),
+            &mut resp.new_identity,
+            !is_null(&resp.new_state),
+            &mut resp.diagnostics,
+        );
         resp
     }
 
@@ -771,6 +923,7 @@ impl<P: Provider> Core<P> {
         prior_private: Vec<u8>,
         provider_meta: DynamicValue,
         capabilities: ClientCapabilities,
+        prior_identity: Option<DynamicValue>,
     ) -> PlanResourceChangeResponse {
         const RPC: &str = "PlanResourceChange";
         let fail = |d| PlanResourceChangeResponse {
@@ -790,11 +943,27 @@ impl<P: Provider> Core<P> {
                 return fail(d);
             }
         }
-        if let Err(d) = self.check_meta(RPC, &provider_meta) {
+        let identity_field = Field {
+            rpc: RPC,
+            name: "prior_identity",
+        };
+        if let Err(d) = self.check_meta(RPC, &provider_meta).and_then(|()| {
+            self.check_identity_in(
+                identity_field,
+                &type_name,
+                prior_identity.as_ref(),
+                Known::Wholly,
+            )
+        }) {
             return fail(d);
         }
+        // An update keeps the identity; a create or a replacement may change it.
+        let updating = !is_null(&prior_state) && !is_null(&proposed_new_state);
+        let kept_identity = prior_identity.clone();
+        let name = type_name.clone();
         let (ctx, cancel) = self.request_ctx_with(capabilities);
         let req = PlanResourceChangeRequest {
+            prior_identity,
             type_name,
             prior_state,
             proposed_new_state,
@@ -815,6 +984,25 @@ impl<P: Provider> Core<P> {
         check_deferral(RPC, &mut resp.deferred, capabilities, &mut resp.diagnostics);
         if has_errors(&resp.diagnostics) {
             return resp;
+        }
+        let replacing = !resp.requires_replace.is_empty();
+        if updating && !replacing {
+            self.settle_identity(
+                RPC,
+                &name,
+                "planned identity",
+                kept_identity.as_ref(),
+                &mut resp.planned_identity,
+                !is_null(&resp.planned_state),
+                &mut resp.diagnostics,
+            );
+        } else if let Err(d) = self.check_identity_out(
+            "planned identity",
+            &name,
+            &mut resp.planned_identity,
+            Known::Maybe,
+        ) {
+            resp.diagnostics.push(d);
         }
         match Self::check_output("planned state", &mut resp.planned_state, ty, Known::Maybe)
             .and_then(|c| {
@@ -844,6 +1032,7 @@ impl<P: Provider> Core<P> {
         config: DynamicValue,
         planned_private: Vec<u8>,
         provider_meta: DynamicValue,
+        planned_identity: Option<DynamicValue>,
     ) -> ApplyResourceChangeResponse {
         const RPC: &str = "ApplyResourceChange";
         let fail = |d| ApplyResourceChangeResponse {
@@ -864,9 +1053,21 @@ impl<P: Provider> Core<P> {
                 return fail(d);
             }
         }
-        if let Err(d) = self.check_meta(RPC, &provider_meta) {
+        let identity_field = Field {
+            rpc: RPC,
+            name: "planned_identity",
+        };
+        if let Err(d) = self.check_meta(RPC, &provider_meta).and_then(|()| {
+            self.check_identity_in(
+                identity_field,
+                &type_name,
+                planned_identity.as_ref(),
+                Known::Maybe,
+            )
+        }) {
             return fail(d);
         }
+        let kept_identity = planned_identity.clone();
         let (kept_plan, planned_private) = unwrap_plan(planned_private, &planned_state.msgpack);
         // What the checks after the handler need of the request.
         let planned_bytes = planned_state.msgpack.clone();
@@ -879,6 +1080,7 @@ impl<P: Provider> Core<P> {
             config,
             planned_private,
             provider_meta,
+            planned_identity,
             ctx,
         };
         let p = self.provider.clone();
@@ -890,12 +1092,32 @@ impl<P: Provider> Core<P> {
                 fail,
             )
             .await;
+        if !has_errors(&resp.diagnostics) {
+            self.settle_identity(
+                RPC,
+                &type_name,
+                "new identity",
+                kept_identity.as_ref(),
+                &mut resp.new_identity,
+                !is_null(&resp.new_state),
+                &mut resp.diagnostics,
+            );
+        }
         if has_errors(&resp.diagnostics) {
             // Terraform reads an empty new state as null, and would forget an object
             // that a failed update or delete left in place: a failed apply that says
             // nothing leaves the prior state (null for a failed create).
             if resp.new_state.is_empty() {
                 resp.new_state = prior_bytes;
+            }
+            // The object that stays keeps its identity (an update's plan holds it).
+            if resp.new_identity.is_none() && !is_null(&resp.new_state) {
+                let known = |dv: &DynamicValue| {
+                    self.identity_type(&type_name)
+                        .and_then(|ty| dv.decode_value(ty).ok())
+                        .is_some_and(|v| !v.is_null() && v.is_wholly_known())
+                };
+                resp.new_identity = kept_identity.filter(known);
             }
             return resp;
         }
@@ -945,6 +1167,7 @@ impl<P: Provider> Core<P> {
         type_name: String,
         id: String,
         capabilities: ClientCapabilities,
+        identity: Option<DynamicValue>,
     ) -> ImportResourceStateResponse {
         const RPC: &str = "ImportResourceState";
         let fail = |d| ImportResourceStateResponse {
@@ -954,8 +1177,22 @@ impl<P: Provider> Core<P> {
         if !self.resources.contains_key(&type_name) {
             return fail(Self::unknown_type("resource", &type_name));
         }
+        let identity_field = Field {
+            rpc: RPC,
+            name: "identity",
+        };
+        if let Err(d) =
+            self.check_identity_in(identity_field, &type_name, identity.as_ref(), Known::Wholly)
+        {
+            return fail(d);
+        }
         let (ctx, cancel) = self.request_ctx_with(capabilities);
-        let req = ImportResourceStateRequest { type_name, id, ctx };
+        let req = ImportResourceStateRequest {
+            type_name,
+            id,
+            identity,
+            ctx,
+        };
         let p = self.provider.clone();
         let mut resp = self
             .run(
@@ -981,6 +1218,14 @@ impl<P: Provider> Core<P> {
             if let Err(d) = Self::check_output("imported state", &mut r.state, &entry.ty, known)
                 .map(drop)
                 .and_then(|()| entry.check_write_only("imported state", &r.state))
+                .and_then(|()| {
+                    self.check_identity_out(
+                        "imported identity",
+                        &r.type_name,
+                        &mut r.identity,
+                        known,
+                    )
+                })
             {
                 found.push(d);
             }
@@ -991,6 +1236,7 @@ impl<P: Provider> Core<P> {
 
     /// `MoveResourceState`: the handler, then its target state checked against the
     /// target type (wholly known, no write-only value).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) async fn move_state(
         &self,
         source_provider_address: String,
@@ -999,6 +1245,7 @@ impl<P: Provider> Core<P> {
         source_state: tfvalue::codec::RawState,
         source_private: Vec<u8>,
         target_type_name: String,
+        source_identity: Option<(tfvalue::codec::RawState, i64)>,
     ) -> MoveResourceStateResponse {
         const RPC: &str = "MoveResourceState";
         let Some(entry) = self.resources.get(&target_type_name) else {
@@ -1011,7 +1258,9 @@ impl<P: Provider> Core<P> {
             source_schema_version,
             source_state,
             source_private,
-            target_type_name,
+            source_identity_schema_version: source_identity.as_ref().map_or(0, |(_, v)| *v),
+            source_identity: source_identity.map(|(raw, _)| raw),
+            target_type_name: target_type_name.clone(),
             target_schema: entry.schema.clone(),
             ctx,
         };
@@ -1035,10 +1284,69 @@ impl<P: Provider> Core<P> {
         )
         .map(drop)
         .and_then(|()| entry.check_write_only("moved state", &resp.target_state))
-        {
+        .and_then(|()| {
+            self.check_identity_out(
+                "moved identity",
+                &target_type_name,
+                &mut resp.target_identity,
+                Known::Wholly,
+            )
+        }) {
             resp.diagnostics.push(d);
         }
         resp
+    }
+
+    /// `UpgradeResourceIdentity`: the handler, its identity checked against the current
+    /// identity schema (wholly known).
+    pub(crate) async fn upgrade_identity(
+        &self,
+        type_name: String,
+        version: i64,
+        raw_identity: tfvalue::codec::RawState,
+    ) -> UpgradeResourceIdentityResponse {
+        const RPC: &str = "UpgradeResourceIdentity";
+        let Some((schema, ty)) = self.identities.get(&type_name) else {
+            return Diagnostic::error(format!("{RPC}: `{type_name}` has no identity schema"))
+                .into();
+        };
+        let (ctx, cancel) = self.request_ctx();
+        let req = UpgradeResourceIdentityRequest {
+            type_name,
+            version,
+            raw_identity,
+            schema: schema.clone(),
+            ctx,
+        };
+        let p = self.provider.clone();
+        let mut resp = self
+            .run(
+                RPC,
+                cancel,
+                async move { p.upgrade_resource_identity(req).await },
+                UpgradeResourceIdentityResponse::from,
+            )
+            .await;
+        if !has_errors(&resp.diagnostics) {
+            if let Err(d) = Self::check_output(
+                "upgraded identity",
+                &mut resp.upgraded_identity,
+                ty,
+                Known::Wholly,
+            ) {
+                resp.diagnostics.push(d);
+            }
+        }
+        resp
+    }
+
+    /// The identity schemas, for `GetResourceIdentitySchemas`.
+    pub(crate) fn identity_schemas(&self) -> impl Iterator<Item = (&String, &IdentitySchema)> {
+        self.identities.iter().map(|(k, (s, _))| (k, &**s))
+    }
+
+    pub(crate) fn identity_type(&self, type_name: &str) -> Option<&Type> {
+        self.identities.get(type_name).map(|(_, t)| t)
     }
 
     /// `OpenEphemeralResource`: the configuration checked (wholly known: Terraform opens

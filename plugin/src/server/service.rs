@@ -10,13 +10,6 @@ use tonic::{Request, Response, Status};
 use super::core::Core;
 use crate::provider::Provider;
 
-/// An error for an operation this crate does not offer to providers yet.
-fn unsupported(what: &str, type_name: &str) -> crate::Diagnostic {
-    crate::Diagnostic::error(format!("{what} is not supported")).with_detail(format!(
-        "This provider does not implement {what} (`{type_name}`)."
-    ))
-}
-
 /// A time as the protocol carries it (times before 1970 are 1970).
 fn timestamp(t: std::time::SystemTime) -> prost_types::Timestamp {
     let since = t.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -250,6 +243,7 @@ macro_rules! provider_service {
                         r.private,
                         $cv::dynamic_value(r.provider_meta),
                         $cv::capabilities(r.client_capabilities),
+                        $cv::identity(r.current_identity),
                     )
                     .await;
                 Ok(Response::new(pb::read_resource::Response {
@@ -257,7 +251,7 @@ macro_rules! provider_service {
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
                     private: resp.private,
                     deferred: resp.deferred.map($cv::to_deferred),
-                    ..Default::default()
+                    new_identity: $cv::to_identity(resp.new_identity),
                 }))
             }
 
@@ -277,6 +271,7 @@ macro_rules! provider_service {
                         r.prior_private,
                         $cv::dynamic_value(r.provider_meta),
                         $cv::capabilities(r.client_capabilities),
+                        $cv::identity(r.prior_identity),
                     )
                     .await;
                 Ok(Response::new(pb::plan_resource_change::Response {
@@ -289,6 +284,7 @@ macro_rules! provider_service {
                     planned_private: resp.planned_private,
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
                     deferred: resp.deferred.map($cv::to_deferred),
+                    planned_identity: $cv::to_identity(resp.planned_identity),
                     ..Default::default()
                 }))
             }
@@ -308,12 +304,14 @@ macro_rules! provider_service {
                         $cv::dynamic_value(r.config),
                         r.planned_private,
                         $cv::dynamic_value(r.provider_meta),
+                        $cv::identity(r.planned_identity),
                     )
                     .await;
                 Ok(Response::new(pb::apply_resource_change::Response {
                     new_state: $cv::to_dynamic_value(resp.new_state),
                     private: resp.private,
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    new_identity: $cv::to_identity(resp.new_identity),
                     ..Default::default()
                 }))
             }
@@ -326,7 +324,12 @@ macro_rules! provider_service {
                 let ty = self.core.resource_type(&r.type_name).cloned();
                 let resp = self
                     .core
-                    .import(r.type_name, r.id, $cv::capabilities(r.client_capabilities))
+                    .import(
+                        r.type_name,
+                        r.id,
+                        $cv::capabilities(r.client_capabilities),
+                        $cv::identity(r.identity),
+                    )
                     .await;
                 Ok(Response::new(pb::import_resource_state::Response {
                     imported_resources: resp
@@ -336,7 +339,7 @@ macro_rules! provider_service {
                             type_name: i.type_name,
                             state: $cv::to_dynamic_value(i.state),
                             private: i.private,
-                            identity: None,
+                            identity: $cv::to_identity(i.identity),
                         })
                         .collect(),
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
@@ -370,8 +373,27 @@ macro_rules! provider_service {
                 &self,
                 _request: Request<pb::get_resource_identity_schemas::Request>,
             ) -> Result<Response<pb::get_resource_identity_schemas::Response>, Status> {
-                // No resource type has an identity schema.
-                Ok(Response::new(Default::default()))
+                let mut diags = Vec::new();
+                let identity_schemas = self
+                    .core
+                    .identity_schemas()
+                    .filter_map(|(k, v)| match $cv::to_identity_schema(v) {
+                        Ok(s) => Some((k.clone(), s)),
+                        Err(e) => {
+                            diags.push(
+                                crate::Diagnostic::error(format!(
+                                    "the identity schema of `{k}` cannot be served"
+                                ))
+                                .with_detail(e),
+                            );
+                            None
+                        }
+                    })
+                    .collect();
+                Ok(Response::new(pb::get_resource_identity_schemas::Response {
+                    identity_schemas,
+                    diagnostics: $cv::to_diagnostics(diags, None),
+                }))
             }
 
             async fn upgrade_resource_identity(
@@ -379,12 +401,14 @@ macro_rules! provider_service {
                 request: Request<pb::upgrade_resource_identity::Request>,
             ) -> Result<Response<pb::upgrade_resource_identity::Response>, Status> {
                 let r = request.into_inner();
+                let ty = self.core.identity_type(&r.type_name).cloned();
+                let resp = self
+                    .core
+                    .upgrade_identity(r.type_name, r.version, $cv::raw_state(r.raw_identity))
+                    .await;
                 Ok(Response::new(pb::upgrade_resource_identity::Response {
-                    upgraded_identity: None,
-                    diagnostics: $cv::to_diagnostics(
-                        vec![unsupported("resource identity", &r.type_name)],
-                        None,
-                    ),
+                    upgraded_identity: $cv::to_identity(Some(resp.upgraded_identity)),
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
                 }))
             }
 
@@ -403,13 +427,16 @@ macro_rules! provider_service {
                         $cv::raw_state(r.source_state),
                         r.source_private,
                         r.target_type_name,
+                        r.source_identity.map(|raw| {
+                            ($cv::raw_state(Some(raw)), r.source_identity_schema_version)
+                        }),
                     )
                     .await;
                 Ok(Response::new(pb::move_resource_state::Response {
                     target_state: $cv::to_dynamic_value(resp.target_state),
                     diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
                     target_private: resp.target_private,
-                    target_identity: None,
+                    target_identity: $cv::to_identity(resp.target_identity),
                 }))
             }
 

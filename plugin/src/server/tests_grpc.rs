@@ -2247,3 +2247,421 @@ async fn ephemeral_resources_as_terraform_calls_them() {
         }
     }
 }
+
+/// A framework resource with an identity: a note named by its `name`, kept in memory.
+/// Reading the note named `drift` answers another name (a provider bug the server
+/// catches: the identity would change).
+mod identity_provider {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use serde::{Deserialize, Serialize};
+    use tfvalue::codec::Codec;
+    use tfvalue::{TfValue, Unknown};
+
+    use crate::framework::*;
+
+    #[derive(TfValue, Serialize, Deserialize, Clone)]
+    pub(super) struct Note {
+        #[tfvalue(requires_replace)]
+        pub(super) name: Unknown<String>,
+        #[tfvalue(optional)]
+        pub(super) text: Unknown<Option<String>>,
+    }
+
+    /// Version 1 of a note's identity; version 0 called it `title`.
+    #[derive(TfValue, Serialize, Deserialize)]
+    #[tfvalue(version = 1)]
+    pub(super) struct NoteIdentity {
+        /// The note's name.
+        pub(super) name: String,
+        #[tfvalue(optional)]
+        pub(super) folder: Option<String>,
+    }
+
+    #[derive(TfValue, Serialize, Deserialize)]
+    struct NoteIdentityV0 {
+        title: String,
+    }
+
+    #[derive(Default)]
+    pub(super) struct Notes(Mutex<BTreeMap<String, Note>>);
+
+    impl Resource for Notes {
+        type Model = Note;
+        const IMPORT_ID: &'static str = "name";
+
+        fn identity(&self) -> Option<ResourceIdentity<Note>> {
+            let codec = Codec::new().upgrade_from(|old: NoteIdentityV0| NoteIdentity {
+                name: old.title,
+                folder: None,
+            });
+            let of = |n: &Note| {
+                Some(NoteIdentity {
+                    name: n.name.known()?.clone(),
+                    folder: None,
+                })
+            };
+            Some(ResourceIdentity::new(codec, of, |i| i.name))
+        }
+
+        async fn create(&self, _cx: &Ctx, n: Note) -> Result<Note> {
+            let name = n.name.known().cloned().unwrap_or_default();
+            self.0.lock().unwrap().insert(name, n.clone());
+            Ok(n)
+        }
+
+        async fn read(&self, _cx: &Ctx, n: Note) -> Result<Option<Note>> {
+            let name = n.name.known().cloned().unwrap_or_default();
+            if name == "drift" {
+                return Ok(Some(Note {
+                    name: "drifted".to_owned().into(),
+                    ..n
+                }));
+            }
+            Ok(self.0.lock().unwrap().get(&name).cloned())
+        }
+
+        async fn update(&self, cx: &Ctx, _prior: Note, n: Note) -> Result<Note> {
+            self.create(cx, n).await
+        }
+
+        async fn delete(&self, _cx: &Ctx, n: Note) -> Result<()> {
+            let name = n.name.known().cloned().unwrap_or_default();
+            self.0.lock().unwrap().remove(&name);
+            Ok(())
+        }
+
+        async fn import(&self, _cx: &Ctx, name: String) -> Result<Option<Note>> {
+            Ok(self.0.lock().unwrap().get(&name).cloned())
+        }
+    }
+}
+
+fn note(name: &str, text: &str) -> Option<pb6::DynamicValue> {
+    dv(&DynamicValue::encode(&identity_provider::Note {
+        name: name.to_owned().into(),
+        text: Unknown::Known(Some(text.to_owned())),
+    })
+    .unwrap()
+    .msgpack)
+}
+
+fn note_identity(name: &str) -> Option<pb6::ResourceIdentityData> {
+    Some(pb6::ResourceIdentityData {
+        identity_data: dv(&DynamicValue::encode(&identity_provider::NoteIdentity {
+            name: name.to_owned(),
+            folder: None,
+        })
+        .unwrap()
+        .msgpack),
+    })
+}
+
+/// The identity of the data a response carries, as JSON.
+fn identity_json(i: Option<pb6::ResourceIdentityData>) -> serde_json::Value {
+    let ty = Type::object([("name", Type::String), ("folder", Type::String)]);
+    let bytes = i
+        .and_then(|i| i.identity_data)
+        .map(|d| d.msgpack)
+        .unwrap_or_default();
+    tfvalue::Value::from_msgpack(&bytes, &ty)
+        .and_then(|v| v.to_json_value(&ty))
+        .unwrap_or(serde_json::Value::String("no identity".into()))
+}
+
+/// Resource identity as Terraform 1.12+ calls it (read in its
+/// `internal/terraform/node_resource_abstract_instance.go`, `internal/plugin6` and
+/// `internal/terraform/node_resource_import.go`): the identity schemas; a create planned
+/// and applied with the identity computed from the model; a refresh and an update that
+/// keep it; a refresh of a state Terraform 1.11 wrote (no identity yet) that gets one;
+/// an import by identity (the `id` empty); an identity stored with version 0 upgraded;
+/// a read whose identity changes, refused; an identity sent for a type without one.
+#[tokio::test]
+async fn identities_as_terraform_calls_them() {
+    let f = crate::framework::Framework::new()
+        .resource("test_note", identity_provider::Notes::default())
+        .resource("test_plain", identity_provider::Notes::default());
+    // `test_plain` has an identity too (same resource); strip it to have one without.
+    struct Plain(crate::framework::Framework);
+    impl Provider for Plain {
+        fn schemas(&self) -> Schemas {
+            let mut s = self.0.schemas();
+            s.identities.remove("test_plain");
+            s
+        }
+        async fn plan_resource_change(
+            &self,
+            req: PlanResourceChangeRequest,
+        ) -> PlanResourceChangeResponse {
+            self.0.plan_resource_change(req).await
+        }
+        async fn apply_resource_change(
+            &self,
+            req: ApplyResourceChangeRequest,
+        ) -> ApplyResourceChangeResponse {
+            self.0.apply_resource_change(req).await
+        }
+        async fn read_resource(&self, req: ReadResourceRequest) -> ReadResourceResponse {
+            self.0.read_resource(req).await
+        }
+        async fn import_resource_state(
+            &self,
+            req: ImportResourceStateRequest,
+        ) -> ImportResourceStateResponse {
+            self.0.import_resource_state(req).await
+        }
+        async fn upgrade_resource_identity(
+            &self,
+            req: UpgradeResourceIdentityRequest,
+        ) -> UpgradeResourceIdentityResponse {
+            self.0.upgrade_resource_identity(req).await
+        }
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Plain(f), listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut v6 = pb6::provider_client::ProviderClient::new(channel.clone());
+    let mut v5 = pb5::provider_client::ProviderClient::new(channel);
+
+    let schemas = v6
+        .get_resource_identity_schemas(pb6::get_resource_identity_schemas::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(schemas.identity_schemas.len(), 1);
+    let s = &schemas.identity_schemas["test_note"];
+    assert_eq!(s.version, 1);
+    let name = s
+        .identity_attributes
+        .iter()
+        .find(|a| a.name == "name")
+        .unwrap();
+    assert!(name.required_for_import && !name.optional_for_import);
+    assert_eq!(
+        (name.r#type.as_slice(), name.description.as_str()),
+        (&br#""string""#[..], "The note's name.")
+    );
+    let folder = s
+        .identity_attributes
+        .iter()
+        .find(|a| a.name == "folder")
+        .unwrap();
+    assert!(folder.optional_for_import && !folder.required_for_import);
+
+    // Create.
+    let null = dv(&[0xc0]);
+    let planned = v6
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "test_note".into(),
+            prior_state: null.clone(),
+            proposed_new_state: note("a", "one"),
+            config: note("a", "one"),
+            prior_private: Vec::new(),
+            provider_meta: None,
+            client_capabilities: None,
+            prior_identity: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(planned.diagnostics.is_empty(), "{:?}", planned.diagnostics);
+    assert_eq!(identity_json(planned.planned_identity.clone())["name"], "a");
+    let applied = v6
+        .apply_resource_change(pb6::apply_resource_change::Request {
+            type_name: "test_note".into(),
+            prior_state: null.clone(),
+            planned_state: planned.planned_state.clone(),
+            config: note("a", "one"),
+            planned_private: planned.planned_private,
+            provider_meta: None,
+            planned_identity: planned.planned_identity,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
+    assert_eq!(
+        identity_json(applied.new_identity.clone()),
+        serde_json::json!({"name": "a", "folder": null})
+    );
+
+    // Refresh with the identity, and without (a state of Terraform 1.11).
+    for current_identity in [note_identity("a"), None] {
+        let read = v6
+            .read_resource(pb6::read_resource::Request {
+                type_name: "test_note".into(),
+                current_state: applied.new_state.clone(),
+                private: Vec::new(),
+                provider_meta: None,
+                client_capabilities: None,
+                current_identity,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+        assert_eq!(identity_json(read.new_identity)["name"], "a");
+    }
+
+    // Update: the identity stays.
+    let planned = v6
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "test_note".into(),
+            prior_state: applied.new_state.clone(),
+            proposed_new_state: note("a", "two"),
+            config: note("a", "two"),
+            prior_private: Vec::new(),
+            provider_meta: None,
+            client_capabilities: None,
+            prior_identity: note_identity("a"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(planned.diagnostics.is_empty(), "{:?}", planned.diagnostics);
+    assert_eq!(identity_json(planned.planned_identity)["name"], "a");
+
+    // A replacement (the name requires it) may change it.
+    let planned = v6
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "test_note".into(),
+            prior_state: applied.new_state.clone(),
+            proposed_new_state: note("b", "one"),
+            config: note("b", "one"),
+            prior_private: Vec::new(),
+            provider_meta: None,
+            client_capabilities: None,
+            prior_identity: note_identity("a"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(planned.diagnostics.is_empty(), "{:?}", planned.diagnostics);
+    assert_eq!(identity_json(planned.planned_identity)["name"], "b");
+
+    // Import by identity, over protocol 5.
+    let imported = v5
+        .import_resource_state(pb5::import_resource_state::Request {
+            type_name: "test_note".into(),
+            id: String::new(),
+            client_capabilities: None,
+            identity: note_identity("a").map(|i| pb5::ResourceIdentityData {
+                identity_data: i.identity_data.map(|d| pb5::DynamicValue {
+                    msgpack: d.msgpack,
+                    json: d.json,
+                }),
+            }),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        imported.diagnostics.is_empty(),
+        "{:?}",
+        imported.diagnostics
+    );
+    let got = &imported.imported_resources[0];
+    assert!(got.identity.is_some());
+    assert_eq!(
+        got.state.as_ref().unwrap().msgpack,
+        applied.new_state.as_ref().unwrap().msgpack
+    );
+
+    // An identity of version 0, and one of a version this provider does not know.
+    let upgrade = |version: i64, json: &str| pb6::upgrade_resource_identity::Request {
+        type_name: "test_note".into(),
+        version,
+        raw_identity: Some(pb6::RawState {
+            json: json.as_bytes().to_vec(),
+            flatmap: Default::default(),
+        }),
+    };
+    let up = v6
+        .upgrade_resource_identity(upgrade(0, r#"{"title":"a"}"#))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(up.diagnostics.is_empty(), "{:?}", up.diagnostics);
+    assert_eq!(
+        identity_json(up.upgraded_identity),
+        serde_json::json!({"name": "a", "folder": null})
+    );
+    let up = v6
+        .upgrade_resource_identity(upgrade(7, r#"{"name":"a"}"#))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        up.diagnostics[0].detail.contains("newer"),
+        "{:?}",
+        up.diagnostics
+    );
+
+    // A read whose identity changes is the provider's bug.
+    let read = v6
+        .read_resource(pb6::read_resource::Request {
+            type_name: "test_note".into(),
+            current_state: note("drift", "x"),
+            private: Vec::new(),
+            provider_meta: None,
+            client_capabilities: None,
+            current_identity: note_identity("drift"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(read.diagnostics.len(), 1, "{:?}", read.diagnostics);
+    assert_eq!(read.diagnostics[0].summary, "unexpected identity change");
+    assert!(
+        read.diagnostics[0].detail.contains(r#""drifted""#),
+        "{:?}",
+        read.diagnostics[0]
+    );
+
+    // Identities only for a type that has one, both ways.
+    let read = v6
+        .read_resource(pb6::read_resource::Request {
+            type_name: "test_plain".into(),
+            current_state: note("p", "x"),
+            private: Vec::new(),
+            provider_meta: None,
+            client_capabilities: None,
+            current_identity: note_identity("p"),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        read.diagnostics[0]
+            .summary
+            .contains("has no identity schema"),
+        "{:?}",
+        read.diagnostics
+    );
+    let planned = v6
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "test_plain".into(),
+            prior_state: null,
+            proposed_new_state: note("p", "x"),
+            config: note("p", "x"),
+            prior_private: Vec::new(),
+            provider_meta: None,
+            client_capabilities: None,
+            prior_identity: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        planned.diagnostics[0]
+            .summary
+            .contains("answered an identity"),
+        "{:?}",
+        planned.diagnostics
+    );
+}
