@@ -3,7 +3,7 @@
 //!
 //! The provider block names the store (`path`, a `.json` file); resource `kv_entry` is
 //! one entry, data source `kv_lookup` reads one. The file maps each key to the entry's
-//! state as tfvalue JSON; edit it behind Terraform's back and `terraform refresh` sees
+//! state as tfvalue JSON (its write-only `secret_wo` kept as `secret`); edit it behind Terraform's back and `terraform refresh` sees
 //! it. Functions (Terraform 1.8+): `provider::kv::id(key)` gives the id an entry of
 //! that key gets, `provider::kv::merge(maps...)` merges maps of strings left to right.
 //! An entry's identity is its key (Terraform 1.12+: `import { identity = { key = "a" } }`).
@@ -170,8 +170,23 @@ struct Store {
 
 fn decode(raw: Raw) -> Result<Db> {
     raw.into_iter()
-        .map(|(k, v)| Ok((k, tfvalue::json::from_str(v.get())?)))
+        .map(|(k, v)| {
+            Ok((
+                k,
+                tfvalue::json::from_str(renamed(v.get(), "secret", "secret_wo")?.get())?,
+            ))
+        })
         .collect()
+}
+
+/// The JSON object `json` with its field `from` named `to`: the store keeps an entry's
+/// write-only `secret_wo` as `secret`. (Fields as raw JSON: numbers stay exact.)
+fn renamed(json: &str, from: &str, to: &str) -> Result<Box<RawValue>> {
+    let mut fields: BTreeMap<String, Box<RawValue>> = serde_json::from_str(json)?;
+    if let Some(v) = fields.remove(from) {
+        fields.insert(to.to_owned(), v);
+    }
+    Ok(RawValue::from_string(serde_json::to_string(&fields)?)?)
 }
 
 impl Store {
@@ -192,7 +207,10 @@ impl Store {
             let mut db = decode(std::mem::take(raw))?;
             let out = f(&mut db)?;
             for (k, e) in db {
-                raw.insert(k, RawValue::from_string(tfvalue::json::to_string(&e)?)?);
+                raw.insert(
+                    k,
+                    renamed(&tfvalue::json::to_string(&e)?, "secret_wo", "secret")?,
+                );
             }
             Ok(out)
         })

@@ -642,7 +642,7 @@ resource "kv_entry" "s" {{
 
 /// What the store holds as `secret_wo` of the entry `secret`.
 fn stored_secret(store: &Path) -> serde_json::Value {
-    store_json(store)["secret"]["secret_wo"].clone()
+    store_json(store)["secret"]["secret"].clone()
 }
 
 /// A write-only attribute end to end with Terraform 1.11 or later: the provider receives
@@ -1047,7 +1047,7 @@ fn kv_ephemeral(protocol: u32) {
                 }
                 let e: serde_json::Value = state.resource("kv_entry.s")?;
                 assert_eq!(e["secret_wo"], serde_json::Value::Null);
-                assert_eq!(store_json(&o1)["s"]["secret_wo"], "s3cret-lease");
+                assert_eq!(store_json(&o1)["s"]["secret"], "s3cret-lease");
                 assert!(
                     store_json(&s1).get("s").is_none(),
                     "written to the other store"
