@@ -3,14 +3,18 @@
 //!
 //! The provider block names the store (`path`, a `.json` file); resource `kv_entry` is
 //! one entry, data source `kv_lookup` reads one. The file maps each key to the entry's
-//! state as tfvalue JSON (its write-only `secret_wo` kept as `secret`); edit it behind Terraform's back and `terraform refresh` sees
-//! it. Functions (Terraform 1.8+): `provider::kv::id(key)` gives the id an entry of
-//! that key gets, `provider::kv::merge(maps...)` merges maps of strings left to right.
-//! An entry's identity is its key (Terraform 1.12+: `import { identity = { key = "a" } }`).
-//! `kv_lease` leases an entry's value for one run (an ephemeral resource, Terraform
-//! 1.10+); each open, renew and close is a line in `<store>.leases`.
-//! `kv_legacy_entry` is an entry in the provider's first shape (`data` for `value`); a
-//! `moved` block takes its state into a `kv_entry` (Terraform 1.8+).
+//! state as tfvalue JSON (its write-only `secret_wo` kept as `secret`); edit it behind
+//! Terraform's back and `terraform refresh` sees it.
+//!
+//! - Functions (Terraform 1.8+): `provider::kv::id(key)` gives the id an entry of that
+//!   key gets, `provider::kv::merge(maps...)` merges maps of strings left to right.
+//! - `kv_lease` leases an entry's value for one run (an ephemeral resource, Terraform
+//!   1.10+); each open, renew and close is a line in `<store>.leases`.
+//! - `kv_legacy_entry` is an entry in the provider's first shape (`data` for `value`);
+//!   a `moved` block takes its state into a `kv_entry` (Terraform 1.8+).
+//! - An entry's identity is its key (Terraform 1.12+:
+//!   `import { identity = { key = "a" } }`).
+//!
 //! `KV_PROTOCOL=5` or `6` serves one protocol only.
 //!
 //! The store is read and written as `support/store.rs` does it (copy that file too): a

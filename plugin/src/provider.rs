@@ -934,6 +934,7 @@ fn unsupported(what: &str, type_name: &str) -> Diagnostic {
 /// | import | an "unsupported" error |
 /// | read data source | an "unsupported" error |
 /// | move resource state | an "unsupported" error |
+/// | upgrade resource identity | the current version as it is, an error for others |
 /// | validate an ephemeral resource | no diagnostics |
 /// | open an ephemeral resource | an "unsupported" error |
 /// | renew, close an ephemeral resource | nothing to do |
