@@ -42,7 +42,7 @@ pub use dynamic::Dynamic;
 pub use dynamic_value::DynamicValue;
 pub use error::{Category, Error, Result};
 pub use number::Number;
-pub use path::{AttributePath, PathStep};
+pub use path::{AttributePath, ParsePathError, PathStep};
 pub use raw::{Raw, RawFormat};
 pub use types::{ObjectType, Type};
 pub use unknown::{NumberBound, Refinements, Unknown};

@@ -83,6 +83,7 @@
 //! the variable and checks, from Terraform's log, that Terraform did talk to the provider
 //! over that version.
 
+use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io::Read;
@@ -96,6 +97,8 @@ use std::time::{Duration, Instant};
 use serde::de::DeserializeOwned;
 use tfvalue::schema::{Pattern, ProviderSchemas};
 use tfvalue::Value;
+
+pub mod known;
 
 /// The environment variable naming the Terraform binary the tests run.
 pub const TERRAFORM_ENV: &str = "TFVALUE_TERRAFORM";
@@ -659,8 +662,9 @@ impl ImportStep {
 /// A plan Terraform saved (`terraform plan -out`), for [`ConfigStep::plan_check`].
 pub struct Plan {
     path: PathBuf,
-    json: serde_json::Value,
+    json: Parsed,
     text: String,
+    schemas: Result<ProviderSchemas, Error>,
 }
 
 impl Plan {
@@ -672,7 +676,7 @@ impl Plan {
     /// The plan as `terraform show -json` prints it: `resource_changes`,
     /// `planned_values`, `output_changes` and the rest of Terraform's JSON plan format.
     pub fn json(&self) -> &serde_json::Value {
-        &self.json
+        &self.json.json
     }
 
     /// The plan as `terraform show -no-color` prints it for a person.
@@ -709,6 +713,156 @@ impl Plan {
             .filter_map(|a| a.as_str().map(str::to_owned))
             .collect())
     }
+
+    /// The position of the change for `address` in `resource_changes`.
+    fn change(&self, address: &str) -> Result<usize, Error> {
+        self.actions(address)?;
+        self.json["resource_changes"]
+            .as_array()
+            .and_then(|c| c.iter().position(|c| c["address"] == address))
+            .ok_or_else(|| Error::new(format!("the plan has no change for `{address}`")))
+    }
+
+    /// Checks that the plan changes nothing: every resource's action and every
+    /// output's is `no-op` (plan-testing's `plancheck.ExpectEmptyPlan`).
+    ///
+    /// # Errors
+    ///
+    /// The addresses that change, with their actions.
+    pub fn expect_empty(&self) -> Result<(), Error> {
+        let changing = self.changing();
+        if changing.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::new(format!(
+                "expected an empty plan, found {}",
+                changing.join(", ")
+            )))
+        }
+    }
+
+    /// Checks that the plan changes something (`plancheck.ExpectNonEmptyPlan`).
+    ///
+    /// # Errors
+    ///
+    /// The plan changes nothing.
+    pub fn expect_non_empty(&self) -> Result<(), Error> {
+        if self.changing().is_empty() {
+            Err(Error::new(
+                "expected a plan that changes something, found an empty plan",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn changing(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (what, key) in [("resource_changes", "address"), ("output_changes", "")] {
+            let changes: Vec<(String, &serde_json::Value)> = match &self.json[what] {
+                serde_json::Value::Array(a) => a
+                    .iter()
+                    .map(|c| (c[key].as_str().unwrap_or("?").to_owned(), &c["change"]))
+                    .collect(),
+                serde_json::Value::Object(o) => {
+                    o.iter().map(|(k, c)| (format!("output.{k}"), c)).collect()
+                }
+                _ => Vec::new(),
+            };
+            for (name, change) in changes {
+                let actions = &change["actions"];
+                if actions != &serde_json::json!(["no-op"]) {
+                    out.push(format!("`{name}` ({actions})"));
+                }
+            }
+        }
+        out
+    }
+
+    /// Checks the planned value at `path` of the resource at `address`
+    /// (`plancheck.ExpectKnownValue`); a value only known after apply is found
+    /// `(unknown)`. Numbers are compared exactly.
+    ///
+    /// # Errors
+    ///
+    /// No change for `address`, a path its schema does not have, or a value that does
+    /// not match: the message names the address, the path, the expected and found value.
+    pub fn expect_known(
+        &self,
+        address: &str,
+        path: &str,
+        known: &known::Known,
+    ) -> Result<(), Error> {
+        let at = self.change(address)?;
+        let p = parse_path(path)?;
+        let change = &self.json["resource_changes"][at];
+        let fail = |m: known::Mismatch| Error::new(format!("`{address}` {}", inside(path, &m)));
+        let value = if marked(&change["change"]["after_unknown"], &p) {
+            Value::Unknown(tfvalue::Refinements::default())
+        } else {
+            let schemas = self.schemas.as_ref().map_err(Clone::clone)?;
+            let type_name = change["type"].as_str().unwrap_or("");
+            let schema = schemas
+                .provider_schemas
+                .values()
+                .find_map(|s| {
+                    if change["mode"] == "data" {
+                        s.data_source(type_name)
+                    } else {
+                        s.resource(type_name)
+                    }
+                })
+                .ok_or_else(|| Error::new(format!("no schema for `{type_name}`")))?;
+            let ty = type_at(&schema.implied_type(), &p).ok_or_else(|| {
+                Error::new(format!(
+                    "`{address}`: the schema of `{type_name}` has no `{path}`"
+                ))
+            })?;
+            let mut raw = vec![
+                Seg::Key("resource_changes"),
+                Seg::Index(at),
+                Seg::Key("change"),
+                Seg::Key("after"),
+            ];
+            raw.extend(segs(&p));
+            let text = raw_at(&self.json.text, &raw).unwrap_or("null");
+            Value::from_json(text, &ty)
+                .map_err(|e| Error::new(format!("`{address}` at `{path}` does not decode: {e}")))?
+        };
+        known.check(&value).map_err(fail)
+    }
+
+    /// Checks that the value at `path` of the resource at `address` is known only after
+    /// apply (`plancheck.ExpectUnknownValue`).
+    ///
+    /// # Errors
+    ///
+    /// No change for `address`, or a value known in the plan.
+    pub fn expect_unknown(&self, address: &str, path: &str) -> Result<(), Error> {
+        self.expect_mark(address, path, "after_unknown", "unknown until apply")
+    }
+
+    /// Checks that the planned value at `path` of the resource at `address` is
+    /// sensitive (`plancheck.ExpectSensitiveValue`).
+    ///
+    /// # Errors
+    ///
+    /// No change for `address`, or a value that is not sensitive.
+    pub fn expect_sensitive(&self, address: &str, path: &str) -> Result<(), Error> {
+        self.expect_mark(address, path, "after_sensitive", "sensitive")
+    }
+
+    fn expect_mark(&self, address: &str, path: &str, marks: &str, what: &str) -> Result<(), Error> {
+        let at = self.change(address)?;
+        let p = parse_path(path)?;
+        if marked(&self.json["resource_changes"][at]["change"][marks], &p) {
+            Ok(())
+        } else {
+            Err(Error::new(format!(
+                "`{address}` at `{path}`: expected a value {what}, found one that is not"
+            )))
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -719,8 +873,136 @@ impl Plan {
 /// Resources are found by address: `type.name`, `type.name[0]`, `type.name["key"]`,
 /// `data.type.name`, with a `module.<name>.` prefix inside modules.
 pub struct State<'a> {
-    json: serde_json::Value,
+    json: Parsed,
     schemas: &'a dyn Fn() -> Result<ProviderSchemas, Error>,
+}
+
+/// A JSON document Terraform wrote, parsed, with its text: values are read from the
+/// text, so that numbers stay exact.
+struct Parsed {
+    json: serde_json::Value,
+    text: String,
+}
+
+impl From<(serde_json::Value, String)> for Parsed {
+    fn from((json, text): (serde_json::Value, String)) -> Self {
+        Parsed { json, text }
+    }
+}
+
+impl From<serde_json::Value> for Parsed {
+    fn from(json: serde_json::Value) -> Self {
+        let text = json.to_string();
+        Parsed { json, text }
+    }
+}
+
+impl std::ops::Deref for Parsed {
+    type Target = serde_json::Value;
+    fn deref(&self) -> &serde_json::Value {
+        &self.json
+    }
+}
+
+/// One step into a JSON document.
+enum Seg<'s> {
+    Key(&'s str),
+    Index(usize),
+}
+
+/// The JSON text at `path` inside `text`, as written (numbers exact).
+fn raw_at<'t>(text: &'t str, path: &[Seg<'_>]) -> Option<&'t str> {
+    use serde_json::value::RawValue;
+    let mut here: &'t RawValue = serde_json::from_str(text).ok()?;
+    for seg in path {
+        here = match seg {
+            Seg::Key(k) => {
+                let m: BTreeMap<String, &'t RawValue> = serde_json::from_str(here.get()).ok()?;
+                *m.get(*k)?
+            }
+            Seg::Index(i) => {
+                let v: Vec<&'t RawValue> = serde_json::from_str(here.get()).ok()?;
+                *v.get(*i)?
+            }
+        };
+    }
+    Some(here.get())
+}
+
+/// A mismatch inside the value at `path`, its own path joined to it.
+fn inside(path: &str, m: &known::Mismatch) -> String {
+    let inner = m.path.to_string();
+    let sep = if path.is_empty() || inner.is_empty() || inner.starts_with('[') {
+        ""
+    } else {
+        "."
+    };
+    let full = format!("{path}{sep}{inner}");
+    if full.is_empty() {
+        format!("expected {}, found {}", m.expected, m.found)
+    } else {
+        format!("at {full}: expected {}, found {}", m.expected, m.found)
+    }
+}
+
+fn parse_path(path: &str) -> Result<tfvalue::AttributePath, Error> {
+    path.parse()
+        .map_err(|e| Error::new(format!("the path `{path}`: {e}")))
+}
+
+/// The type at `path` inside `ty`.
+fn type_at(ty: &tfvalue::Type, path: &tfvalue::AttributePath) -> Option<tfvalue::Type> {
+    use tfvalue::{PathStep, Type};
+    let mut t = ty.clone();
+    for step in path.steps() {
+        t = match (step, &t) {
+            (PathStep::Attr(n) | PathStep::Key(n), Type::Object(o)) => o.get(n)?.clone(),
+            (PathStep::Key(_), Type::Map(e)) => (**e).clone(),
+            (PathStep::Index(_), Type::List(e) | Type::Set(e)) => (**e).clone(),
+            (PathStep::Index(i), Type::Tuple(ts)) => ts.get(usize::try_from(*i).ok()?)?.clone(),
+            _ => return None,
+        };
+    }
+    Some(t)
+}
+
+/// Whether the marks of Terraform's plan JSON (`after_unknown`, `after_sensitive`: a
+/// mirror of the value holding `true` where the mark is) say `path` is marked: at it or
+/// at a value holding it.
+fn marked(marks: &serde_json::Value, path: &tfvalue::AttributePath) -> bool {
+    use tfvalue::PathStep;
+    let mut m = marks;
+    for step in path.steps() {
+        if m == &serde_json::Value::Bool(true) {
+            return true;
+        }
+        m = match step {
+            PathStep::Attr(n) | PathStep::Key(n) => &m[n.as_str()],
+            PathStep::Index(i) => &m[usize::try_from(*i).unwrap_or(usize::MAX)],
+            _ => return false,
+        };
+    }
+    m == &serde_json::Value::Bool(true)
+}
+
+fn segs(path: &tfvalue::AttributePath) -> Vec<Seg<'_>> {
+    use tfvalue::PathStep;
+    path.steps()
+        .iter()
+        .map(|s| match s {
+            PathStep::Attr(n) | PathStep::Key(n) => Seg::Key(n.as_str()),
+            PathStep::Index(i) => Seg::Index(usize::try_from(*i).unwrap_or(usize::MAX)),
+            // A step this version does not know leads nowhere.
+            _ => Seg::Index(usize::MAX),
+        })
+        .collect()
+}
+
+/// The value at `path` inside `v`, or a message saying where the path leaves it.
+fn value_at<'v>(v: &'v Value, path: &str) -> Result<&'v Value, Error> {
+    let p = parse_path(path)?;
+    v.get_path(&p)
+        .ok_or_else(|| Error::new(format!("there is nothing at `{path}`")))
 }
 
 impl fmt::Debug for State<'_> {
@@ -734,6 +1016,9 @@ impl fmt::Debug for State<'_> {
 /// One resource instance in the state file.
 struct Instance<'j> {
     address: String,
+    /// Where it is in the file: `resources[resource].instances[index]`.
+    resource: usize,
+    index: usize,
     mode: &'j str,
     type_name: &'j str,
     attributes: &'j serde_json::Value,
@@ -745,7 +1030,7 @@ impl<'a> State<'a> {
         let Some(resources) = self.json["resources"].as_array() else {
             return out;
         };
-        for r in resources {
+        for (ri, r) in resources.iter().enumerate() {
             let mode = r["mode"].as_str().unwrap_or("managed");
             let type_name = r["type"].as_str().unwrap_or("");
             let mut base = String::new();
@@ -759,7 +1044,7 @@ impl<'a> State<'a> {
             base.push_str(type_name);
             base.push('.');
             base.push_str(r["name"].as_str().unwrap_or(""));
-            for i in r["instances"].as_array().into_iter().flatten() {
+            for (ii, i) in r["instances"].as_array().into_iter().flatten().enumerate() {
                 let address = match &i["index_key"] {
                     serde_json::Value::Null => base.clone(),
                     serde_json::Value::String(s) => {
@@ -769,6 +1054,8 @@ impl<'a> State<'a> {
                 };
                 out.push(Instance {
                     address,
+                    resource: ri,
+                    index: ii,
                     mode,
                     type_name,
                     attributes: &i["attributes"],
@@ -850,8 +1137,44 @@ impl<'a> State<'a> {
                 }
             })
             .ok_or_else(|| Error::new(format!("no schema for `{}`", i.type_name)))?;
-        Value::from_json_value(i.attributes, &schema.implied_type())
+        let path = [
+            Seg::Key("resources"),
+            Seg::Index(i.resource),
+            Seg::Key("instances"),
+            Seg::Index(i.index),
+            Seg::Key("attributes"),
+        ];
+        let text = raw_at(&self.json.text, &path).unwrap_or("null");
+        Value::from_json(text, &schema.implied_type())
             .map_err(|e| Error::new(format!("`{address}` does not decode: {e}")))
+    }
+
+    /// Checks the value at `path` (`tags["env"]`, `rule[0].priority`; empty: the whole
+    /// resource) of the resource at `address` (terraform-plugin-testing's
+    /// `statecheck.ExpectKnownValue`). Numbers are compared exactly.
+    ///
+    /// # Errors
+    ///
+    /// No such resource or path, or a value that does not match: the message names the
+    /// address, the path, what was expected and what was found.
+    pub fn expect(&self, address: &str, path: &str, known: &known::Known) -> Result<(), Error> {
+        let v = self.value(address)?;
+        let at = value_at(&v, path).map_err(|e| Error::new(format!("`{address}`: {e}")))?;
+        known
+            .check(at)
+            .map_err(|m| Error::new(format!("`{address}` {}", inside(path, &m))))
+    }
+
+    /// Checks the root module's output `name` (`statecheck.ExpectKnownOutputValue`).
+    ///
+    /// # Errors
+    ///
+    /// No such output, or a value that does not match.
+    pub fn expect_output(&self, name: &str, known: &known::Known) -> Result<(), Error> {
+        let v = self.output(name)?;
+        known
+            .check(&v)
+            .map_err(|m| Error::new(format!("output `{name}`: {m}")))
     }
 
     /// The root module's output `name` as a [`Value`] of its type.
@@ -866,13 +1189,15 @@ impl<'a> State<'a> {
         }
         let ty: tfvalue::Type = serde_json::from_value(o["type"].clone())
             .map_err(|e| Error::new(format!("output `{name}`: {e}")))?;
-        Value::from_json_value(&o["value"], &ty)
+        let path = [Seg::Key("outputs"), Seg::Key(name), Seg::Key("value")];
+        let text = raw_at(&self.json.text, &path).unwrap_or("null");
+        Value::from_json(text, &ty)
             .map_err(|e| Error::new(format!("output `{name}` does not decode: {e}")))
     }
 
     /// The state file as Terraform wrote it (format version 4).
     pub fn json(&self) -> &serde_json::Value {
-        &self.json
+        &self.json.json
     }
 }
 
@@ -1414,12 +1739,15 @@ impl Runner {
         Ok(())
     }
 
-    fn read_state_json(dir: &Path) -> Result<serde_json::Value, Error> {
-        match std::fs::read(dir.join("terraform.tfstate")) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
+    /// The state file in `dir`, parsed, and its text (for exact numbers).
+    fn read_state_json(dir: &Path) -> Result<(serde_json::Value, String), Error> {
+        match std::fs::read_to_string(dir.join("terraform.tfstate")) {
+            Ok(text) => serde_json::from_str(&text)
+                .map(|json| (json, text))
                 .map_err(|e| Error::new(format!("the state file does not parse: {e}"))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Ok(serde_json::json!({ "version": 4, "resources": [] }))
+                let json = serde_json::json!({ "version": 4, "resources": [] });
+                Ok((json.clone(), json.to_string()))
             }
             Err(e) => Err(Error::new(format!("cannot read the state file: {e}"))),
         }
@@ -1445,7 +1773,7 @@ impl Runner {
         }
         let fetch = || self.fetch_schemas();
         let state = State {
-            json: Runner::read_state_json(dir)?,
+            json: Runner::read_state_json(dir)?.into(),
             schemas: &fetch,
         };
         for (i, check) in checks.into_iter().enumerate() {
@@ -1472,7 +1800,7 @@ impl Runner {
         if shown.code != Some(0) {
             return Err(shown.failed(format!("{}: cannot show the plan", self.where_())));
         }
-        let json = serde_json::from_str(&shown.stdout).map_err(|e| {
+        let json: serde_json::Value = serde_json::from_str(&shown.stdout).map_err(|e| {
             shown.failed(format!(
                 "{}: the plan's JSON does not parse: {e}",
                 self.where_()
@@ -1484,8 +1812,9 @@ impl Runner {
         }
         let plan = Plan {
             path: file.to_path_buf(),
-            json,
+            json: (json, shown.stdout).into(),
             text: text.stdout,
+            schemas: self.fetch_schemas(),
         };
         for (i, check) in checks.into_iter().enumerate() {
             if let Err(e) = check(&plan) {
@@ -1737,7 +2066,7 @@ impl Runner {
         let before = Runner::read_state_json(&self.work)?;
         let fetch = || self.fetch_schemas();
         let before = State {
-            json: before,
+            json: before.into(),
             schemas: &fetch,
         };
         let applied = before
@@ -1795,7 +2124,7 @@ impl Runner {
                 )));
             };
             let after = State {
-                json: Runner::read_state_json(&dir)?,
+                json: Runner::read_state_json(&dir)?.into(),
                 schemas: &fetch,
             };
             let imported = after.instance(&o.address)?.attributes.clone();
@@ -1816,7 +2145,7 @@ impl Runner {
         let work = self.work.clone();
         let fetch = || self.fetch_schemas();
         let before = State {
-            json: Runner::read_state_json(&work)?,
+            json: Runner::read_state_json(&work)?.into(),
             schemas: &fetch,
         };
         if self.initialized && work.join("terraform.tfstate").exists() {
@@ -1829,7 +2158,7 @@ impl Runner {
                 return Err(run.failed("the destroy at the end failed"));
             }
             let after = State {
-                json: Runner::read_state_json(&work)?,
+                json: Runner::read_state_json(&work)?.into(),
                 schemas: &fetch,
             };
             if !after.is_empty() {
@@ -1926,6 +2255,148 @@ fn hcl_string(s: &str) -> String {
 mod tests {
     use super::*;
 
+    const SCHEMA: &str = r#"{"format_version":"1.0","provider_schemas":{"example.com/acme/kv":{
+        "provider":{"version":0,"block":{}},
+        "resource_schemas":{"kv_entry":{"version":0,"block":{"attributes":{
+            "key":{"type":"string","required":true},
+            "ttl":{"type":"number","optional":true},
+            "tags":{"type":["map","string"],"optional":true,"sensitive":true},
+            "rule":{"type":["list",["object",{"name":"string","priority":"number"}]],"optional":true}}}}}}}}"#;
+
+    fn schemas() -> Result<ProviderSchemas, Error> {
+        ProviderSchemas::from_json(SCHEMA.as_bytes()).map_err(|e| Error::new(e.to_string()))
+    }
+
+    /// State and plan checks read numbers exactly from the file's text, and say where,
+    /// what and what was found when a value does not match.
+    #[test]
+    fn state_checks_match_values_exactly() {
+        let text = r#"{"version":4,"outputs":{"n":{"type":"number","value":0.30000000000000000001}},
+            "resources":[{"mode":"managed","type":"kv_entry","name":"a","instances":[{"attributes":
+            {"key":"a","ttl":12345678901234567890.5,"tags":{"env":"prod"},
+             "rule":[{"name":"r","priority":null}]}}]}]}"#;
+        let json: serde_json::Value = serde_json::from_str(text).unwrap();
+        let fetch = schemas;
+        let state = State {
+            json: (json, text.to_owned()).into(),
+            schemas: &fetch,
+        };
+        let exact = |s: &str| known::number(s.parse::<tfvalue::Number>().unwrap());
+        state
+            .expect("kv_entry.a", "ttl", &exact("12345678901234567890.5"))
+            .unwrap();
+        let e = state
+            .expect("kv_entry.a", "ttl", &exact("12345678901234567890"))
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`kv_entry.a` at ttl: expected 12345678901234567890, found 12345678901234567890.5"
+        );
+        state
+            .expect("kv_entry.a", r#"tags["env"]"#, &known::string("prod"))
+            .unwrap();
+        let rules = known::list([known::object([
+            ("name", known::string("r")),
+            ("priority", known::number(1u64)),
+        ])]);
+        assert_eq!(
+            state
+                .expect("kv_entry.a", "rule", &rules)
+                .unwrap_err()
+                .to_string(),
+            "`kv_entry.a` at rule[0].priority: expected 1, found null"
+        );
+        assert_eq!(
+            state
+                .expect(
+                    "kv_entry.a",
+                    "",
+                    &known::object_partial([("key", known::string("b"))])
+                )
+                .unwrap_err()
+                .to_string(),
+            r#"`kv_entry.a` at key: expected "b", found "a""#
+        );
+        assert_eq!(
+            state
+                .expect("kv_entry.a", "nope", &known::null())
+                .unwrap_err()
+                .to_string(),
+            "`kv_entry.a`: there is nothing at `nope`"
+        );
+        assert!(state
+            .expect("kv_entry.a", "rule[", &known::null())
+            .unwrap_err()
+            .to_string()
+            .contains("the path `rule[`"));
+        assert!(state
+            .expect("kv_entry.b", "", &known::null())
+            .unwrap_err()
+            .to_string()
+            .contains("not in the state"));
+        state
+            .expect_output("n", &exact("0.30000000000000000001"))
+            .unwrap();
+        assert_eq!(
+            state
+                .expect_output("n", &exact("0.3"))
+                .unwrap_err()
+                .to_string(),
+            "output `n`: expected 0.3, found 0.30000000000000000001"
+        );
+    }
+
+    #[test]
+    fn plan_checks_read_known_unknown_and_sensitive_values() {
+        let text = r#"{"resource_changes":[{"address":"kv_entry.a","mode":"managed","type":"kv_entry",
+            "change":{"actions":["create"],"after":{"key":"a","tags":{"env":"prod"},"rule":[]},
+            "after_unknown":{"ttl":true,"rule":[]},"after_sensitive":{"tags":{"env":true}}}},
+            {"address":"kv_entry.b","mode":"managed","type":"kv_entry",
+            "change":{"actions":["no-op"],"after":{"key":"b","ttl":1.5},"after_unknown":{},"after_sensitive":{}}}],
+            "output_changes":{"x":{"actions":["no-op"]}}}"#;
+        let json: serde_json::Value = serde_json::from_str(text).unwrap();
+        let plan = Plan {
+            path: PathBuf::new(),
+            json: (json, text.to_owned()).into(),
+            text: String::new(),
+            schemas: schemas(),
+        };
+        plan.expect_known("kv_entry.a", "key", &known::string("a"))
+            .unwrap();
+        plan.expect_known(
+            "kv_entry.b",
+            "ttl",
+            &known::number("1.50".parse::<tfvalue::Number>().unwrap()),
+        )
+        .unwrap();
+        assert_eq!(
+            plan.expect_known("kv_entry.a", "ttl", &known::number(3600u64))
+                .unwrap_err()
+                .to_string(),
+            "`kv_entry.a` at ttl: expected 3600, found (unknown)"
+        );
+        plan.expect_unknown("kv_entry.a", "ttl").unwrap();
+        assert_eq!(
+            plan.expect_unknown("kv_entry.a", "key")
+                .unwrap_err()
+                .to_string(),
+            "`kv_entry.a` at `key`: expected a value unknown until apply, found one that is not"
+        );
+        plan.expect_sensitive("kv_entry.a", r#"tags["env"]"#)
+            .unwrap();
+        assert!(plan.expect_sensitive("kv_entry.b", "key").is_err());
+        assert!(plan
+            .expect_known("kv_entry.a", "nope", &known::null())
+            .unwrap_err()
+            .to_string()
+            .contains("has no `nope`"));
+        assert_eq!(
+            plan.expect_empty().unwrap_err().to_string(),
+            r#"expected an empty plan, found `kv_entry.a` (["create"])"#
+        );
+        plan.expect_non_empty().unwrap();
+    }
+
     #[test]
     fn unwrapped_joins_a_wrapped_diagnostic() {
         let out = "\n╷\n│ Error: no such entry\n│ \n│   with kv_entry.e,\n│ There is no entry\n│ with key `x`.\n╵\n";
@@ -1972,7 +2443,7 @@ mod tests {
         });
         let no_schema = || Err(Error::new("no schema"));
         let state = State {
-            json,
+            json: json.into(),
             schemas: &no_schema,
         };
         assert_eq!(

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use tfvalue::{Dynamic, Number, Value};
-use tfvalue_plugin::testing::{CheckResult, Plan, ProviderBinary, Step, TestCase};
+use tfvalue_plugin::testing::{known, CheckResult, Plan, ProviderBinary, Step, TestCase};
 
 /// `kv_entry` as stored in the state.
 #[derive(Deserialize, Debug, Clone, PartialEq)]
@@ -139,48 +139,92 @@ fn kv_lifecycle(protocol: u32) {
     let s5 = store.clone();
     let s6 = store.clone();
     let end = store.clone();
-    case.step(Step::config(cfg("one", "beta")).check(move |state| {
-        let a: Entry = state.resource("kv_entry.a")?;
-        assert_eq!(a.id.as_deref(), Some("kv-alpha"));
-        assert_eq!(a.version, Some(1));
-        assert_eq!(a.ttl, Some(Number::from(3600u32)), "the default");
-        assert_eq!(a.rule[0].priority, Some("12345678901234567890".parse()?));
-        assert_eq!(
-            a.meta.value()["n"],
-            Value::from("12345678901234567890".parse::<Number>()?)
-        );
-        assert_eq!(a.meta.value()["f"], Value::from("0.1".parse::<Number>()?));
-        assert_eq!(a.tags.as_ref().unwrap()["环境"], "test");
-        let b: Entry = state.resource("kv_entry.b")?;
-        assert_eq!(b.value.as_deref(), Some("kv-alpha"));
-        assert_eq!(b.ttl, Some(Number::from(60u32)));
-        assert_eq!(
-            b.rule,
-            [Rule {
-                name: "kv-alpha".into(),
-                priority: None
-            }]
-        );
-        assert_eq!(b.acl[0].principal, "kv-alpha");
-        assert_eq!(b.meta.value()["ref"], Value::from("kv-alpha"));
-        let e: Entry = state.resource(r#"kv_entry.each["日本語"]"#)?;
-        assert_eq!(e.key, "each-日本語");
-        assert!(state.contains(r#"kv_entry.each["🙂"]"#));
-        assert_eq!(
-            state.output("looked_up_ttl")?,
-            Value::from(Number::from(3600u32))
-        );
-        // The store holds tfvalue's JSON of the model: exact numbers, Unicode keys.
-        let text = std::fs::read_to_string(&s)?;
-        assert!(
-            text.contains("12345678901234567890") && text.contains("0.1"),
-            "{text}"
-        );
-        let json = store_json(&s);
-        assert_eq!(json["alpha"]["version"], 1);
-        assert_eq!(json.as_object().unwrap().len(), 5);
-        Ok(())
-    }))
+    let big = || known::number("12345678901234567890".parse::<Number>().unwrap());
+    case.step(
+        Step::config(cfg("one", "beta"))
+            .plan_check(move |plan| {
+                plan.expect_non_empty()?;
+                // Known in the plan, exactly; unknown until `a` exists.
+                plan.expect_known("kv_entry.a", "rule[0].priority", &big())?;
+                plan.expect_known("kv_entry.a", "ttl", &known::number(3600u64))?;
+                plan.expect_known(
+                    "kv_entry.a",
+                    "acl",
+                    &known::set([
+                        known::object([
+                            ("principal", known::string("bob")),
+                            ("level", known::string("read")),
+                        ]),
+                        known::object_partial([("level", known::string("admin"))]),
+                    ]),
+                )?;
+                plan.expect_unknown("kv_entry.a", "id")?;
+                plan.expect_unknown("kv_entry.b", "value")?;
+                plan.expect_unknown("kv_entry.b", r#"tags["owner"]"#)?;
+                Ok(())
+            })
+            .check(move |state| {
+                state.expect(
+                    "kv_entry.a",
+                    "rule",
+                    &known::list([
+                        known::object([("name", known::string("first")), ("priority", big())]),
+                        known::object([
+                            ("name", known::string("second")),
+                            ("priority", known::null()),
+                        ]),
+                    ]),
+                )?;
+                state.expect(
+                    "kv_entry.a",
+                    "tags",
+                    &known::map_partial([("环境", known::string("test"))]),
+                )?;
+                state.expect("kv_entry.a", "id", &known::string_matching("^kv-"))?;
+                state.expect("kv_entry.b", "rule", &known::size(1))?;
+                state.expect_output("looked_up_ttl", &known::number(3600u64))?;
+                let a: Entry = state.resource("kv_entry.a")?;
+                assert_eq!(a.id.as_deref(), Some("kv-alpha"));
+                assert_eq!(a.version, Some(1));
+                assert_eq!(a.ttl, Some(Number::from(3600u32)), "the default");
+                assert_eq!(a.rule[0].priority, Some("12345678901234567890".parse()?));
+                assert_eq!(
+                    a.meta.value()["n"],
+                    Value::from("12345678901234567890".parse::<Number>()?)
+                );
+                assert_eq!(a.meta.value()["f"], Value::from("0.1".parse::<Number>()?));
+                assert_eq!(a.tags.as_ref().unwrap()["环境"], "test");
+                let b: Entry = state.resource("kv_entry.b")?;
+                assert_eq!(b.value.as_deref(), Some("kv-alpha"));
+                assert_eq!(b.ttl, Some(Number::from(60u32)));
+                assert_eq!(
+                    b.rule,
+                    [Rule {
+                        name: "kv-alpha".into(),
+                        priority: None
+                    }]
+                );
+                assert_eq!(b.acl[0].principal, "kv-alpha");
+                assert_eq!(b.meta.value()["ref"], Value::from("kv-alpha"));
+                let e: Entry = state.resource(r#"kv_entry.each["日本語"]"#)?;
+                assert_eq!(e.key, "each-日本語");
+                assert!(state.contains(r#"kv_entry.each["🙂"]"#));
+                assert_eq!(
+                    state.output("looked_up_ttl")?,
+                    Value::from(Number::from(3600u32))
+                );
+                // The store holds tfvalue's JSON of the model: exact numbers, Unicode keys.
+                let text = std::fs::read_to_string(&s)?;
+                assert!(
+                    text.contains("12345678901234567890") && text.contains("0.1"),
+                    "{text}"
+                );
+                let json = store_json(&s);
+                assert_eq!(json["alpha"]["version"], 1);
+                assert_eq!(json.as_object().unwrap().len(), 5);
+                Ok(())
+            }),
+    )
     // Update: a's version goes up; b, which refers to it, follows.
     .step(Step::config(cfg("two", "beta")).check(move |state| {
         let a: Entry = state.resource("kv_entry.a")?;
@@ -476,6 +520,9 @@ fn thing_replace_and_taint(protocol: u32) {
     let db1 = db.clone();
     let db2 = db.clone();
     case.step(Step::config(fleet("first")).check(move |state| {
+        state.expect("thing_server.fleet[1]", "name", &known::string("fleet-1"))?;
+        state.expect("thing_server.follower", "disk", &known::size(2))?;
+        state.expect("thing_volume.v[4]", "size_gb", &known::number(5u64))?;
         let servers = ids(state, "srv", 5)?;
         let volumes = ids(state, "vol", 5)?;
         let mut all: Vec<&String> = servers.iter().chain(&volumes).collect();
@@ -749,6 +796,9 @@ fn plan_file_contents(plan: &Path) -> Vec<u8> {
 /// unchanged attributes (null before, null after).
 fn check_secret_plan(plan: &Plan, action: &str) -> CheckResult {
     assert_eq!(plan.actions("kv_entry.s")?, [action]);
+    plan.expect_known("kv_entry.s", "secret_wo", &known::null())?;
+    plan.expect_sensitive("kv_entry.s", "secret_wo")?;
+    plan.expect_known("kv_entry.s", "secret_wo_version", &known::not_null())?;
     assert!(
         action != "create"
             || plan
