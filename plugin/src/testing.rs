@@ -369,6 +369,123 @@ struct Common {
     before: Vec<Hook>,
     expect_error: Option<String>,
     env: Vec<(OsString, OsString)>,
+    versions: Versions,
+}
+
+/// The Terraform versions a case or step runs with (terraform-plugin-testing's
+/// `tfversion.SkipBelow` and `SkipAbove`).
+#[derive(Clone, Debug, Default)]
+struct Versions {
+    below: Option<TerraformVersion>,
+    above: Option<TerraformVersion>,
+}
+
+impl Versions {
+    /// Why `v` is outside, if it is.
+    fn skip(&self, v: TerraformVersion) -> Option<String> {
+        match (self.below, self.above) {
+            (Some(min), _) if v < min => {
+                Some(format!("Terraform {v} is below {min}, which this needs"))
+            }
+            (_, Some(max)) if v > max => Some(format!(
+                "Terraform {v} is above {max}, the newest this runs with"
+            )),
+            _ => None,
+        }
+    }
+}
+
+/// A Terraform version, `major.minor.patch` (what `terraform version -json` says).
+///
+/// ```
+/// use tfvalue_plugin::testing::TerraformVersion;
+///
+/// let v: TerraformVersion = "1.11.4".parse().unwrap();
+/// assert!(v >= "1.10".parse().unwrap());
+/// assert_eq!(v.to_string(), "1.11.4");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TerraformVersion {
+    /// The major version.
+    pub major: u64,
+    /// The minor version.
+    pub minor: u64,
+    /// The patch version.
+    pub patch: u64,
+}
+
+impl std::str::FromStr for TerraformVersion {
+    type Err = Error;
+
+    /// `1.11`, `1.11.4`, `v1.11.4`, `1.12.0-beta1` (the pre-release is ignored).
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let core = s.trim().trim_start_matches('v');
+        let core = core.split(['-', '+']).next().unwrap_or("");
+        let mut parts = core.split('.').map(str::parse::<u64>);
+        let bad = || {
+            Error::new(format!(
+                "`{s}` is not a Terraform version (major.minor[.patch])"
+            ))
+        };
+        let major = parts.next().and_then(Result::ok).ok_or_else(bad)?;
+        let minor = parts.next().and_then(Result::ok).ok_or_else(bad)?;
+        let patch = match parts.next() {
+            None => 0,
+            Some(p) => p.map_err(|_| bad())?,
+        };
+        if parts.next().is_some() {
+            return Err(bad());
+        }
+        Ok(TerraformVersion {
+            major,
+            minor,
+            patch,
+        })
+    }
+}
+
+impl fmt::Display for TerraformVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// The version of the Terraform binary at `path` (`terraform version -json`).
+///
+/// # Errors
+///
+/// It does not run, or says no version.
+pub fn terraform_version(path: &Path) -> Result<TerraformVersion, Error> {
+    let out = Command::new(path)
+        .args(["version", "-json"])
+        .env("CHECKPOINT_DISABLE", "1")
+        .output()
+        .map_err(|e| Error::new(format!("cannot run {}: {e}", path.display())))?;
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        Error::new(format!(
+            "`{} version -json` printed no JSON: {e}",
+            path.display()
+        ))
+    })?;
+    json["terraform_version"]
+        .as_str()
+        .ok_or_else(|| {
+            Error::new(format!(
+                "`{} version -json` names no version",
+                path.display()
+            ))
+        })?
+        .parse()
+}
+
+/// The version range of a spec (`skip_below`), parsed; a bad one fails the case at once.
+fn version_spec(v: &str) -> TerraformVersion {
+    match v.parse() {
+        Ok(v) => v,
+        // A mistake in the test itself.
+        #[allow(clippy::panic)]
+        Err(e) => panic!("{e}"),
+    }
 }
 
 /// One step of a [`TestCase`]: a configuration to apply or plan ([`Step::config`]), an
@@ -483,6 +600,29 @@ macro_rules! common_methods {
             #[must_use]
             pub fn expect_error(mut self, pattern: impl Into<String>) -> Self {
                 self.0.common.expect_error = Some(pattern.into());
+                self
+            }
+
+            /// Skips this step (printing why) with a Terraform older than `version`
+            /// (`1.8`, `1.10.0`), as plugin-testing's `tfversion.SkipBelow`.
+            ///
+            /// # Panics
+            ///
+            /// `version` is not a version.
+            #[must_use]
+            pub fn skip_below(mut self, version: &str) -> Self {
+                self.0.common.versions.below = Some(version_spec(version));
+                self
+            }
+
+            /// Skips this step (printing why) with a Terraform newer than `version`.
+            ///
+            /// # Panics
+            ///
+            /// `version` is not a version.
+            #[must_use]
+            pub fn skip_above(mut self, version: &str) -> Self {
+                self.0.common.versions.above = Some(version_spec(version));
                 self
             }
 
@@ -1216,6 +1356,7 @@ pub struct TestCase {
     check_destroy: Option<Check>,
     timeout: Duration,
     dir: TempDir,
+    versions: Versions,
 }
 
 impl fmt::Debug for TestCase {
@@ -1275,6 +1416,7 @@ impl TestCase {
             check_destroy: None,
             timeout: Duration::from_secs(600),
             dir: TempDir::new(),
+            versions: Versions::default(),
         }
     }
 
@@ -1323,6 +1465,29 @@ impl TestCase {
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
         self.env
             .push((key.as_ref().to_owned(), value.as_ref().to_owned()));
+        self
+    }
+
+    /// Skips the case (printing why) with a Terraform older than `version` (`1.8`), as
+    /// plugin-testing's `tfversion.SkipBelow`: the feature under test needs it.
+    ///
+    /// # Panics
+    ///
+    /// `version` is not a version.
+    #[must_use]
+    pub fn skip_below(mut self, version: &str) -> Self {
+        self.versions.below = Some(version_spec(version));
+        self
+    }
+
+    /// Skips the case (printing why) with a Terraform newer than `version`.
+    ///
+    /// # Panics
+    ///
+    /// `version` is not a version.
+    #[must_use]
+    pub fn skip_above(mut self, version: &str) -> Self {
+        self.versions.above = Some(version_spec(version));
         self
     }
 
@@ -1387,6 +1552,34 @@ impl TestCase {
         self.run_with(TERRAFORM_LATEST_ENV);
     }
 
+    /// Runs the case `make` builds once with each Terraform named by
+    /// [`TERRAFORM_ENV`] and [`TERRAFORM_LATEST_ENV`] (the same binary once), each
+    /// within the case's own version checks; prints a skip for each one unset.
+    ///
+    /// # Panics
+    ///
+    /// A run fails (the message says with which Terraform).
+    pub fn run_each(make: impl Fn() -> TestCase) {
+        let mut seen: Vec<PathBuf> = Vec::new();
+        for env in [TERRAFORM_ENV, TERRAFORM_LATEST_ENV] {
+            let terraform = std::env::var_os(env).filter(|t| !t.is_empty());
+            if let Some(t) = &terraform {
+                let t = PathBuf::from(t);
+                let t = t.canonicalize().unwrap_or(t);
+                if seen.contains(&t) {
+                    continue;
+                }
+                seen.push(t);
+            }
+            match make().try_run_with(terraform, env) {
+                Ok(_) => {}
+                // Reporting a failure is this function's purpose.
+                #[allow(clippy::panic)]
+                Err(e) => panic!("with {env}: {e}"),
+            }
+        }
+    }
+
     fn try_run_with(self, terraform: Option<OsString>, env: &str) -> Result<Outcome, Error> {
         let Some(terraform) = terraform.filter(|t| !t.is_empty()) else {
             let reason = format!(
@@ -1396,7 +1589,14 @@ impl TestCase {
             println!("skipped: {reason}");
             return Ok(Outcome::Skipped(reason));
         };
-        let mut runner = Runner::new(PathBuf::from(terraform), &self)?;
+        let terraform = PathBuf::from(terraform);
+        let version = terraform_version(&terraform)?;
+        if let Some(reason) = self.versions.skip(version) {
+            println!("skipped: {reason}");
+            return Ok(Outcome::Skipped(reason));
+        }
+        let mut runner = Runner::new(terraform, &self)?;
+        runner.terraform_version = version;
         let TestCase {
             steps,
             check_destroy,
@@ -1485,6 +1685,7 @@ struct Runner {
     schemas: OnceLock<Result<ProviderSchemas, Error>>,
     /// How many provider starts the log showed with the protocol version asked for.
     protocol_seen: std::cell::Cell<usize>,
+    terraform_version: TerraformVersion,
 }
 
 impl Runner {
@@ -1564,6 +1765,11 @@ impl Runner {
             step_name: String::new(),
             schemas: OnceLock::new(),
             protocol_seen: std::cell::Cell::new(0),
+            terraform_version: TerraformVersion {
+                major: 0,
+                minor: 0,
+                patch: 0,
+            },
         })
     }
 
@@ -1860,6 +2066,10 @@ impl Runner {
             self.step = i + 1;
             self.step_name = step.describe();
             let Step { kind, common } = step;
+            if let Some(reason) = common.versions.skip(self.terraform_version) {
+                println!("step {} ({}) skipped: {reason}", self.step, self.step_name);
+                continue;
+            }
             for hook in common.before {
                 hook();
             }
@@ -2395,6 +2605,30 @@ mod tests {
             r#"expected an empty plan, found `kv_entry.a` (["create"])"#
         );
         plan.expect_non_empty().unwrap();
+    }
+
+    #[test]
+    fn versions_parse_and_skip_with_a_reason() {
+        let v = |s: &str| s.parse::<TerraformVersion>().unwrap();
+        assert_eq!(v("v1.12.0-beta1"), v("1.12"));
+        assert!(v("1.10.0") > v("1.9.9") && v("1.0.3") < v("1.8"));
+        for bad in ["", "1", "one.two", "1.2.3.4", "1.x"] {
+            assert!(bad.parse::<TerraformVersion>().is_err(), "{bad}");
+        }
+        let range = Versions {
+            below: Some(v("1.8")),
+            above: Some(v("1.11")),
+        };
+        assert_eq!(
+            range.skip(v("1.0.3")).as_deref(),
+            Some("Terraform 1.0.3 is below 1.8.0, which this needs")
+        );
+        assert_eq!(range.skip(v("1.8.0")), None);
+        assert_eq!(
+            range.skip(v("1.11.4")).as_deref(),
+            Some("Terraform 1.11.4 is above 1.11.0, the newest this runs with")
+        );
+        assert_eq!(Versions::default().skip(v("1.0.3")), None);
     }
 
     #[test]

@@ -499,7 +499,7 @@ resource "thing_server" "follower" {{
     )
 }
 
-fn thing_replace_and_taint(protocol: u32) {
+fn thing_replace_and_taint(protocol: u32) -> TestCase {
     let (case, db) = thing_case(protocol);
     let ids = |state: &tfvalue_plugin::testing::State, prefix: &str, n: usize| {
         let mut ids = Vec::new();
@@ -576,17 +576,16 @@ fn thing_replace_and_taint(protocol: u32) {
         assert_eq!(store_json(&db), serde_json::json!({}), "objects left");
         Ok(())
     })
-    .run();
 }
 
 #[test]
 fn thing_replace_and_taint_protocol_5() {
-    thing_replace_and_taint(5);
+    TestCase::run_each(|| thing_replace_and_taint(5));
 }
 
 #[test]
 fn thing_replace_and_taint_protocol_6() {
-    thing_replace_and_taint(6);
+    TestCase::run_each(|| thing_replace_and_taint(6));
 }
 
 /// thing's state upgrades: a version 1 JSON state and a version 0 flatmap state.
@@ -896,7 +895,7 @@ output "none" {{
 /// after apply, and the next plan is empty), a variadic call with three and with no
 /// maps; the function's own error at its argument, and a null where the parameter takes
 /// none, refused by Terraform from the signature.
-fn kv_functions(protocol: u32) {
+fn kv_functions(protocol: u32) -> TestCase {
     let (case, store) = kv_case(protocol);
     let config = kv_functions_config(&store);
     case.step(Step::config(config.clone()).check(|state| {
@@ -923,17 +922,16 @@ fn kv_functions(protocol: u32) {
         ))
         .expect_error(r#"Invalid value for "key" parameter: argument must not be null"#),
     )
-    .run_latest();
 }
 
 #[test]
 fn kv_functions_protocol_5() {
-    kv_functions(5);
+    TestCase::run_each(|| kv_functions(5).skip_below("1.8"));
 }
 
 #[test]
 fn kv_functions_protocol_6() {
-    kv_functions(6);
+    TestCase::run_each(|| kv_functions(6).skip_below("1.8"));
 }
 
 fn kv_legacy_config(store: &Path) -> String {
@@ -963,7 +961,7 @@ moved {{
 /// `kv_legacy_entry.x` becomes that of `kv_entry.x` through MoveResourceState, the plan
 /// is a move with no change (nothing is created, replaced or updated: the entry keeps
 /// version 1), and the plan after it is empty.
-fn kv_moved_across_types(protocol: u32) {
+fn kv_moved_across_types(protocol: u32) -> TestCase {
     let (case, store) = kv_case(protocol);
     let (s1, s2) = (store.clone(), store.clone());
     case.step(Step::config(kv_legacy_config(&store)).check(move |state| {
@@ -997,17 +995,16 @@ fn kv_moved_across_types(protocol: u32) {
                 Ok(())
             }),
     )
-    .run_latest();
 }
 
 #[test]
 fn kv_moved_across_types_protocol_5() {
-    kv_moved_across_types(5);
+    TestCase::run_each(|| kv_moved_across_types(5).skip_below("1.8"));
 }
 
 #[test]
 fn kv_moved_across_types_protocol_6() {
-    kv_moved_across_types(6);
+    TestCase::run_each(|| kv_moved_across_types(6).skip_below("1.8"));
 }
 
 fn kv_lease_entries_config(store: &Path, other: &Path) -> String {
@@ -1080,7 +1077,7 @@ fn lease_log(store: &Path) -> Vec<(String, String)> {
 /// the token is renewed (`KV_LEASE_RENEW_SECS=1`, held open three seconds by a
 /// provisioner) between its open and its close, and every open is closed; a lease of a
 /// key the store lacks is an error at `key`.
-fn kv_ephemeral(protocol: u32) {
+fn kv_ephemeral(protocol: u32) -> TestCase {
     let (case, store) = kv_case(protocol);
     let other = case.dir().join("other.json");
     let (s1, o1) = (store.clone(), other.clone());
@@ -1136,17 +1133,16 @@ fn kv_ephemeral(protocol: u32) {
             ))
             .expect_error("no such entry"),
         )
-        .run_latest();
 }
 
 #[test]
 fn kv_ephemeral_protocol_5() {
-    kv_ephemeral(5);
+    TestCase::run_each(|| kv_ephemeral(5).skip_below("1.10"));
 }
 
 #[test]
 fn kv_ephemeral_protocol_6() {
-    kv_ephemeral(6);
+    TestCase::run_each(|| kv_ephemeral(6).skip_below("1.10"));
 }
 
 /// Terraform before 1.11 does not know write-only attributes and would keep the value in
