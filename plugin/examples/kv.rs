@@ -503,19 +503,24 @@ impl Function for MergeFunction {
     }
 }
 
+/// The provider: `main` serves it, and acceptance tests serve it in their own process
+/// (`tests/examples.rs` takes this file in as a module).
+pub fn provider() -> impl tfvalue_plugin::Provider {
+    Framework::new_with::<Config>()
+        .resource("kv_entry", EntryResource)
+        .resource("kv_legacy_entry", LegacyEntryResource)
+        .data_source("kv_lookup", LookupSource)
+        .ephemeral_resource("kv_lease", LeaseResource)
+        .function("id", IdFunction)
+        .function("merge", MergeFunction)
+}
+
 fn main() {
     let versions = match std::env::var("KV_PROTOCOL").as_deref() {
         Ok("5") => vec![5],
         Ok("6") => vec![6],
         _ => vec![5, 6],
     };
-    let kv = Framework::new_with::<Config>()
-        .resource("kv_entry", EntryResource)
-        .resource("kv_legacy_entry", LegacyEntryResource)
-        .data_source("kv_lookup", LookupSource)
-        .ephemeral_resource("kv_lease", LeaseResource)
-        .function("id", IdFunction)
-        .function("merge", MergeFunction);
     let config = ServeConfig::new("example.com/acme/kv");
-    serve_main(kv, config.protocol_versions(&versions));
+    serve_main(provider(), config.protocol_versions(&versions));
 }

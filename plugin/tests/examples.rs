@@ -42,8 +42,21 @@ struct Acl {
     level: String,
 }
 
+/// The kv example, taken in to be served in this process.
+#[allow(dead_code)]
+#[path = "../examples/kv.rs"]
+mod kv;
+
+/// The kv provider: served in this process, or (with `TFVALUE_TESTING_BINARY` set) the
+/// example's binary that Terraform starts.
+fn kv_provider() -> ProviderBinary {
+    ProviderBinary::example("kv")
+        .protocol_env("KV_PROTOCOL")
+        .or_in_process(kv::provider)
+}
+
 fn kv_case(protocol: u32) -> (TestCase, PathBuf) {
-    let case = TestCase::new(ProviderBinary::example("kv").protocol_env("KV_PROTOCOL"))
+    let case = TestCase::new(kv_provider())
         .source("example.com/acme/kv")
         .protocol(protocol);
     let store = case.dir().join("store.json");
@@ -1077,8 +1090,14 @@ fn lease_log(store: &Path) -> Vec<(String, String)> {
 /// the token is renewed (`KV_LEASE_RENEW_SECS=1`, held open three seconds by a
 /// provisioner) between its open and its close, and every open is closed; a lease of a
 /// key the store lacks is an error at `key`.
+///
+/// The provider runs as its binary: `KV_LEASE_RENEW_SECS` reaches it through the
+/// environment Terraform starts it with, which a provider served in process never sees.
 fn kv_ephemeral(protocol: u32) -> TestCase {
-    let (case, store) = kv_case(protocol);
+    let case = TestCase::new(ProviderBinary::example("kv").protocol_env("KV_PROTOCOL"))
+        .source("example.com/acme/kv")
+        .protocol(protocol);
+    let store = case.dir().join("store.json");
     let other = case.dir().join("other.json");
     let (s1, o1) = (store.clone(), other.clone());
     case.env("KV_LEASE_RENEW_SECS", "1")

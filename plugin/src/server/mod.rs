@@ -423,6 +423,8 @@ fn incoming(
 /// ends the server (as `Shutdown` does).
 pub(crate) struct Listening {
     pub(crate) addr: SocketAddr,
+    /// The calls of each protocol major the server has answered.
+    pub(crate) calls: Arc<Calls>,
     pub(crate) cert_der: Option<Vec<u8>>,
     pub(crate) shutdown: watch::Sender<bool>,
     /// The server's outcome, once it has ended.
@@ -431,6 +433,25 @@ pub(crate) struct Listening {
     server: tokio::runtime::Handle,
     stop_and_drain: StopAndDrain,
     _end: EndOnDrop,
+}
+
+/// How many calls of each protocol major a server has had (the testing module checks
+/// that Terraform attached to an in-process provider over the version asked for).
+#[derive(Default, Debug)]
+pub(crate) struct Calls {
+    pub(crate) v5: std::sync::atomic::AtomicUsize,
+    pub(crate) v6: std::sync::atomic::AtomicUsize,
+}
+
+impl Calls {
+    fn count(&self, path: &str) {
+        use std::sync::atomic::Ordering::Relaxed;
+        if path.starts_with("/tfplugin5.") {
+            self.v5.fetch_add(1, Relaxed);
+        } else if path.starts_with("/tfplugin6.") {
+            self.v6.fetch_add(1, Relaxed);
+        }
+    }
 }
 
 /// Ends the server when the [`Listening`] holding it is dropped.
@@ -457,9 +478,28 @@ pub(crate) fn start<P: Provider>(
     client_pem: Option<&str>,
     limits: Limits,
 ) -> Result<Listening, ServeError> {
-    let addr = listener.local_addr()?;
     // Served by the server's own runtime, which must drive its readiness.
-    let listener = listener.into_std()?;
+    start_std(provider, listener.into_std()?, client_pem, limits)
+}
+
+/// Serves `provider` inside this process, on a free port of 127.0.0.1 and without TLS,
+/// for a Terraform that attaches to it through `TF_REATTACH_PROVIDERS` (the testing
+/// module's in-process providers). It needs no runtime of the caller's: the server has
+/// its own thread, and ends when the [`Listening`] is dropped.
+pub(crate) fn start_local<P: Provider>(provider: P) -> Result<Listening, ServeError> {
+    let listener = std::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))?;
+    listener.set_nonblocking(true)?;
+    start_std(provider, listener, None, Limits::default())
+}
+
+/// [`start`] on a listener in non-blocking mode.
+fn start_std<P: Provider>(
+    provider: P,
+    listener: std::net::TcpListener,
+    client_pem: Option<&str>,
+    limits: Limits,
+) -> Result<Listening, ServeError> {
+    let addr = listener.local_addr()?;
     let (cert_der, tls) = match client_pem {
         Some(pem) => {
             let (der, config) = tls::server_config(pem).map_err(ServeError::Tls)?;
@@ -475,10 +515,18 @@ pub(crate) fn start<P: Provider>(
     let server = runtime.handle().clone();
     let controller_shutdown = shutdown.clone();
     let service_core = core.clone();
+    let calls = Arc::new(Calls::default());
+    let count_calls = calls.clone();
     let serving = async move {
         let listener = TcpListener::from_std(listener)?;
         let (health, health_service) = tonic_health::server::health_reporter();
         let router = tonic::transport::Server::builder()
+            .layer(tower::util::MapRequestLayer::new(
+                move |req: tonic::codegen::http::Request<tonic::body::Body>| {
+                    count_calls.count(req.uri().path());
+                    req
+                },
+            ))
             .layer(tower::util::MapResponseLayer::new(
                 resource_exhausted as fn(HttpResponse) -> HttpResponse,
             ))
@@ -545,6 +593,7 @@ pub(crate) fn start<P: Provider>(
     });
     Ok(Listening {
         addr,
+        calls,
         cert_der,
         _end: EndOnDrop(shutdown.clone()),
         shutdown,

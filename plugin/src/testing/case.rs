@@ -13,6 +13,8 @@ pub struct TestCase {
     pub(super) timeout: Duration,
     pub(super) dir: TempDir,
     pub(super) versions: Versions,
+    /// Other providers the configurations use: source address, version, provider.
+    pub(super) external: Vec<(String, String, ProviderBinary)>,
 }
 
 impl fmt::Debug for TestCase {
@@ -73,6 +75,7 @@ impl TestCase {
             timeout: Duration::from_secs(600),
             dir: TempDir::new(),
             versions: Versions::default(),
+            external: Vec::new(),
         }
     }
 
@@ -144,6 +147,37 @@ impl TestCase {
     #[must_use]
     pub fn skip_above(mut self, version: &str) -> Self {
         self.versions.above = Some(version_spec(version));
+        self
+    }
+
+    /// Another provider the configurations use (terraform-plugin-testing's
+    /// `ExternalProviders`), installed under `source` at `version` in the case's
+    /// filesystem mirror (or served in process), and added to the `required_providers`
+    /// block the case writes. Nothing is downloaded: give a binary (a Go provider
+    /// unpacked from its release archive, [`ProviderBinary::path`]) or a target of the
+    /// package.
+    ///
+    /// ```no_run
+    /// use tfvalue_plugin::testing::{ProviderBinary, Step, TestCase};
+    ///
+    /// TestCase::new(ProviderBinary::example("kv"))
+    ///     .external_provider(
+    ///         "registry.terraform.io/hashicorp/null",
+    ///         "3.2.4",
+    ///         ProviderBinary::path("/opt/providers/terraform-provider-null_v3.2.4_x5"),
+    ///     )
+    ///     .step(Step::config(r#"resource "null_resource" "n" {}"#))
+    ///     .run();
+    /// ```
+    #[must_use]
+    pub fn external_provider(
+        mut self,
+        source: impl Into<String>,
+        version: impl Into<String>,
+        provider: ProviderBinary,
+    ) -> Self {
+        self.external
+            .push((source.into(), version.into(), provider));
         self
     }
 

@@ -91,13 +91,14 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use tfvalue::schema::{Pattern, ProviderSchemas};
 use tfvalue::Value;
 
+pub mod compare;
 pub mod known;
 
 mod case;
@@ -109,10 +110,10 @@ mod step;
 mod version;
 
 pub use case::TestCase;
-pub use plan::Plan;
+pub use plan::{Plan, ResourceAction};
 pub use provider::ProviderBinary;
 pub use state::State;
-pub use step::{ConfigStep, ImportStep, RefreshStep, Step};
+pub use step::{ConfigStep, ImportStep, RefreshStep, Step, TestStep};
 pub use version::{terraform_version, TerraformVersion};
 
 use provider::*;
@@ -128,6 +129,10 @@ pub const TERRAFORM_ENV: &str = "TFVALUE_TERRAFORM";
 /// features of recent Terraform (write-only attributes need 1.11):
 /// [`TestCase::run_latest`] runs with it, and is skipped (saying why) without it.
 pub const TERRAFORM_LATEST_ENV: &str = "TFVALUE_TERRAFORM_LATEST";
+
+/// Set (to anything but empty) to run the providers that have both a binary and an
+/// in-process server ([`ProviderBinary::or_in_process`]) as binaries.
+pub const BINARY_ENV: &str = "TFVALUE_TESTING_BINARY";
 
 /// Set (to anything) to keep each case's temporary directory.
 pub const KEEP_ENV: &str = "TFVALUE_TESTING_KEEP";

@@ -5,14 +5,29 @@ pub(super) enum BinaryKind {
     Example(String),
     Bin(String),
     Path(PathBuf),
+    InProcess(String),
 }
 
+/// Starts a provider's server inside the test process.
+type Start = dyn Fn() -> Result<crate::server::Listening, crate::server::ServeError> + Send + Sync;
+
 /// The provider under test: an example or binary of the package under test (built with
-/// `cargo build`), or a binary at a path.
-#[derive(Clone, Debug)]
+/// `cargo build`), a binary at a path, or a provider served inside the test process
+/// ([`ProviderBinary::in_process`]).
+#[derive(Clone)]
 pub struct ProviderBinary {
     pub(super) kind: BinaryKind,
     pub(super) protocol_env: Option<String>,
+    pub(super) start: Option<Arc<Start>>,
+}
+
+impl fmt::Debug for ProviderBinary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderBinary")
+            .field("kind", &self.kind)
+            .field("protocol_env", &self.protocol_env)
+            .finish()
+    }
 }
 
 impl ProviderBinary {
@@ -22,6 +37,7 @@ impl ProviderBinary {
         ProviderBinary {
             kind: BinaryKind::Example(name.into()),
             protocol_env: None,
+            start: None,
         }
     }
 
@@ -31,6 +47,7 @@ impl ProviderBinary {
         ProviderBinary {
             kind: BinaryKind::Bin(name.into()),
             protocol_env: None,
+            start: None,
         }
     }
 
@@ -40,7 +57,79 @@ impl ProviderBinary {
         ProviderBinary {
             kind: BinaryKind::Path(path.into()),
             protocol_env: None,
+            start: None,
         }
+    }
+
+    /// A provider served inside the test process, as terraform-plugin-testing's provider
+    /// factories are: each case calls `make` once, serves what it returns on a free port
+    /// of 127.0.0.1 for as long as the case runs, and hands Terraform the address through
+    /// `TF_REATTACH_PROVIDERS`, so that every Terraform command of the case talks to that
+    /// one server. Nothing is built or installed: a test starts faster, a debugger's
+    /// breakpoints and coverage see the provider's code, and its state in memory lasts
+    /// the whole case (a binary starts afresh for each command). `name` is the provider's
+    /// type name, as the binary's name says it otherwise.
+    ///
+    /// The provider runs in the test's process: it sees the process's environment, not
+    /// [`TestCase::env`] (which still reaches Terraform), and [`TestCase::protocol`]
+    /// picks the protocol version Terraform attaches with.
+    ///
+    /// ```no_run
+    /// use tfvalue_plugin::framework::Framework;
+    /// use tfvalue_plugin::testing::{ProviderBinary, Step, TestCase};
+    /// # fn provider() -> Framework { Framework::new() }
+    ///
+    /// TestCase::new(ProviderBinary::in_process("kv", provider))
+    ///     .source("example.com/acme/kv")
+    ///     .step(Step::config(r#"resource "kv_entry" "e" { key = "k" }"#))
+    ///     .run();
+    /// ```
+    pub fn in_process<P, F>(name: impl Into<String>, make: F) -> Self
+    where
+        P: crate::Provider,
+        F: Fn() -> P + Send + Sync + 'static,
+    {
+        ProviderBinary {
+            kind: BinaryKind::InProcess(name.into()),
+            protocol_env: None,
+            start: Some(Arc::new(move || crate::server::start_local(make()))),
+        }
+    }
+
+    /// This example or binary, served inside the test process as
+    /// [`ProviderBinary::in_process`] does, unless [`BINARY_ENV`]
+    /// (`TFVALUE_TESTING_BINARY`) is set: one suite runs fast in process and, in a CI job
+    /// that sets it, end to end with the binary Terraform would start.
+    ///
+    /// ```no_run
+    /// use tfvalue_plugin::framework::Framework;
+    /// use tfvalue_plugin::testing::ProviderBinary;
+    /// # fn provider() -> Framework { Framework::new() }
+    ///
+    /// let kv = ProviderBinary::example("kv").or_in_process(provider);
+    /// # let _ = kv;
+    /// ```
+    #[must_use]
+    pub fn or_in_process<P, F>(mut self, make: F) -> Self
+    where
+        P: crate::Provider,
+        F: Fn() -> P + Send + Sync + 'static,
+    {
+        self.start = Some(Arc::new(move || crate::server::start_local(make())));
+        self
+    }
+
+    /// Whether a case serves the provider inside the test process (rather than have
+    /// Terraform start its binary).
+    pub fn is_in_process(&self) -> bool {
+        self.starter().is_some()
+    }
+
+    /// How to start the provider in process, when a case does.
+    pub(super) fn starter(&self) -> Option<&Arc<Start>> {
+        let binary_wanted = !matches!(self.kind, BinaryKind::InProcess(_))
+            && std::env::var_os(BINARY_ENV).is_some_and(|v| !v.is_empty());
+        self.start.as_ref().filter(|_| !binary_wanted)
     }
 
     /// The environment variable through which the provider chooses its protocol version:
@@ -54,7 +143,7 @@ impl ProviderBinary {
     /// The provider's type name as the binary's name says it.
     pub(super) fn default_name(&self) -> String {
         let raw = match &self.kind {
-            BinaryKind::Example(n) | BinaryKind::Bin(n) => n.clone(),
+            BinaryKind::Example(n) | BinaryKind::Bin(n) | BinaryKind::InProcess(n) => n.clone(),
             BinaryKind::Path(p) => p
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -87,6 +176,11 @@ impl ProviderBinary {
             }
             BinaryKind::Example(n) => ("--example", n),
             BinaryKind::Bin(n) => ("--bin", n),
+            BinaryKind::InProcess(n) => {
+                return Err(Error::new(format!(
+                    "the provider `{n}` is served in process: it has no binary"
+                )))
+            }
         };
         // One build per target per test process: the tests of a file run in parallel,
         // and the first one builds while the others wait for it.

@@ -33,14 +33,12 @@ pub(super) struct Runner {
     pub(super) work: PathBuf,
     pub(super) cli_config: PathBuf,
     pub(super) log: PathBuf,
-    pub(super) source: String,
-    pub(super) version: String,
     pub(super) protocol: Option<u32>,
     pub(super) env: Vec<(OsString, OsString)>,
     pub(super) timeout: Duration,
     /// The last configuration that applied or planned, with its step's environment, for
     /// the destroy at the end and for imports.
-    pub(super) good_config: Option<(String, Vec<(OsString, OsString)>)>,
+    pub(super) good_config: Option<(Files, Vec<(OsString, OsString)>)>,
     /// Whether `terraform init` has run in `work`.
     pub(super) initialized: bool,
     pub(super) step: usize,
@@ -49,6 +47,12 @@ pub(super) struct Runner {
     /// How many provider starts the log showed with the protocol version asked for.
     pub(super) protocol_seen: std::cell::Cell<usize>,
     pub(super) terraform_version: TerraformVersion,
+    /// Whether the provider under test is served in this process.
+    pub(super) in_process: bool,
+    /// Every provider's source address and version, for `required_providers`.
+    pub(super) required: Vec<(String, String)>,
+    /// The servers of the providers served in process, for as long as the case runs.
+    pub(super) _servers: Vec<crate::server::Listening>,
 }
 
 impl Runner {
@@ -64,34 +68,74 @@ impl Runner {
             .source
             .clone()
             .unwrap_or_else(|| format!("example.com/test/{name}"));
-        let type_name = source.rsplit('/').next().unwrap_or(&name).to_owned();
-        let binary = case.provider.build()?;
         let root = case.dir().to_path_buf();
         let io = |what: &str, e: std::io::Error| Error::new(format!("{what}: {e}"));
-        let plugin_dir = root
-            .join("mirror")
-            .join(&source)
-            .join(&case.version)
-            .join(platform());
-        std::fs::create_dir_all(&plugin_dir)
-            .map_err(|e| io(&format!("cannot create {}", plugin_dir.display()), e))?;
-        let installed = plugin_dir.join(format!(
-            "terraform-provider-{type_name}_v{}{}",
-            case.version,
-            std::env::consts::EXE_SUFFIX
-        ));
-        std::fs::copy(&binary, &installed)
-            .map_err(|e| io(&format!("cannot copy {}", binary.display()), e))?;
+        let mut providers = vec![(source.clone(), case.version.clone(), &case.provider)];
+        providers.extend(
+            case.external
+                .iter()
+                .map(|(s, v, p)| (s.clone(), v.clone(), p)),
+        );
+        let mut mirrored = Vec::new();
+        let mut reattach = serde_json::Map::new();
+        let mut servers = Vec::new();
+        let mut from = Vec::new();
+        for (source, version, provider) in providers {
+            let type_name = source.rsplit('/').next().unwrap_or(&source).to_owned();
+            if let Some(start) = provider.starter() {
+                let server = start().map_err(|e| {
+                    Error::new(format!(
+                        "cannot serve the provider {source} in process: {e}"
+                    ))
+                })?;
+                let protocol = case
+                    .protocol
+                    .filter(|_| mirrored.is_empty() && reattach.is_empty());
+                reattach.insert(
+                    source.clone(),
+                    serde_json::json!({
+                        "Protocol": "grpc",
+                        "ProtocolVersion": protocol.unwrap_or(6),
+                        "Pid": std::process::id(),
+                        "Test": true,
+                        "Addr": {"Network": "tcp", "String": server.addr.to_string()},
+                    }),
+                );
+                from.push(format!("{source} in process at {}", server.addr));
+                servers.push(server);
+                continue;
+            }
+            let binary = provider.build()?;
+            let plugin_dir = root
+                .join("mirror")
+                .join(&source)
+                .join(&version)
+                .join(platform());
+            std::fs::create_dir_all(&plugin_dir)
+                .map_err(|e| io(&format!("cannot create {}", plugin_dir.display()), e))?;
+            let installed = plugin_dir.join(format!(
+                "terraform-provider-{type_name}_v{version}{}",
+                std::env::consts::EXE_SUFFIX
+            ));
+            std::fs::copy(&binary, &installed)
+                .map_err(|e| io(&format!("cannot copy {}", binary.display()), e))?;
+            from.push(format!("{source} from {}", binary.display()));
+            mirrored.push(hcl_string(&source));
+        }
         let cli_config = root.join("cli.tfrc");
-        std::fs::write(
-            &cli_config,
+        // Only the mirror: nothing is downloaded, and a provider served in process needs
+        // no installation.
+        let installation = if mirrored.is_empty() {
+            "provider_installation {\n}\n".to_owned()
+        } else {
             format!(
                 "provider_installation {{\n  filesystem_mirror {{\n    path    = {}\n    include = [{}]\n  }}\n}}\n",
                 hcl_string(&root.join("mirror").to_string_lossy()),
-                hcl_string(&source),
-            ),
-        )
-        .map_err(|e| io("cannot write the CLI configuration", e))?;
+                mirrored.join(", "),
+            )
+        };
+        std::fs::write(&cli_config, installation)
+            .map_err(|e| io("cannot write the CLI configuration", e))?;
         let work = case.work_dir();
         std::fs::create_dir_all(&work).map_err(|e| io("cannot create the working directory", e))?;
         let mut env = case.env.clone();
@@ -105,11 +149,16 @@ impl Runner {
                 env.push((var.into(), p.to_string().into()));
             }
         }
+        let case_source = source.clone();
+        if !reattach.is_empty() {
+            let reattach = serde_json::Value::Object(reattach).to_string();
+            env.push(("TF_REATTACH_PROVIDERS".into(), reattach.into()));
+        }
         println!(
-            "case in {} with {}, provider {source} from {}",
+            "case in {} with {}, provider {}",
             root.display(),
             terraform.display(),
-            binary.display()
+            from.join(", provider ")
         );
         Ok(Runner {
             terraform,
@@ -117,8 +166,6 @@ impl Runner {
             root,
             work,
             cli_config,
-            source,
-            version: case.version.clone(),
             protocol: case.protocol,
             env,
             timeout: case.timeout,
@@ -128,6 +175,11 @@ impl Runner {
             step_name: String::new(),
             schemas: OnceLock::new(),
             protocol_seen: std::cell::Cell::new(0),
+            in_process: case.provider.is_in_process(),
+            required: std::iter::once((case_source, case.version.clone()))
+                .chain(case.external.iter().map(|(s, v, _)| (s.clone(), v.clone())))
+                .collect(),
+            _servers: servers,
             terraform_version: TerraformVersion {
                 major: 0,
                 minor: 0,
@@ -176,7 +228,7 @@ impl Runner {
             .env("TF_IN_AUTOMATION", "1")
             .env("TF_INPUT", "0")
             .env("TF_CLI_CONFIG_FILE", &self.cli_config);
-        if self.protocol.is_some() {
+        if self.protocol.is_some() && !self.in_process {
             // The log says which protocol version each provider start negotiated.
             let _ = std::fs::remove_file(&self.log);
             cmd.env("TF_LOG", "DEBUG").env("TF_LOG_PATH", &self.log);
@@ -257,6 +309,25 @@ impl Runner {
         let Some(want) = self.protocol else {
             return Ok(());
         };
+        if self.in_process {
+            // The server itself counts the calls of each protocol major.
+            use std::sync::atomic::Ordering::Relaxed;
+            let Some(calls) = self._servers.first().map(|s| &s.calls) else {
+                return Ok(());
+            };
+            let (v5, v6) = (calls.v5.load(Relaxed), calls.v6.load(Relaxed));
+            let (seen, other) = if want == 5 { (v5, v6) } else { (v6, v5) };
+            self.protocol_seen.set(seen);
+            if other > 0 {
+                return Err(run.failed(format!(
+                    "{}: Terraform called the provider over protocol {} ({other} calls), but \
+                     the case asked for protocol {want}",
+                    self.where_(),
+                    if want == 5 { 6 } else { 5 }
+                )));
+            }
+            return Ok(());
+        }
         let Ok(log) = std::fs::read_to_string(&self.log) else {
             return Ok(());
         };
@@ -279,31 +350,39 @@ impl Runner {
         Ok(())
     }
 
-    pub(super) fn type_name(&self) -> &str {
-        self.source.rsplit('/').next().unwrap_or("")
-    }
-
-    /// Writes a configuration into `dir`, with the `required_providers` block unless it
-    /// has its own.
-    pub(super) fn write_config(&self, dir: &Path, hcl: &str) -> Result<(), Error> {
+    /// Writes a configuration's files into `dir` (taking out the configuration files an
+    /// earlier step left there), with a `required_providers` block for the case's
+    /// providers unless a file has its own.
+    pub(super) fn write_config(&self, dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
         let io =
             |e: std::io::Error| Error::new(format!("cannot write into {}: {e}", dir.display()));
         std::fs::create_dir_all(dir).map_err(io)?;
-        std::fs::write(dir.join("main.tf"), hcl).map_err(io)?;
-        let providers = dir.join("providers.tf");
-        if hcl.contains("required_providers") {
-            let _ = std::fs::remove_file(providers);
-        } else {
-            std::fs::write(
-                providers,
-                format!(
-                    "terraform {{\n  required_providers {{\n    {} = {{\n      source  = {}\n      version = {}\n    }}\n  }}\n}}\n",
-                    self.type_name(),
-                    hcl_string(&self.source),
-                    hcl_string(&self.version)
-                ),
-            )
-            .map_err(io)?;
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if is_config_file(&name)
+                    && e.path().is_file()
+                    && !files.iter().any(|(n, _)| *n == name)
+                {
+                    let _ = std::fs::remove_file(e.path());
+                }
+            }
+        }
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).map_err(io)?;
+        }
+        if !files.iter().any(|(_, t)| t.contains("required_providers")) {
+            let mut block = String::from("terraform {\n  required_providers {\n");
+            for (source, version) in &self.required {
+                let name = source.rsplit('/').next().unwrap_or(source);
+                block.push_str(&format!(
+                    "    {name} = {{\n      source  = {}\n      version = {}\n    }}\n",
+                    hcl_string(source),
+                    hcl_string(version)
+                ));
+            }
+            block.push_str("  }\n}\n");
+            std::fs::write(dir.join("tfvalue_providers.tf"), block).map_err(io)?;
         }
         Ok(())
     }
@@ -448,16 +527,14 @@ impl Runner {
                 StepKind::Config(o) => {
                     self.config_step(o, common.checks, &common.expect_error, common.env)?;
                 }
-                StepKind::Refresh { non_empty_plan } => {
-                    self.refresh_step(
-                        non_empty_plan,
-                        common.checks,
-                        &common.expect_error,
-                        &common.env,
-                    )?;
+                StepKind::Refresh(o) => {
+                    self.refresh_step(o, common.checks, &common.expect_error, &common.env)?;
                 }
                 StepKind::Import(o) => {
                     self.import_step(o, common.checks, &common.expect_error, &common.env)?;
+                }
+                StepKind::Test(o) => {
+                    self.test_step(o, common.checks, &common.expect_error, &common.env)?;
                 }
             }
         }
@@ -495,18 +572,30 @@ impl Runner {
         }
     }
 
-    /// `plan -detailed-exitcode` after a step: no changes, or changes if `non_empty`.
+    /// The plan file of this step named `what`.
+    fn plan_file(&self, what: &str) -> PathBuf {
+        self.root.join(format!("step-{}{what}.tfplan", self.step))
+    }
+
+    /// `plan -detailed-exitcode` after a step: no changes, or changes if `non_empty`;
+    /// saved and checked when there are plan checks.
     pub(super) fn plan_after(
         &self,
         non_empty: bool,
         env: &[(OsString, OsString)],
         what: &str,
+        checks: Vec<PlanCheck>,
     ) -> Result<(), Error> {
-        let run = self.terraform(
-            &self.work,
-            &["plan", "-no-color", "-detailed-exitcode"],
-            env,
-        )?;
+        let file = self.plan_file("-after");
+        let out = format!("-out={}", file.display());
+        let mut args = vec!["plan", "-no-color", "-detailed-exitcode"];
+        if !checks.is_empty() {
+            args.push(&out);
+        }
+        let run = self.terraform(&self.work, &args, env)?;
+        if matches!(run.code, Some(0 | 2)) && !checks.is_empty() {
+            self.plan_checks(checks, &file, env)?;
+        }
         match (run.code, non_empty) {
             (Some(0), false) | (Some(2), true) => Ok(()),
             (Some(0), true) => Err(run.failed(format!(
@@ -520,6 +609,64 @@ impl Runner {
         }
     }
 
+    /// The files of a step's configuration: `(name, contents)`.
+    fn config_files(
+        &self,
+        source: &ConfigSource,
+        variables: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Files, Error> {
+        let read = |p: &Path| {
+            std::fs::read_to_string(p).map_err(|e| {
+                Error::new(format!(
+                    "{}: cannot read the configuration {}: {e}",
+                    self.where_(),
+                    p.display()
+                ))
+            })
+        };
+        let mut files = match source {
+            ConfigSource::Inline(hcl) => vec![("main.tf".to_owned(), hcl.clone())],
+            ConfigSource::File(p) => {
+                let name = if p.to_string_lossy().ends_with(".tf.json") {
+                    "main.tf.json"
+                } else {
+                    "main.tf"
+                };
+                vec![(name.to_owned(), read(p)?)]
+            }
+            ConfigSource::Dir(d) => {
+                let entries = std::fs::read_dir(d).map_err(|e| {
+                    Error::new(format!(
+                        "{}: cannot read the configuration directory {}: {e}",
+                        self.where_(),
+                        d.display()
+                    ))
+                })?;
+                let mut files = Vec::new();
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if is_config_file(&name) && e.path().is_file() {
+                        files.push((name, read(&e.path())?));
+                    }
+                }
+                files.sort();
+                if files.is_empty() {
+                    return Err(Error::new(format!(
+                        "{}: the configuration directory {} has no `.tf` file",
+                        self.where_(),
+                        d.display()
+                    )));
+                }
+                files
+            }
+        };
+        if !variables.is_empty() {
+            let json = serde_json::Value::Object(variables.clone());
+            files.push(("terraform.tfvars.json".to_owned(), format!("{json:#}\n")));
+        }
+        Ok(files)
+    }
+
     pub(super) fn config_step(
         &mut self,
         o: ConfigOptions,
@@ -528,16 +675,19 @@ impl Runner {
         env: Vec<(OsString, OsString)>,
     ) -> Result<(), Error> {
         let ConfigOptions {
-            hcl,
+            source,
+            variables,
             plan_only,
             non_empty_plan,
             taint,
             replace,
             plan_checks,
+            post_apply_pre_refresh,
+            post_apply_post_refresh,
         } = o;
-        let hcl = hcl.as_str();
+        let files = self.config_files(&source, &variables)?;
         let work = self.work.clone();
-        self.write_config(&work, hcl)?;
+        self.write_config(&work, &files)?;
         if !self.initialized {
             if let Some(failed) = self.init(&work, &env)? {
                 self.expect(&failed, expect_error, &[0])?;
@@ -545,7 +695,7 @@ impl Runner {
             }
             self.initialized = true;
         }
-        let plan_file = self.root.join(format!("step-{}.tfplan", self.step));
+        let plan_file = self.plan_file("");
         let out = format!("-out={}", plan_file.display());
         if plan_only {
             let mut args = vec!["plan", "-no-color", "-detailed-exitcode"];
@@ -559,7 +709,7 @@ impl Runner {
             if !plan_checks.is_empty() {
                 self.plan_checks(plan_checks, &plan_file, &env)?;
             }
-            self.good_config = Some((hcl.to_owned(), env));
+            self.good_config = Some((files, env));
             match (run.code, non_empty_plan) {
                 (Some(0), false) | (Some(2), true) => {}
                 (Some(0), true) => {
@@ -602,26 +752,72 @@ impl Runner {
         if self.expect(&run, expect_error, &[0])? {
             return self.checks(checks, &work);
         }
-        self.good_config = Some((hcl.to_owned(), env.clone()));
+        self.good_config = Some((files, env.clone()));
         self.checks(checks, &work)?;
-        self.plan_after(non_empty_plan, &env, "after applying this step")
+        if !post_apply_pre_refresh.is_empty() {
+            let file = self.plan_file("-pre-refresh");
+            let out = format!("-out={}", file.display());
+            let run =
+                self.terraform(&work, &["plan", "-no-color", "-refresh=false", &out], &env)?;
+            if run.code != Some(0) {
+                return Err(run.failed(format!(
+                    "{}: the plan after the apply (without a refresh) failed",
+                    self.where_()
+                )));
+            }
+            self.plan_checks(post_apply_pre_refresh, &file, &env)?;
+        }
+        self.plan_after(
+            non_empty_plan,
+            &env,
+            "after applying this step",
+            post_apply_post_refresh,
+        )
     }
 
     pub(super) fn refresh_step(
         &mut self,
-        non_empty_plan: bool,
+        o: RefreshOptions,
         checks: Vec<Check>,
         expect_error: &Option<String>,
         env: &[(OsString, OsString)],
     ) -> Result<(), Error> {
         let work = self.work.clone();
         let env = self.step_env(env);
-        let run = self.terraform(&work, &["refresh", "-no-color"], &env)?;
+        // `-refresh-only` came with Terraform 0.15.4; `terraform refresh` before.
+        let refresh_only = self.terraform_version
+            >= (TerraformVersion {
+                major: 0,
+                minor: 15,
+                patch: 4,
+            });
+        let run = if !o.plan_checks.is_empty() && refresh_only {
+            let file = self.plan_file("-refresh");
+            let out = format!("-out={}", file.display());
+            let run = self.terraform(&work, &["plan", "-no-color", "-refresh-only", &out], &env)?;
+            if self.expect(&run, expect_error, &[0])? {
+                return self.checks(checks, &work);
+            }
+            self.plan_checks(o.plan_checks, &file, &env)?;
+            let path = file.to_string_lossy().into_owned();
+            self.terraform(&work, &["apply", "-no-color", &path], &env)?
+        } else if !o.plan_checks.is_empty() {
+            return Err(Error::new(format!(
+                "{}: a refresh-only plan to check needs Terraform 0.15.4 or newer (this is {})",
+                self.where_(),
+                self.terraform_version
+            )));
+        } else if refresh_only {
+            let args = ["apply", "-no-color", "-refresh-only", "-auto-approve"];
+            self.terraform(&work, &args, &env)?
+        } else {
+            self.terraform(&work, &["refresh", "-no-color"], &env)?
+        };
         if self.expect(&run, expect_error, &[0])? {
             return self.checks(checks, &work);
         }
         self.checks(checks, &work)?;
-        self.plan_after(non_empty_plan, &env, "after the refresh")
+        self.plan_after(o.non_empty_plan, &env, "after the refresh", o.post_refresh)
     }
 
     /// The environment of the last good configuration, and then the step's own.
@@ -642,7 +838,7 @@ impl Runner {
         expect_error: &Option<String>,
         env: &[(OsString, OsString)],
     ) -> Result<(), Error> {
-        let Some((hcl, _)) = self.good_config.clone() else {
+        let Some((files, _)) = self.good_config.clone() else {
             return Err(Error::new(format!(
                 "{}: an import step needs a configuration step before it",
                 self.where_()
@@ -655,11 +851,14 @@ impl Runner {
             json: before.into(),
             schemas: &fetch,
         };
-        let applied = before
-            .instance(&o.address)
-            .ok()
-            .map(|i| i.attributes.clone());
+        let found = before.instance(&o.address).ok();
+        let applied = found.as_ref().map(|i| i.attributes.clone());
+        let identity = found
+            .as_ref()
+            .map(|i| i.identity.clone())
+            .filter(|i| !i.is_null());
         let id = match &o.id {
+            _ if matches!(o.block, Some(ImportBlock::Identity(_))) => String::new(),
             ImportId::Given(id) => id.clone(),
             ImportId::Attribute(name) => {
                 let Some(attrs) = &applied else {
@@ -691,16 +890,76 @@ impl Runner {
             self.work.clone()
         } else {
             let dir = self.root.join(format!("import-{}", self.step));
-            self.write_config(&dir, &hcl)?;
+            self.write_config(&dir, &files)?;
             if let Some(failed) = self.init(&dir, &env)? {
                 return Err(failed.failed(format!("{}: `terraform init` failed", self.where_())));
             }
             dir
         };
-        let run = self.terraform(&dir, &["import", "-no-color", &o.address, &id], &env)?;
-        if self.expect(&run, expect_error, &[0])? {
-            return self.checks(checks, &dir);
-        }
+        let imported = match &o.block {
+            None => {
+                let run = self.terraform(&dir, &["import", "-no-color", &o.address, &id], &env)?;
+                if self.expect(&run, expect_error, &[0])? {
+                    return self.checks(checks, &dir);
+                }
+                let after = State {
+                    json: Runner::read_state_json(&dir)?.into(),
+                    schemas: &fetch,
+                };
+                o.verify
+                    .then(|| after.instance(&o.address).map(|i| i.attributes.clone()))
+                    .transpose()?
+            }
+            Some(block) => {
+                let target = match block {
+                    ImportBlock::Id => format!("  id = {}\n", hcl_string(&id)),
+                    ImportBlock::Identity(given) => {
+                        let Some(identity) = given.clone().or(identity) else {
+                            return Err(Error::new(format!(
+                                "{}: `{}` has no identity in the state (Terraform 1.12+ writes \
+                                 one for a resource with an identity schema); give it with \
+                                 .with_identity(Some(..))",
+                                self.where_(),
+                                o.address
+                            )));
+                        };
+                        format!("  identity = {}\n", hcl_value(&identity, 2))
+                    }
+                };
+                let mut files = files.clone();
+                files.push((
+                    "tfvalue_import.tf".to_owned(),
+                    format!("import {{\n  to = {}\n{target}}}\n", o.address),
+                ));
+                self.write_config(&dir, &files)?;
+                let file = self.plan_file("-import");
+                let out = format!("-out={}", file.display());
+                let run = self.terraform(&dir, &["plan", "-no-color", &out], &env)?;
+                if self.expect(&run, expect_error, &[0])? {
+                    return self.checks(checks, &dir);
+                }
+                let mut plan_checks: Vec<PlanCheck> = Vec::new();
+                let address = o.address.clone();
+                let planned = std::rc::Rc::new(std::cell::RefCell::new(None));
+                let keep = planned.clone();
+                plan_checks.push(Box::new(move |plan: &Plan| {
+                    keep.replace(Some(plan.expect_import(&address)?));
+                    Ok(())
+                }));
+                plan_checks.extend(o.plan_checks);
+                self.plan_checks(plan_checks, &file, &env)?;
+                if o.in_place {
+                    let path = file.to_string_lossy().into_owned();
+                    let run = self.terraform(&dir, &["apply", "-no-color", &path], &env)?;
+                    if run.code != Some(0) {
+                        return Err(
+                            run.failed(format!("{}: applying the import failed", self.where_()))
+                        );
+                    }
+                }
+                planned.take()
+            }
+        };
         if o.verify {
             let Some(applied) = applied else {
                 return Err(Error::new(format!(
@@ -709,20 +968,67 @@ impl Runner {
                     o.address
                 )));
             };
-            let after = State {
-                json: Runner::read_state_json(&dir)?.into(),
-                schemas: &fetch,
-            };
-            let imported = after.instance(&o.address)?.attributes.clone();
+            let imported = imported.unwrap_or_default();
             let diff = attribute_diff(&applied, &imported, &o.ignore);
             if !diff.is_empty() {
-                return Err(run.failed(format!(
+                return Err(Error::new(format!(
                     "{}: the imported state differs from the applied one:\n{}",
                     self.where_(),
                     diff.join("\n")
                 )));
             }
         }
+        self.checks(checks, &dir)
+    }
+
+    /// `terraform test` on a copy of the directory's configuration and tests.
+    pub(super) fn test_step(
+        &mut self,
+        o: TestOptions,
+        checks: Vec<Check>,
+        expect_error: &Option<String>,
+        env: &[(OsString, OsString)],
+    ) -> Result<(), Error> {
+        let dir = self.root.join(format!("test-{}", self.step));
+        let files = self.config_files(&ConfigSource::Dir(o.dir.clone()), &Default::default())?;
+        self.write_config(&dir, &files)?;
+        let tests_from = o.dir.join("tests");
+        let tests_to = dir.join("tests");
+        let io = |e: std::io::Error, p: &Path| {
+            Error::new(format!("{}: {}: {e}", self.where_(), p.display()))
+        };
+        std::fs::create_dir_all(&tests_to).map_err(|e| io(e, &tests_to))?;
+        let mut copied = 0;
+        if let Ok(entries) = std::fs::read_dir(&tests_from) {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let n = name.to_string_lossy();
+                if n.ends_with(".tftest.hcl") || n.ends_with(".tftest.json") {
+                    std::fs::copy(e.path(), tests_to.join(&name)).map_err(|x| io(x, &e.path()))?;
+                    copied += 1;
+                }
+            }
+        }
+        if copied == 0 {
+            return Err(Error::new(format!(
+                "{}: {} has no `.tftest.hcl` file",
+                self.where_(),
+                tests_from.display()
+            )));
+        }
+        if let Some(failed) = self.init(&dir, env)? {
+            self.expect(&failed, expect_error, &[0])?;
+            return self.checks(checks, &dir);
+        }
+        let filters: Vec<String> = o
+            .filter
+            .iter()
+            .map(|f| format!("-filter=tests/{f}"))
+            .collect();
+        let mut args = vec!["test", "-no-color"];
+        args.extend(filters.iter().map(String::as_str));
+        let run = self.terraform(&dir, &args, env)?;
+        self.expect(&run, expect_error, &[0])?;
         self.checks(checks, &dir)
     }
 
@@ -736,8 +1042,8 @@ impl Runner {
         };
         if self.initialized && work.join("terraform.tfstate").exists() {
             let env = self.step_env(&[]);
-            if let Some((hcl, _)) = &self.good_config {
-                self.write_config(&work, hcl)?;
+            if let Some((files, _)) = &self.good_config {
+                self.write_config(&work, files)?;
             }
             let run = self.terraform(&work, &["destroy", "-no-color", "-auto-approve"], &env)?;
             if run.code != Some(0) {
@@ -765,10 +1071,17 @@ impl Runner {
         }
         if let Some(p) = self.protocol {
             if self.initialized && self.protocol_seen.get() == 0 {
-                return Err(Error::new(format!(
-                    "the case asked for protocol {p}, but Terraform's log never said which \
-                     protocol it used (no `using plugin: version=` line)"
-                )));
+                return Err(Error::new(if self.in_process {
+                    format!(
+                        "the case asked for protocol {p}, but the provider served in process \
+                         had no call over it"
+                    )
+                } else {
+                    format!(
+                        "the case asked for protocol {p}, but Terraform's log never said which \
+                         protocol it used (no `using plugin: version=` line)"
+                    )
+                }));
             }
         }
         Ok(())
@@ -817,6 +1130,46 @@ pub(super) fn unwrapped(output: &str) -> String {
         }
     }
     out
+}
+
+/// A step's configuration files: `(name, contents)`.
+pub(super) type Files = Vec<(String, String)>;
+
+/// Whether Terraform reads a file of this name as configuration or variables.
+pub(super) fn is_config_file(name: &str) -> bool {
+    [".tf", ".tf.json", ".tfvars", ".tfvars.json"]
+        .iter()
+        .any(|ext| name.ends_with(ext))
+}
+
+/// A JSON value as an HCL expression (for an identity in an `import {}` block), nested
+/// objects indented by `indent` spaces more.
+pub(super) fn hcl_value(v: &serde_json::Value, indent: usize) -> String {
+    use serde_json::Value as J;
+    match v {
+        J::Null => "null".to_owned(),
+        J::Bool(b) => b.to_string(),
+        J::Number(n) => n.to_string(),
+        J::String(s) => hcl_string(s),
+        J::Array(items) => {
+            let items: Vec<String> = items.iter().map(|i| hcl_value(i, indent)).collect();
+            format!("[{}]", items.join(", "))
+        }
+        J::Object(fields) => {
+            let pad = " ".repeat(indent + 2);
+            let mut out = String::from("{\n");
+            for (k, v) in fields {
+                out.push_str(&format!(
+                    "{pad}{} = {}\n",
+                    hcl_string(k),
+                    hcl_value(v, indent + 2)
+                ));
+            }
+            out.push_str(&" ".repeat(indent));
+            out.push('}');
+            out
+        }
+    }
 }
 
 /// A string as an HCL quoted string.

@@ -71,9 +71,9 @@ pub(super) fn inside(path: &str, m: &known::Mismatch) -> String {
     };
     let full = format!("{path}{sep}{inner}");
     if full.is_empty() {
-        format!("expected {}, found {}", m.expected, m.found)
+        format!(": expected {}, found {}", m.expected, m.found)
     } else {
-        format!("at {full}: expected {}, found {}", m.expected, m.found)
+        format!(" at {full}: expected {}, found {}", m.expected, m.found)
     }
 }
 
@@ -154,6 +154,8 @@ pub(super) struct Instance<'j> {
     pub(super) mode: &'j str,
     pub(super) type_name: &'j str,
     pub(super) attributes: &'j serde_json::Value,
+    /// The identity Terraform 1.12+ keeps beside the attributes (null before).
+    pub(super) identity: &'j serde_json::Value,
 }
 
 impl<'a> State<'a> {
@@ -191,6 +193,7 @@ impl<'a> State<'a> {
                     mode,
                     type_name,
                     attributes: &i["attributes"],
+                    identity: &i["identity"],
                 });
             }
         }
@@ -294,7 +297,7 @@ impl<'a> State<'a> {
         let at = value_at(&v, path).map_err(|e| Error::new(format!("`{address}`: {e}")))?;
         known
             .check(at)
-            .map_err(|m| Error::new(format!("`{address}` {}", inside(path, &m))))
+            .map_err(|m| Error::new(format!("`{address}`{}", inside(path, &m))))
     }
 
     /// Checks the root module's output `name` (`statecheck.ExpectKnownOutputValue`).

@@ -265,3 +265,186 @@ fn a_case_without_terraform_is_skipped() {
     assert!(matches!(outcome, Outcome::Skipped(r) if r.contains(TERRAFORM_ENV)));
     assert!(!dir.exists(), "the temporary directory is removed");
 }
+
+fn plan_of(text: &str) -> Plan {
+    let json: serde_json::Value = serde_json::from_str(text).unwrap();
+    Plan {
+        path: PathBuf::new(),
+        json: (json, text.to_owned()).into(),
+        text: String::new(),
+        schemas: schemas(),
+    }
+}
+
+/// Actions, imports, drift and outputs, each with the message of its failure.
+#[test]
+fn plan_checks_of_actions_imports_drift_and_outputs() {
+    let plan = plan_of(
+        r#"{"resource_changes":[
+        {"address":"kv_entry.a","mode":"managed","type":"kv_entry","change":{"actions":["delete","create"]}},
+        {"address":"kv_entry.b","mode":"managed","type":"kv_entry","change":{"actions":["no-op"],
+         "after":{"key":"b"},"importing":{"id":"b"}}},
+        {"address":"kv_entry.c","mode":"managed","type":"kv_entry","change":{"actions":["update"],
+         "after":{"key":"c"},"importing":{"id":"c"}}}],
+        "resource_drift":[{"address":"kv_entry.a","change":{"actions":["update"]}}],
+        "planned_values":{"outputs":{"n":{"type":"number","value":12345678901234567890.5}}},
+        "output_changes":{
+         "n":{"actions":["create"],"after":12345678901234567890.5,"after_unknown":false,"after_sensitive":false},
+         "t":{"actions":["create"],"after":{"a":[1,"x"]},"after_unknown":false,"after_sensitive":true},
+         "u":{"actions":["create"],"after":null,"after_unknown":true,"after_sensitive":false},
+         "z":{"actions":["create"],"after":null,"after_unknown":false,"after_sensitive":false}}}"#,
+    );
+    plan.expect_resource_action("kv_entry.a", ResourceAction::Replace)
+        .unwrap();
+    plan.expect_resource_action("kv_entry.a", ResourceAction::DestroyBeforeCreate)
+        .unwrap();
+    assert_eq!(
+        plan.expect_resource_action("kv_entry.a", ResourceAction::CreateBeforeDestroy)
+            .unwrap_err()
+            .to_string(),
+        r#"`kv_entry.a`: expected the action CreateBeforeDestroy, found ["delete", "create"]"#
+    );
+    assert_eq!(
+        plan.expect_resource_action("kv_entry.b", ResourceAction::Update)
+            .unwrap_err()
+            .to_string(),
+        r#"`kv_entry.b`: expected the action Update, found ["no-op"]"#
+    );
+    assert_eq!(
+        plan.expect_import("kv_entry.b").unwrap(),
+        serde_json::json!({"key": "b"})
+    );
+    assert!(plan
+        .expect_import("kv_entry.a")
+        .unwrap_err()
+        .to_string()
+        .contains("expected the plan to import it, but it does not"));
+    assert!(plan
+        .expect_import("kv_entry.c")
+        .unwrap_err()
+        .to_string()
+        .starts_with(r#"`kv_entry.c`: expected a no-op import, found the actions ["update"]"#));
+    plan.expect_drift("kv_entry.a").unwrap();
+    assert_eq!(
+        plan.expect_drift("kv_entry.b").unwrap_err().to_string(),
+        r#"`kv_entry.b`: expected drift, found drift in ["kv_entry.a"]"#
+    );
+    let exact = |s: &str| known::number(s.parse::<tfvalue::Number>().unwrap());
+    plan.expect_known_output("n", "", &exact("12345678901234567890.5"))
+        .unwrap();
+    assert_eq!(
+        plan.expect_known_output("n", "", &exact("12345678901234567890"))
+            .unwrap_err()
+            .to_string(),
+        "output `n`: expected 12345678901234567890, found 12345678901234567890.5"
+    );
+    // No type in `planned_values`: the type the JSON implies (a tuple here).
+    plan.expect_known_output("t", "a[1]", &known::string("x"))
+        .unwrap();
+    assert_eq!(
+        plan.expect_known_output("t", "a[0]", &known::number(2u64))
+            .unwrap_err()
+            .to_string(),
+        "output `t` at a[0]: expected 2, found 1"
+    );
+    plan.expect_known_output("z", "", &known::null()).unwrap();
+    plan.expect_known_output("u", "", &known::null())
+        .unwrap_err();
+    plan.expect_unknown_output("u", "").unwrap();
+    assert_eq!(
+        plan.expect_unknown_output("z", "").unwrap_err().to_string(),
+        "output `z`: expected a value unknown until apply, found null"
+    );
+    plan.expect_sensitive_output("t").unwrap();
+    assert_eq!(
+        plan.expect_sensitive_output("n").unwrap_err().to_string(),
+        "output `n`: expected a sensitive value, found one that is not"
+    );
+    assert_eq!(
+        plan.expect_known_output("nope", "", &known::null())
+            .unwrap_err()
+            .to_string(),
+        r#"the plan has no output `nope` (it has ["n", "t", "u", "z"])"#
+    );
+}
+
+/// Values compared across states: same, differ (from the one before), differ from all,
+/// and pairs in one state, with the messages that name each value.
+#[test]
+fn compare_values_across_states() {
+    use super::compare::{self, CompareValue};
+    let state_with = |id: &str, other: &str| {
+        let text = format!(
+            r#"{{"version":4,"resources":[{{"mode":"managed","type":"kv_entry","name":"a",
+            "instances":[{{"attributes":{{"key":"{id}"}}}}]}},{{"mode":"managed","type":"kv_entry",
+            "name":"b","instances":[{{"attributes":{{"key":"{other}"}}}}]}}]}}"#
+        );
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        (json, text)
+    };
+    let fetch = schemas;
+    let state = |id: &str, other: &str| State {
+        json: state_with(id, other).into(),
+        schemas: &fetch,
+    };
+    let same = CompareValue::new(compare::values_same());
+    let clone = same.clone();
+    same.add(&state("x", "y"), "kv_entry.a", "key").unwrap();
+    clone.add(&state("x", "y"), "kv_entry.a", "key").unwrap();
+    assert_eq!(
+        same.add(&state("z", "y"), "kv_entry.a", "key")
+            .unwrap_err()
+            .to_string(),
+        r#"values_same: expected `kv_entry.a` at `key` (value 3) to be the same as `kv_entry.a` at `key` (value 1): "x" then "z""#
+    );
+    assert_eq!(same.values().len(), 3);
+    let differ = CompareValue::new(compare::values_differ());
+    for id in ["x", "y", "x"] {
+        differ.add(&state(id, "y"), "kv_entry.a", "key").unwrap();
+    }
+    assert!(differ
+        .add(&state("x", "y"), "kv_entry.a", "key")
+        .unwrap_err()
+        .to_string()
+        .ends_with(r#"(value 4) to differ from `kv_entry.a` at `key` (value 3), both are "x""#));
+    let all = CompareValue::new(compare::values_differ_all());
+    all.add(&state("x", "y"), "kv_entry.a", "key").unwrap();
+    all.add(&state("y", "y"), "kv_entry.a", "key").unwrap();
+    all.add(&state("x", "y"), "kv_entry.a", "key").unwrap_err();
+    let s = state("x", "y");
+    compare::compare_pair(
+        &s,
+        ("kv_entry.a", "key"),
+        ("kv_entry.b", "key"),
+        &compare::values_differ(),
+    )
+    .unwrap();
+    assert_eq!(
+        compare::compare_pair(
+            &s,
+            ("kv_entry.a", "key"),
+            ("kv_entry.b", "key"),
+            &compare::values_same()
+        )
+        .unwrap_err()
+        .to_string(),
+        r#"values_same: expected `kv_entry.b` at `key` to be the same as `kv_entry.a` at `key`: "x" then "y""#
+    );
+    assert!(same
+        .add(&s, "kv_entry.c", "key")
+        .unwrap_err()
+        .to_string()
+        .contains("is not in the state"));
+}
+
+#[test]
+fn identities_are_written_as_hcl() {
+    let v =
+        serde_json::json!({"key": "a\"${b}", "n": 1.5, "tags": ["x", true, null], "o": {"k": 1}});
+    assert_eq!(
+        hcl_value(&v, 2),
+        "{\n    \"key\" = \"a\\\"$${b}\"\n    \"n\" = 1.5\n    \"o\" = {\n      \"k\" = 1\n    }\n    \"tags\" = [\"x\", true, null]\n  }"
+    );
+    assert!(is_config_file("main.tf") && is_config_file("x.tf.json"));
+    assert!(is_config_file("terraform.tfvars.json") && !is_config_file("notes.md"));
+}

@@ -9,6 +9,13 @@ pub(super) struct Versions {
 }
 
 impl Versions {
+    /// Needs at least `v` (a step kind's own floor, over the test's).
+    pub(super) fn raise_below(&mut self, v: TerraformVersion) {
+        if self.below.is_none_or(|b| b < v) {
+            self.below = Some(v);
+        }
+    }
+
     /// Why `v` is outside, if it is.
     pub(super) fn skip(&self, v: TerraformVersion) -> Option<String> {
         match (self.below, self.above) {
