@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use tfvalue::{Dynamic, Number, Value};
-use tfvalue_plugin::testing::{known, CheckResult, Plan, ProviderBinary, Step, TestCase};
+use tfvalue_plugin::testing::compare::{self, CompareValue};
+use tfvalue_plugin::testing::{
+    known, CheckResult, Plan, ProviderBinary, ResourceAction, Step, TestCase,
+};
 
 /// `kv_entry` as stored in the state.
 #[derive(Deserialize, Debug, Clone, PartialEq)]
@@ -142,8 +145,13 @@ output "looked_up_ttl" {{ value = data.kv_lookup.a.ttl }}
     )
 }
 
-fn kv_lifecycle(protocol: u32) {
+fn kv_lifecycle(protocol: u32) -> TestCase {
     let (case, store) = kv_case(protocol);
+    // `a` keeps its id over updates and replacements; its version moves every step.
+    let id = CompareValue::new(compare::values_same());
+    let version = CompareValue::new(compare::values_differ());
+    let (id1, id2, id3) = (id.clone(), id.clone(), id.clone());
+    let (v1, v2, v3) = (version.clone(), version.clone(), version.clone());
     let cfg = |a: &str, b: &str| kv_config(&store, a, b);
     let s = store.clone();
     let s2 = store.clone();
@@ -174,6 +182,16 @@ fn kv_lifecycle(protocol: u32) {
                 plan.expect_unknown("kv_entry.a", "id")?;
                 plan.expect_unknown("kv_entry.b", "value")?;
                 plan.expect_unknown("kv_entry.b", r#"tags["owner"]"#)?;
+                plan.expect_resource_action("kv_entry.a", ResourceAction::Create)?;
+                plan.expect_resource_action("data.kv_lookup.a", ResourceAction::Read)?;
+                // The lookup is read during apply, so its output is unknown.
+                plan.expect_unknown_output("looked_up_ttl", "")?;
+                Ok(())
+            })
+            .post_apply_pre_refresh_plan_check(|plan| Ok(plan.expect_empty()?))
+            .post_apply_post_refresh_plan_check(|plan| {
+                plan.expect_empty()?;
+                plan.expect_known_output("looked_up_ttl", "", &known::number(3600u64))?;
                 Ok(())
             })
             .check(move |state| {
@@ -235,41 +253,61 @@ fn kv_lifecycle(protocol: u32) {
                 let json = store_json(&s);
                 assert_eq!(json["alpha"]["version"], 1);
                 assert_eq!(json.as_object().unwrap().len(), 5);
+                id1.add(state, "kv_entry.a", "id")?;
+                v1.add(state, "kv_entry.a", "version")?;
                 Ok(())
             }),
     )
     // Update: a's version goes up; b, which refers to it, follows.
-    .step(Step::config(cfg("two", "beta")).check(move |state| {
-        let a: Entry = state.resource("kv_entry.a")?;
-        assert_eq!((a.value.as_deref(), a.version), (Some("two"), Some(2)));
-        assert_eq!(
-            a.id.as_deref(),
-            Some("kv-alpha"),
-            "the id is kept on update"
-        );
-        let b: Entry = state.resource("kv_entry.b")?;
-        assert_eq!((b.ttl, b.version), (Some(Number::from(120u32)), Some(2)));
-        assert_eq!(store_json(&s2)["alpha"]["value"], "two");
-        Ok(())
-    }))
+    .step(
+        Step::config(cfg("two", "beta"))
+            .plan_check(|plan| {
+                plan.expect_resource_action("kv_entry.a", ResourceAction::Update)?;
+                Ok(plan.expect_known("kv_entry.a", "value", &known::string("two"))?)
+            })
+            .check(move |state| {
+                id2.add(state, "kv_entry.a", "id")?;
+                v2.add(state, "kv_entry.a", "version")?;
+                let a: Entry = state.resource("kv_entry.a")?;
+                assert_eq!((a.value.as_deref(), a.version), (Some("two"), Some(2)));
+                assert_eq!(
+                    a.id.as_deref(),
+                    Some("kv-alpha"),
+                    "the id is kept on update"
+                );
+                let b: Entry = state.resource("kv_entry.b")?;
+                assert_eq!((b.ttl, b.version), (Some(Number::from(120u32)), Some(2)));
+                assert_eq!(store_json(&s2)["alpha"]["value"], "two");
+                Ok(())
+            }),
+    )
     // Replace: `key` requires it.
-    .step(Step::config(cfg("two", "gamma")).check(move |state| {
-        let b: Entry = state.resource("kv_entry.b")?;
-        assert_eq!((b.id.as_deref(), b.version), (Some("kv-gamma"), Some(1)));
-        let json = store_json(&s3);
-        assert!(
-            json.get("beta").is_none() && json.get("gamma").is_some(),
-            "{json}"
-        );
-        Ok(())
-    }))
+    .step(
+        Step::config(cfg("two", "gamma"))
+            .plan_check(|plan| {
+                plan.expect_resource_action("kv_entry.b", ResourceAction::Replace)?;
+                Ok(plan.expect_resource_action("kv_entry.a", ResourceAction::NoOp)?)
+            })
+            .check(move |state| {
+                let b: Entry = state.resource("kv_entry.b")?;
+                assert_eq!((b.id.as_deref(), b.version), (Some("kv-gamma"), Some(1)));
+                let json = store_json(&s3);
+                assert!(
+                    json.get("beta").is_none() && json.get("gamma").is_some(),
+                    "{json}"
+                );
+                Ok(())
+            }),
+    )
     // Taint (`terraform taint`): replaced on the next apply, with a fresh version.
     .step(
         Step::config(cfg("two", "gamma"))
             .taint("kv_entry.a")
-            .check(|state| {
+            .check(move |state| {
                 let a: Entry = state.resource("kv_entry.a")?;
                 assert_eq!((a.id.as_deref(), a.version), (Some("kv-alpha"), Some(1)));
+                id3.add(state, "kv_entry.a", "id")?;
+                v3.add(state, "kv_entry.a", "version")?;
                 Ok(())
             }),
     )
@@ -295,6 +333,16 @@ fn kv_lifecycle(protocol: u32) {
                 });
             })
             .expect_non_empty_plan()
+            .plan_check(|plan| {
+                // The refresh-only plan shows what changed outside Terraform.
+                plan.expect_drift("kv_entry.a")?;
+                Ok(plan.expect_drift(r#"kv_entry.each["ü"]"#)?)
+            })
+            .post_refresh_plan_check(|plan| {
+                plan.expect_resource_action("kv_entry.a", ResourceAction::Update)?;
+                plan.expect_resource_action(r#"kv_entry.each["ü"]"#, ResourceAction::Create)?;
+                Ok(plan.expect_known("kv_entry.a", "value", &known::string("two"))?)
+            })
             .check(|state| {
                 let a: Entry = state.resource("kv_entry.a")?;
                 assert_eq!(a.value.as_deref(), Some("drifted"));
@@ -321,6 +369,29 @@ fn kv_lifecycle(protocol: u32) {
     )
     // Import by key, and of a key the store lacks.
     .step(Step::import("kv_entry.a").id("alpha").verify())
+    // Through an `import {}` block (Terraform 1.5+): planned in a new directory, and
+    // in place, where the plan is applied.
+    .step(
+        Step::import("kv_entry.a")
+            .id("alpha")
+            .with_import_block()
+            .verify(),
+    )
+    .step(
+        Step::import(r#"kv_entry.each["🙂"]"#)
+            .id("each-🙂")
+            .with_import_block()
+            .in_place()
+            .verify()
+            .plan_check(|plan| {
+                plan.expect_known(r#"kv_entry.each["🙂"]"#, "value", &known::string("🙂"))?;
+                Ok(plan.expect_resource_action("kv_entry.a", ResourceAction::NoOp)?)
+            })
+            .check(|state| {
+                state.expect(r#"kv_entry.each["🙂"]"#, "key", &known::string("each-🙂"))?;
+                Ok(())
+            }),
+    )
     .step(
         Step::import(r#"kv_entry.each["日本語"]"#)
             .id_attribute("key")
@@ -354,19 +425,19 @@ fn kv_lifecycle(protocol: u32) {
     )
     .check_destroy(move |_| {
         assert_eq!(store_json(&end), serde_json::json!({}), "entries left");
+        assert_eq!(id.values().len(), 3);
         Ok(())
     })
-    .run();
 }
 
 #[test]
 fn kv_lifecycle_protocol_5() {
-    kv_lifecycle(5);
+    TestCase::run_each(|| kv_lifecycle(5));
 }
 
 #[test]
 fn kv_lifecycle_protocol_6() {
-    kv_lifecycle(6);
+    TestCase::run_each(|| kv_lifecycle(6));
 }
 
 /// The provider block's checks, at `path`.

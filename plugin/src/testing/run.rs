@@ -784,6 +784,10 @@ impl Runner {
     ) -> Result<(), Error> {
         let work = self.work.clone();
         let env = self.step_env(env);
+        // The last configuration that applied, not one a failed step left behind.
+        if let Some((files, _)) = self.good_config.clone() {
+            self.write_config(&work, &files)?;
+        }
         // `-refresh-only` came with Terraform 0.15.4; `terraform refresh` before.
         let refresh_only = self.terraform_version
             >= (TerraformVersion {
@@ -969,6 +973,13 @@ impl Runner {
                 )));
             };
             let imported = imported.unwrap_or_default();
+            // A plan's JSON writes a `dynamic` attribute's value without the
+            // `{"type", "value"}` the state file wraps it in.
+            let applied = if o.block.is_some() {
+                unwrap_dynamic(&applied)
+            } else {
+                applied
+            };
             let diff = attribute_diff(&applied, &imported, &o.ignore);
             if !diff.is_empty() {
                 return Err(Error::new(format!(
@@ -1130,6 +1141,30 @@ pub(super) fn unwrapped(output: &str) -> String {
         }
     }
     out
+}
+
+/// `v` with every `{"type": T, "value": V}` (the state file's form of a value of a
+/// `dynamic` attribute) made `V`, as Terraform's JSON plan writes it.
+pub(super) fn unwrap_dynamic(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        J::Object(o)
+            if o.len() == 2
+                && o.contains_key("value")
+                && o.get("type").is_some_and(|t| {
+                    serde_json::from_value::<tfvalue::Type>(t.clone()).is_ok()
+                }) =>
+        {
+            o["value"].clone()
+        }
+        J::Object(o) => J::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), unwrap_dynamic(v)))
+                .collect(),
+        ),
+        J::Array(a) => J::Array(a.iter().map(unwrap_dynamic).collect()),
+        other => other.clone(),
+    }
 }
 
 /// A step's configuration files: `(name, contents)`.

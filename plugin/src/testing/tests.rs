@@ -448,3 +448,13 @@ fn identities_are_written_as_hcl() {
     assert!(is_config_file("main.tf") && is_config_file("x.tf.json"));
     assert!(is_config_file("terraform.tfvars.json") && !is_config_file("notes.md"));
 }
+
+#[test]
+fn dynamic_values_lose_their_wrapper_as_in_a_plan() {
+    let state = serde_json::json!({"meta": {"type": ["object", {"n": "number"}], "value": {"n": 1}},
+        "tags": {"type": "x", "value": 1}, "list": [{"type": "string", "value": "s"}]});
+    assert_eq!(
+        unwrap_dynamic(&state),
+        serde_json::json!({"meta": {"n": 1}, "tags": {"type": "x", "value": 1}, "list": ["s"]})
+    );
+}
