@@ -444,23 +444,24 @@ fn kv_lifecycle_protocol_6() {
 #[test]
 fn kv_provider_block_errors() {
     for protocol in [5, 6] {
-        let (case, _) = kv_case(protocol);
-        let one = "resource \"kv_entry\" \"x\" {\n  key = \"x\"\n}\n";
-        let with = |path: &str| format!("provider \"kv\" {{\n  path = {path:?}\n}}\n{one}");
-        case.step(
-            Step::config(with("/tmp/store.txt"))
-                .expect_error("Error: path must name a .json file.*path = \"/tmp/store.txt\""),
-        )
-        .step(
-            Step::config(with("/no/such/dir/store.json"))
-                .expect_error("Error: the store's directory does not exist"),
-        )
-        .run();
+        TestCase::run_each(|| {
+            let (case, _) = kv_case(protocol);
+            let one = "resource \"kv_entry\" \"x\" {\n  key = \"x\"\n}\n";
+            let with = |path: &str| format!("provider \"kv\" {{\n  path = {path:?}\n}}\n{one}");
+            case.step(
+                Step::config(with("/tmp/store.txt"))
+                    .expect_error("Error: path must name a .json file.*path = \"/tmp/store.txt\""),
+            )
+            .step(
+                Step::config(with("/no/such/dir/store.json"))
+                    .expect_error("Error: the store's directory does not exist"),
+            )
+        });
     }
 }
 
 /// State of schema version 0 (the value under `data`) is upgraded to version 1.
-fn kv_upgrade(protocol: u32) {
+fn kv_upgrade(protocol: u32) -> TestCase {
     let (case, store) = kv_case(protocol);
     let work = case.dir().join("work");
     let config = format!(
@@ -500,17 +501,16 @@ fn kv_upgrade(protocol: u32) {
             assert_eq!(file["resources"][0]["instances"][0]["schema_version"], 1);
             Ok(())
         }))
-        .run();
 }
 
 #[test]
 fn kv_upgrade_protocol_5() {
-    kv_upgrade(5);
+    TestCase::run_each(|| kv_upgrade(5));
 }
 
 #[test]
 fn kv_upgrade_protocol_6() {
-    kv_upgrade(6);
+    TestCase::run_each(|| kv_upgrade(6));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -673,7 +673,7 @@ fn thing_replace_and_taint_protocol_6() {
 }
 
 /// thing's state upgrades: a version 1 JSON state and a version 0 flatmap state.
-fn thing_upgrade(protocol: u32) {
+fn thing_upgrade(protocol: u32) -> TestCase {
     let (case, db) = thing_case(protocol);
     let work = case.dir().join("work");
     let state_file = work.join("terraform.tfstate");
@@ -743,17 +743,16 @@ resource "thing_server" "ancient" {
             }
             Ok(())
         }))
-        .run();
 }
 
 #[test]
 fn thing_upgrade_protocol_5() {
-    thing_upgrade(5);
+    TestCase::run_each(|| thing_upgrade(5));
 }
 
 #[test]
 fn thing_upgrade_protocol_6() {
-    thing_upgrade(6);
+    TestCase::run_each(|| thing_upgrade(6));
 }
 
 /// An entry with the write-only `secret_wo`, in a configuration of its own.
@@ -1253,4 +1252,158 @@ fn kv_write_only_is_refused_by_older_terraform() {
         Ok(())
     }))
     .run();
+}
+
+/// A configuration from a directory with typed variables, a second provider (the thing
+/// example, as its binary from the case's filesystem mirror, beside kv served in
+/// process), and the directory's `terraform test` files (Terraform 1.6+; skipped below,
+/// saying why): one that passes, one whose failing assertion is the expected error.
+fn kv_with_files_variables_and_thing(protocol: u32) -> TestCase {
+    let (case, store) = kv_case(protocol);
+    let db = case.dir().join("db.json");
+    let dir = case.dir().join("config");
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("main.tf"),
+        format!(
+            r#"{}
+variable "tags" {{ type = map(string) }}
+variable "sizes" {{ type = list(number) }}
+variable "value" {{
+  type    = string
+  default = "one"
+}}
+
+resource "kv_entry" "e" {{
+  key   = "files"
+  value = var.value
+  tags  = var.tags
+}}
+
+resource "thing_server" "s" {{
+  count = length(var.sizes)
+  name  = "${{kv_entry.e.id}}-${{count.index}}"
+  size  = var.sizes[count.index]
+  disk {{ size_gb = 10 }}
+}}
+
+output "names" {{ value = thing_server.s[*].name }}
+"#,
+            provider(&store)
+        ),
+    )
+    .unwrap();
+    // Variables a `terraform test` run gives (a store of its own: the runs create real
+    // entries); the step's own come from `.variable`.
+    let tests_store = case.dir().join("tests-store.json");
+    std::fs::write(
+        dir.join("tests").join("pass.tftest.hcl"),
+        format!(
+            r#"variables {{
+  store = {:?}
+  tags  = {{ env = "test" }}
+  sizes = [1]
+}}
+
+run "create" {{
+  assert {{
+    condition     = kv_entry.e.id == "kv-files" && thing_server.s[0].name == "kv-files-0"
+    error_message = "unexpected names"
+  }}
+}}
+
+run "update" {{
+  variables {{ value = "two" }}
+  assert {{
+    condition     = kv_entry.e.version == 2
+    error_message = "an update raises the version"
+  }}
+}}
+"#,
+            tests_store.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("tests").join("fail.tftest.hcl"),
+        format!(
+            r#"variables {{
+  store = {:?}
+  tags  = {{}}
+  sizes = []
+}}
+
+run "wrong" {{
+  assert {{
+    condition     = kv_entry.e.value == "not this"
+    error_message = "the value is not what this test wants"
+  }}
+}}
+"#,
+            tests_store.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let db2 = db.clone();
+    let tests_store = tests_store.clone();
+    case.env("THING_DB", &db)
+        .external_provider(
+            "example.com/acme/thing",
+            "0.1.0",
+            ProviderBinary::example("thing"),
+        )
+        .step(
+            Step::config_dir(&dir)
+                .variable("tags", serde_json::json!({"env": "prod", "ünï": "x"}))
+                .variable("sizes", [1, 2])
+                .plan_check(|plan| {
+                    plan.expect_known("kv_entry.e", r#"tags["env"]"#, &known::string("prod"))?;
+                    plan.expect_resource_action("thing_server.s[1]", ResourceAction::Create)?;
+                    // Known as a list of two on newer Terraforms, each name unknown.
+                    Ok(plan.expect_unknown_output("names", "[1]")?)
+                })
+                .check(move |state| {
+                    state.expect("thing_server.s[1]", "size", &known::number(2u64))?;
+                    state.expect("thing_server.s[0]", "name", &known::string("kv-files-0"))?;
+                    state.expect_output(
+                        "names",
+                        &known::list([known::string("kv-files-0"), known::string("kv-files-1")]),
+                    )?;
+                    assert!(std::fs::read_to_string(&db2)?.contains("kv-files-1"));
+                    Ok(())
+                }),
+        )
+        // The same directory, one variable changed: one server fewer.
+        .step(
+            Step::config_dir(&dir)
+                .variable("tags", serde_json::json!({"env": "prod", "ünï": "x"}))
+                .variable("sizes", [1])
+                .plan_check(|plan| {
+                    plan.expect_resource_action("thing_server.s[1]", ResourceAction::Destroy)?;
+                    Ok(plan.expect_resource_action("kv_entry.e", ResourceAction::NoOp)?)
+                }),
+        )
+        .step(
+            Step::terraform_test(&dir)
+                .filter("pass.tftest.hcl")
+                .check(move |_| {
+                    // `terraform test` destroys what its runs created.
+                    assert_eq!(store_json(&tests_store), serde_json::json!({}));
+                    Ok(())
+                }),
+        )
+        .step(
+            Step::terraform_test(&dir)
+                .filter("fail.tftest.hcl")
+                .expect_error("the value is not what this test wants"),
+        )
+        .check_destroy(move |_| {
+            assert_eq!(std::fs::read_to_string(&db)?.trim(), "{}", "servers left");
+            Ok(())
+        })
+}
+
+#[test]
+fn kv_with_files_variables_and_thing_protocol_6() {
+    TestCase::run_each(|| kv_with_files_variables_and_thing(6));
 }

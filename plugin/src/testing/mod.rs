@@ -48,8 +48,12 @@
 //! | `.plan_only()` | `init` (first time), `plan` | the plan has no changes |
 //! | `.expect_non_empty_plan()` | as above | the plan (after apply) has changes |
 //! | `.expect_error(p)` | `init`, `apply` (or `plan`), checks | the command fails and its output matches `p` |
-//! | [`Step::refresh`] | `refresh`, checks, `plan` | as a configuration step |
+//! | `.plan_check(f)`, `.post_apply_pre_refresh_plan_check(f)`, `.post_apply_post_refresh_plan_check(f)` | `plan -out` and `apply` of that plan; `plan -refresh=false -out`; the plan after, saved | as above, and each check passes on its [`Plan`] |
+//! | [`Step::config_file`], [`Step::config_dir`], `.variable(name, value)` | as a configuration step, the files copied in, variables in `terraform.tfvars.json` | as above |
+//! | [`Step::refresh`] | `apply -refresh-only` (with `.plan_check`: `plan -refresh-only -out`, checks, `apply` of it), checks, `plan` | as a configuration step |
 //! | [`Step::import`] | `init`, `import` in a new directory, checks | the import succeeds (and `.verify()`: the imported state equals the applied one) |
+//! | `.with_import_block()`, `.with_identity(..)` | an `import {}` block added, `plan -out`, plan checks (and, `.in_place()`, `apply`) | the plan imports the resource and changes nothing in it (Terraform 1.5+ / 1.12+) |
+//! | [`Step::terraform_test`] | `init`, `terraform test` in a copy of the directory and its `tests/` | every run passes (Terraform 1.6+) |
 //! | end of the case | `destroy`, [`TestCase::check_destroy`] | no managed resource is left in the state, and the check passes |
 //!
 //! Checks ([`ConfigStep::check`] and its kin) see the [`State`] the step left: the
@@ -64,6 +68,25 @@
 //! failed. A check that panics (an `assert!`) still gets the destroy at the end. The
 //! temporary directory is removed at the end; set `TFVALUE_TESTING_KEEP=1` to keep it (its
 //! path is printed).
+//!
+//! # The provider in process
+//!
+//! [`ProviderBinary::in_process`] serves the provider inside the test process, on a free
+//! port of 127.0.0.1, for as long as the case runs, and hands its address to Terraform
+//! in `TF_REATTACH_PROVIDERS`, as terraform-plugin-testing does with its provider
+//! factories: nothing is built or installed, a case starts at once, and a debugger or a
+//! coverage tool sees the provider's code. [`ProviderBinary::or_in_process`] gives a
+//! binary target an in-process server too, used unless [`BINARY_ENV`]
+//! (`TFVALUE_TESTING_BINARY`) is set, so one suite runs either way. In process, the
+//! provider sees the test process's environment, not the case's ([`TestCase::env`]
+//! still reaches Terraform and the providers it starts).
+//!
+//! # Parallel cases
+//!
+//! `cargo test` runs a file's tests on several threads, and cases may run at once: each
+//! has its own temporary directory, CLI configuration and filesystem mirror, Terraform's
+//! plugin cache and data directory variables are cleared for its commands, and each
+//! in-process server takes a port of its own from the system.
 //!
 //! # The provider's binary
 //!
