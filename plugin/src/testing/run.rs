@@ -900,6 +900,8 @@ impl Runner {
             }
             dir
         };
+        // The command whose output a failed verification shows.
+        let mut shown: Option<Run> = None;
         let imported = match &o.block {
             None => {
                 let run = self.terraform(&dir, &["import", "-no-color", &o.address, &id], &env)?;
@@ -910,6 +912,7 @@ impl Runner {
                     json: Runner::read_state_json(&dir)?.into(),
                     schemas: &fetch,
                 };
+                shown = Some(run);
                 o.verify
                     .then(|| after.instance(&o.address).map(|i| i.attributes.clone()))
                     .transpose()?
@@ -942,6 +945,7 @@ impl Runner {
                 if self.expect(&run, expect_error, &[0])? {
                     return self.checks(checks, &dir);
                 }
+                shown = Some(run);
                 let mut plan_checks: Vec<PlanCheck> = Vec::new();
                 let address = o.address.clone();
                 let planned = std::rc::Rc::new(std::cell::RefCell::new(None));
@@ -982,11 +986,15 @@ impl Runner {
             };
             let diff = attribute_diff(&applied, &imported, &o.ignore);
             if !diff.is_empty() {
-                return Err(Error::new(format!(
+                let what = format!(
                     "{}: the imported state differs from the applied one:\n{}",
                     self.where_(),
                     diff.join("\n")
-                )));
+                );
+                return Err(match &shown {
+                    Some(run) => run.failed(what),
+                    None => Error::new(what),
+                });
             }
         }
         self.checks(checks, &dir)
