@@ -901,7 +901,7 @@ impl Runner {
             dir
         };
         // The command whose output a failed verification shows.
-        let mut shown: Option<Run> = None;
+        let shown: Run;
         let imported = match &o.block {
             None => {
                 let run = self.terraform(&dir, &["import", "-no-color", &o.address, &id], &env)?;
@@ -912,7 +912,7 @@ impl Runner {
                     json: Runner::read_state_json(&dir)?.into(),
                     schemas: &fetch,
                 };
-                shown = Some(run);
+                shown = run;
                 o.verify
                     .then(|| after.instance(&o.address).map(|i| i.attributes.clone()))
                     .transpose()?
@@ -945,7 +945,7 @@ impl Runner {
                 if self.expect(&run, expect_error, &[0])? {
                     return self.checks(checks, &dir);
                 }
-                shown = Some(run);
+                shown = run;
                 let mut plan_checks: Vec<PlanCheck> = Vec::new();
                 let address = o.address.clone();
                 let planned = std::rc::Rc::new(std::cell::RefCell::new(None));
@@ -991,10 +991,7 @@ impl Runner {
                     self.where_(),
                     diff.join("\n")
                 );
-                return Err(match &shown {
-                    Some(run) => run.failed(what),
-                    None => Error::new(what),
-                });
+                return Err(shown.failed(what));
             }
         }
         self.checks(checks, &dir)
