@@ -2,7 +2,8 @@
 //! protocol 5 and protocol 6, and the harness's own failures: each way a step can fail
 //! must fail the case, and still destroy what it created.
 //!
-//! Skipped (each case prints why) unless `TFVALUE_TERRAFORM` names a Terraform binary.
+//! Skipped (each case prints why) unless `TFVALUE_TERRAFORM` names a Terraform binary;
+//! the lifecycles also run with `TFVALUE_TERRAFORM_LATEST`'s (and `TFVALUE_TERRAFORMS`').
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use tfvalue::{Dynamic, TfValue, Unknown, Value};
 use tfvalue_plugin::testing::{
-    CheckResult, Outcome, ProviderBinary, Step, TestCase, TERRAFORM_ENV,
+    terraforms, CheckResult, Outcome, ProviderBinary, Step, TestCase, TERRAFORM_ENV,
+    TERRAFORM_LATEST_ENV,
 };
 
 /// `thing_server`'s model, as the example declares it (the test reads the state into it).
@@ -143,8 +145,21 @@ fn new_address(s: &tfvalue_plugin::testing::State, old: &str) -> CheckResult {
     Ok(())
 }
 
+/// The lifecycle with each Terraform the environment names (1.0.3 and the newest one
+/// in CI), the case built anew for each.
 fn lifecycle(protocol: u32) {
+    let terraforms = terraforms();
+    if terraforms.is_empty() {
+        println!("skipped: no Terraform is named ({TERRAFORM_ENV}, {TERRAFORM_LATEST_ENV})");
+    }
+    for terraform in terraforms {
+        lifecycle_with(protocol, &terraform);
+    }
+}
+
+fn lifecycle_with(protocol: u32, terraform: &Path) {
     let (case, db) = case(protocol);
+    let case = case.terraform(terraform);
     let db2 = db.clone();
     let db3 = db.clone();
     let db4 = db.clone();
@@ -246,12 +261,10 @@ fn lifecycle(protocol: u32) {
             Ok(())
         })
         .try_run()
-        .unwrap_or_else(|e| panic!("protocol {protocol}: {e}"));
-    if std::env::var_os(TERRAFORM_ENV).is_some() {
-        assert_eq!(outcome, Outcome::Passed);
-        // The case's directory is gone, and with it the provider's store.
-        assert!(!db.exists());
-    }
+        .unwrap_or_else(|e| panic!("protocol {protocol}, {}: {e}", terraform.display()));
+    assert_eq!(outcome, Outcome::Passed, "{}", terraform.display());
+    // The case's directory is gone, and with it the provider's store.
+    assert!(!db.exists());
 }
 
 #[test]

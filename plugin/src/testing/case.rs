@@ -15,6 +15,8 @@ pub struct TestCase {
     pub(super) versions: Versions,
     /// Other providers the configurations use: source address, version, provider.
     pub(super) external: Vec<(String, String, ProviderBinary)>,
+    /// The Terraform binary pinned with [`TestCase::terraform`].
+    pub(super) terraform: Option<PathBuf>,
 }
 
 impl fmt::Debug for TestCase {
@@ -30,7 +32,7 @@ impl fmt::Debug for TestCase {
 }
 
 /// A directory removed on drop (unless [`KEEP_ENV`] is set).
-pub(super) struct TempDir(PathBuf);
+pub(super) struct TempDir(pub(super) PathBuf);
 
 impl TempDir {
     pub(super) fn new() -> TempDir {
@@ -76,7 +78,17 @@ impl TestCase {
             dir: TempDir::new(),
             versions: Versions::default(),
             external: Vec::new(),
+            terraform: None,
         }
+    }
+
+    /// Runs the case with this Terraform binary, whatever [`TERRAFORM_ENV`] says (for
+    /// a test that loops over [`terraforms`] itself; [`TestCase::run_each`] does it for
+    /// a case built anew each time). The case's version checks still apply.
+    #[must_use]
+    pub fn terraform(mut self, path: impl Into<PathBuf>) -> Self {
+        self.terraform = Some(path.into());
+        self
     }
 
     /// The case's temporary directory, removed at the end: put what the provider's
@@ -215,7 +227,12 @@ impl TestCase {
     /// Runs the case with the Terraform that `env` names, panicking on failure.
     #[track_caller]
     pub(super) fn run_with(self, env: &str) {
-        match self.try_run_with(std::env::var_os(env), env) {
+        let terraform = self
+            .terraform
+            .clone()
+            .map(Into::into)
+            .or_else(|| std::env::var_os(env));
+        match self.try_run_with(terraform, env) {
             Ok(_) => {}
             // Reporting a failure is this function's purpose.
             #[allow(clippy::panic)]
@@ -231,7 +248,9 @@ impl TestCase {
     /// Terraform command concerned. A panic in a check or hook is resumed after the
     /// destroy at the end.
     pub fn try_run(self) -> Result<Outcome, Error> {
-        self.try_run_with(std::env::var_os(TERRAFORM_ENV), TERRAFORM_ENV)
+        let terraform =
+            (self.terraform.clone().map(Into::into)).or_else(|| std::env::var_os(TERRAFORM_ENV));
+        self.try_run_with(terraform, TERRAFORM_ENV)
     }
 
     /// [`TestCase::run`] with the Terraform that [`TERRAFORM_LATEST_ENV`]
@@ -242,30 +261,29 @@ impl TestCase {
         self.run_with(TERRAFORM_LATEST_ENV);
     }
 
-    /// Runs the case `make` builds once with each Terraform named by
-    /// [`TERRAFORM_ENV`] and [`TERRAFORM_LATEST_ENV`] (the same binary once), each
-    /// within the case's own version checks; prints a skip for each one unset.
+    /// Runs the case `make` builds once with each Terraform of [`terraforms`]
+    /// ([`TERRAFORM_ENV`], [`TERRAFORM_LATEST_ENV`], the list in [`TERRAFORMS_ENV`];
+    /// the same binary once), each within the case's own version checks; prints why it
+    /// is skipped when none is set.
     ///
     /// # Panics
     ///
     /// A run fails (the message says with which Terraform).
     pub fn run_each(make: impl Fn() -> TestCase) {
-        let mut seen: Vec<PathBuf> = Vec::new();
-        for env in [TERRAFORM_ENV, TERRAFORM_LATEST_ENV] {
-            let terraform = std::env::var_os(env).filter(|t| !t.is_empty());
-            if let Some(t) = &terraform {
-                let t = PathBuf::from(t);
-                let t = t.canonicalize().unwrap_or(t);
-                if seen.contains(&t) {
-                    continue;
-                }
-                seen.push(t);
-            }
-            match make().try_run_with(terraform, env) {
+        let terraforms = terraforms();
+        if terraforms.is_empty() {
+            println!(
+                "skipped: none of {TERRAFORM_ENV}, {TERRAFORM_LATEST_ENV} and {TERRAFORMS_ENV} \
+                 is set (the paths of Terraform binaries to run the acceptance tests with)"
+            );
+            return;
+        }
+        for terraform in terraforms {
+            match make().terraform(&terraform).try_run() {
                 Ok(_) => {}
                 // Reporting a failure is this function's purpose.
                 #[allow(clippy::panic)]
-                Err(e) => panic!("with {env}: {e}"),
+                Err(e) => panic!("with {}: {e}", terraform.display()),
             }
         }
     }

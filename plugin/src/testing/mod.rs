@@ -81,6 +81,14 @@
 //! provider sees the test process's environment, not the case's ([`TestCase::env`]
 //! still reaches Terraform and the providers it starts).
 //!
+//! # Terraform versions
+//!
+//! [`TestCase::run_each`] runs a case once with each binary of [`terraforms`]: the ones
+//! [`TERRAFORM_ENV`], [`TERRAFORM_LATEST_ENV`] and the `PATH`-style list in
+//! [`TERRAFORMS_ENV`] name, each once. [`TestCase::skip_below`] and
+//! [`TestCase::skip_above`] (and the same on steps) skip, printing why, what a version
+//! cannot run; [`TestCase::terraform`] pins a binary for a test that loops itself.
+//!
 //! # Parallel cases
 //!
 //! `cargo test` runs a file's tests on several threads, and cases may run at once: each
@@ -137,7 +145,7 @@ pub use plan::{Plan, ResourceAction};
 pub use provider::ProviderBinary;
 pub use state::State;
 pub use step::{ConfigStep, ImportStep, RefreshStep, Step, TestStep};
-pub use version::{terraform_version, TerraformVersion};
+pub use version::{terraform_version, terraforms, TerraformVersion};
 
 use provider::*;
 use run::*;
@@ -152,6 +160,11 @@ pub const TERRAFORM_ENV: &str = "TFVALUE_TERRAFORM";
 /// features of recent Terraform (write-only attributes need 1.11):
 /// [`TestCase::run_latest`] runs with it, and is skipped (saying why) without it.
 pub const TERRAFORM_LATEST_ENV: &str = "TFVALUE_TERRAFORM_LATEST";
+
+/// The environment variable naming more Terraform binaries, as a list of paths in the
+/// form of `PATH` (`:`-separated on Unix): [`TestCase::run_each`] and [`terraforms`]
+/// add them to [`TERRAFORM_ENV`]'s and [`TERRAFORM_LATEST_ENV`]'s.
+pub const TERRAFORMS_ENV: &str = "TFVALUE_TERRAFORMS";
 
 /// Set (to anything but empty) to run the providers that have both a binary and an
 /// in-process server ([`ProviderBinary::or_in_process`]) as binaries.

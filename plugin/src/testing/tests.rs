@@ -167,6 +167,31 @@ fn versions_parse_and_skip_with_a_reason() {
 }
 
 #[test]
+fn terraforms_come_from_three_variables_each_binary_once() {
+    let dir = case::TempDir::new();
+    let a = dir.0.join("a");
+    let b = dir.0.join("b");
+    std::fs::write(&a, "").unwrap();
+    std::fs::write(&b, "").unwrap();
+    // The same file by another spelling counts once.
+    let a_again = dir.0.join(".").join("a");
+    let os = |p: &Path| Some(p.as_os_str().to_owned());
+    let list = std::env::join_paths([b.as_path(), Path::new(""), a_again.as_path()]).unwrap();
+    assert_eq!(
+        terraforms_from(os(&a), Some(OsString::new()), Some(list)),
+        vec![a.clone(), b.clone()]
+    );
+    assert_eq!(
+        terraforms_from(os(&b), os(&a), None),
+        vec![b.clone(), a.clone()]
+    );
+    assert!(terraforms_from(None, Some(OsString::new()), None).is_empty());
+    // A path that does not exist is kept (its run says it is missing), once.
+    let gone = dir.0.join("gone");
+    assert_eq!(terraforms_from(os(&gone), os(&gone), None), vec![gone]);
+}
+
+#[test]
 fn unwrapped_joins_a_wrapped_diagnostic() {
     let out = "\n╷\n│ Error: no such entry\n│ \n│   with kv_entry.e,\n│ There is no entry\n│ with key `x`.\n╵\n";
     assert_eq!(

@@ -113,6 +113,57 @@ pub fn terraform_version(path: &Path) -> Result<TerraformVersion, Error> {
         .parse()
 }
 
+/// The Terraform binaries the environment names, each once (by its canonical path), in
+/// this order: [`TERRAFORM_ENV`], [`TERRAFORM_LATEST_ENV`], then each path of
+/// [`TERRAFORMS_ENV`]. Empty when none is set; [`TestCase::run_each`] runs a case with
+/// each, and [`TestCase::terraform`] pins one, for a test that loops itself:
+///
+/// ```no_run
+/// # use tfvalue_plugin::testing::{terraforms, ProviderBinary, Step, TestCase};
+/// for terraform in terraforms() {
+///     let outcome = TestCase::new(ProviderBinary::example("kv"))
+///         .terraform(&terraform)
+///         .step(Step::config(r#"resource "kv_entry" "a" { key = "a" }"#))
+///         .try_run();
+///     println!("{}: {outcome:?}", terraform.display());
+/// }
+/// ```
+pub fn terraforms() -> Vec<PathBuf> {
+    terraforms_from(
+        std::env::var_os(TERRAFORM_ENV),
+        std::env::var_os(TERRAFORM_LATEST_ENV),
+        std::env::var_os(TERRAFORMS_ENV),
+    )
+}
+
+/// [`terraforms`] from the variables' values: empty ones left out, each binary once.
+pub(super) fn terraforms_from(
+    first: Option<OsString>,
+    latest: Option<OsString>,
+    list: Option<OsString>,
+) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = [first, latest]
+        .into_iter()
+        .flatten()
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .collect();
+    if let Some(list) = list {
+        paths.extend(std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()));
+    }
+    let mut seen: Vec<PathBuf> = Vec::new();
+    paths.retain(|p| {
+        let canonical = p.canonicalize().unwrap_or_else(|_| p.clone());
+        if seen.contains(&canonical) {
+            false
+        } else {
+            seen.push(canonical);
+            true
+        }
+    });
+    paths
+}
+
 /// The version range of a spec (`skip_below`), parsed; a bad one fails the case at once.
 pub(super) fn version_spec(v: &str) -> TerraformVersion {
     match v.parse() {
