@@ -31,6 +31,7 @@ mod path;
 mod private;
 mod raw;
 pub mod schema;
+pub mod text;
 mod tf_value;
 mod transcode;
 mod types;

@@ -93,7 +93,7 @@ struct Seg {
 fn names_nfc(o: &ObjectType) -> bool {
     o.attributes()
         .keys()
-        .all(|k| k.is_ascii() || matches!(crate::unknown::nfc(k), Cow::Borrowed(_)))
+        .all(|k| k.is_ascii() || matches!(crate::text::nfc(k), Cow::Borrowed(_)))
 }
 
 /// Whether the exponent of the JSON number `text` is beyond `i32::MAX`, where serde_json

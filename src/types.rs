@@ -110,7 +110,7 @@ impl ObjectType {
     #[must_use]
     pub fn with_optional<K: AsRef<str>>(mut self, names: impl IntoIterator<Item = K>) -> Self {
         for name in names {
-            let name = crate::unknown::nfc(name.as_ref());
+            let name = crate::text::nfc(name.as_ref());
             if self.attributes.contains_key(name.as_ref()) {
                 self.optional.insert(name.into_owned());
             }
@@ -371,7 +371,7 @@ impl Type {
 
 /// An attribute name in NFC (see [`ObjectType`]).
 fn nfc_name(name: String) -> String {
-    match crate::unknown::nfc(&name) {
+    match crate::text::nfc(&name) {
         std::borrow::Cow::Borrowed(_) => name,
         std::borrow::Cow::Owned(n) => n,
     }

@@ -3,7 +3,7 @@
 //! ```text
 //! schema, codec, flatmap, raw, ...       provider-facing models and stored state
 //! msgpack/, json/                        the formats
-//! Type, Number, Refinements, Unknown, Value, Dynamic, paths, Error, limits   the model
+//! Type, Number, Refinements, Unknown, Value, Dynamic, paths, Error, limits, text   the model
 //! ```
 //!
 //! The model imports no format and nothing above it, and within the model the vocabulary
@@ -11,7 +11,8 @@
 //! from it; each format imports the model and not the other format; the schema layer
 //! imports no format (it converts models and values directly); and inside the crate a
 //! name is imported from the module that defines it, not through the crate root's
-//! re-exports. This test reads every `crate::`
+//! re-exports; the text rules (`text`: normalization, grapheme clusters, their tables)
+//! import no other module. This test reads every `crate::`
 //! path in `src/` (test modules and comments left out) and lists every import that
 //! breaks a rule.
 
@@ -38,13 +39,14 @@ const MODEL: &[&str] = &[
     "limits",
     "private",
     "dyn_check",
+    "text",
 ];
 const FORMATS: &[&str] = &["msgpack", "json"];
 
 /// The vocabulary below the value tree: what types, numbers and refinements are made of.
 /// It does not know the tree (`Value`, `Dynamic`) built from it.
 const VOCABULARY: &[&str] = &[
-    "key", "types", "number", "unknown", "path", "error", "limits", "private",
+    "key", "types", "number", "unknown", "path", "error", "limits", "private", "text",
 ];
 const TREE: &[&str] = &["value", "dynamic", "dyn_check"];
 
@@ -237,6 +239,11 @@ fn the_model_knows_no_wire_and_the_formats_not_each_other() {
             if VOCABULARY.contains(&here.as_str()) && TREE.contains(&seg.as_str()) {
                 problems.push(format!(
                     "{rel}: the vocabulary imports `crate::{seg}`, the value tree above it"
+                ));
+            }
+            if here == "text" {
+                problems.push(format!(
+                    "{rel}: the text rules are the bottom of the model, but import `crate::{seg}`"
                 ));
             }
             if NO_WIRE.contains(&here.as_str()) && WIRE.contains(&seg.as_str()) {

@@ -112,3 +112,20 @@ fn json_decode_extra_vectors() {
 fn json_encode_extra_vectors() {
     run("json-encode-extra.jsonl", Kind::JsonEncode);
 }
+
+/// Terraform's text rules (golang.org/x/text's NFC and the prefix cut's character facts,
+/// Unicode 15.0), written by `tests/vectors/gen_text.py` from the rules, not by tfvalue.
+#[test]
+fn msgpack_encode_text_vectors() {
+    run("msgpack-encode-text.jsonl", Kind::MsgpackEncode);
+}
+
+#[test]
+fn json_encode_text_vectors() {
+    run("json-encode-text.jsonl", Kind::JsonEncode);
+}
+
+#[test]
+fn msgpack_to_json_text_vectors() {
+    run("msgpack-to-json-text.jsonl", Kind::MsgpackToJson);
+}

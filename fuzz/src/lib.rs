@@ -3,7 +3,6 @@
 
 use arbitrary::Arbitrary;
 use tfvalue::{Number, Refinements, Type, Value};
-use unicode_normalization::UnicodeNormalization;
 
 /// How deep a generated type may nest (deeper descriptions are cut to `string`).
 const MAX_TYPE_DEPTH: usize = 12;
@@ -66,7 +65,7 @@ impl TypeDesc {
 }
 
 fn nfc(s: &str) -> String {
-    s.nfc().collect()
+    tfvalue::text::normalize(s).into_owned()
 }
 
 /// Whether `n` may be a whole float64 beyond i64 that came off the wire as a float: go-cty

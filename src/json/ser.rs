@@ -12,7 +12,7 @@ use crate::path::PathStep;
 use crate::private::{
     reject_calls, DYNAMIC_TOKEN, NUMBER_TOKEN, RAW_TOKEN, UNKNOWN_TOKEN, VALUE_TOKEN,
 };
-use crate::unknown::nfc;
+use crate::text::nfc;
 
 /// The newtype-struct name of `serde_json::value::RawValue`, whose text is written as is.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";

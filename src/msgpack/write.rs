@@ -109,7 +109,7 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) -> usize {
 
 #[inline(never)]
 fn write_str_slow(out: &mut Vec<u8>, s: &str) -> usize {
-    let s = crate::unknown::nfc(s);
+    let s = crate::text::nfc(s);
     write_str_raw(out, &s);
     s.len()
 }

@@ -5,8 +5,8 @@ use super::render::show;
 use super::validate::kind_of;
 use super::{Block, NestedBlock, NestingMode};
 use crate::path::{AttributePath, PathStep};
+use crate::text::nfc;
 use crate::types::Type;
-use crate::unknown::nfc;
 use crate::value::{sorted_refs, Value};
 
 /// Lists every place where `applied`, the value a provider returned from apply, breaks

@@ -3,7 +3,8 @@
 use std::cmp::Ordering;
 
 use crate::number::Number;
-use crate::unknown::{nfc, NumberBound, Refinements};
+use crate::text::nfc;
+use crate::unknown::{NumberBound, Refinements};
 use crate::value::{sorted_refs, Value};
 
 impl Refinements {

@@ -25,8 +25,9 @@ use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::number::Number;
 use crate::path::PathStep;
 use crate::private::Token as Tok;
+use crate::text::nfc;
 use crate::types::Type;
-use crate::unknown::{nfc, serialize_unknown, RefineKind, Refinements};
+use crate::unknown::{serialize_unknown, RefineKind, Refinements};
 
 /// Deserializes a `T` from `value`.
 pub(crate) fn from_value_typed<'de, T: de::Deserialize<'de>>(value: &Value) -> Result<T> {

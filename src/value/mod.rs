@@ -30,8 +30,9 @@ use crate::error::{Error, Result};
 use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::number::Number;
 use crate::path::PathStep;
+use crate::text::nfc;
 use crate::types::Type;
-use crate::unknown::{nfc, Refinements};
+use crate::unknown::Refinements;
 
 /// A Terraform value, as go-cty holds it.
 ///

@@ -25,9 +25,10 @@ use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::number::{Number, WireNumber};
 use crate::path::PathStep;
 use crate::private::{bytes_cmp, reject_calls, token, KeyText, Token as Tok};
+use crate::text::nfc;
 use crate::types::Type;
 use crate::unknown::{
-    nfc, read_refinements, Decoded, RefineKind, LOWER, MAX_LENGTH, MIN_LENGTH, NULL, PREFIX, UPPER,
+    read_refinements, Decoded, RefineKind, LOWER, MAX_LENGTH, MIN_LENGTH, NULL, PREFIX, UPPER,
 };
 
 /// Decodes the bytes of a [`Raw`](crate::Raw) met in a model (`json`: JSON text, else

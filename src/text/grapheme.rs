@@ -18,29 +18,8 @@
 //!
 //! Extend and SpacingMark behave the same in this grammar and are one class here.
 
+pub(super) use super::grapheme_table::Class;
 use super::grapheme_table::TABLE;
-
-/// A character's class in go-textseg v15's grammar (named as Unicode names them).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[allow(clippy::upper_case_acronyms)]
-pub(super) enum Class {
-    Other,
-    Cr,
-    Lf,
-    /// Control characters, and U+FFFD.
-    Control,
-    /// Extend and SpacingMark.
-    Extend,
-    Zwj,
-    Ri,
-    Prepend,
-    L,
-    V,
-    T,
-    LV,
-    LVT,
-    ExtPict,
-}
 
 /// The class of `c`.
 pub(super) fn class(c: char) -> Class {

@@ -4,7 +4,29 @@
 //! character is `Other`, except the Hangul syllables U+AC00..U+D7A3 (`LV`/`LVT`),
 //! computed.
 
-use super::grapheme::Class::{self, *};
+/// A character's class in go-textseg v15's grammar (named as Unicode names them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(clippy::upper_case_acronyms)]
+pub(super) enum Class {
+    Other,
+    Cr,
+    Lf,
+    /// Control characters, and U+FFFD.
+    Control,
+    /// Extend and SpacingMark.
+    Extend,
+    Zwj,
+    Ri,
+    Prepend,
+    L,
+    V,
+    T,
+    LV,
+    LVT,
+    ExtPict,
+}
+
+use Class::*;
 
 pub(super) const TABLE: &[(u32, u32, Class)] = &[
     (0x0000, 0x0009, Control),
