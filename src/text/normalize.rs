@@ -71,8 +71,13 @@ impl Props {
                 ..Props::default()
             };
         }
-        match PROPS.binary_search_by_key(&u, |e| e.0) {
-            Ok(i) => {
+        let found = match bmp_index().get(u as usize) {
+            Some(&0) => None,
+            Some(&i) => Some(usize::from(i) - 1),
+            None => PROPS.binary_search_by_key(&u, |e| e.0).ok(),
+        };
+        match found {
+            Some(i) => {
                 let (_, ccc, flags, lead, start, len) = PROPS[i];
                 Props {
                     ccc,
@@ -82,7 +87,7 @@ impl Props {
                     len,
                 }
             }
-            Err(_) => Props::default(),
+            None => Props::default(),
         }
     }
 
@@ -117,6 +122,21 @@ impl Props {
             .get(start..start + usize::from(self.len))
             .unwrap_or(&[])
     }
+}
+
+/// For each character of the Basic Multilingual Plane, one more than the index of its
+/// entry in `PROPS` (0: none), made once: a lookup is one load, not a search.
+fn bmp_index() -> &'static [u16] {
+    static INDEX: std::sync::OnceLock<Box<[u16]>> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = vec![0u16; 0x10000];
+        for (i, e) in PROPS.iter().enumerate() {
+            if let (Some(slot), Ok(n)) = (index.get_mut(e.0 as usize), u16::try_from(i + 1)) {
+                *slot = n;
+            }
+        }
+        index.into_boxed_slice()
+    })
 }
 
 /// What the stream-safe count says of the next character.
@@ -462,9 +482,26 @@ impl Reorder<'_> {
     }
 }
 
+/// UAX #15's quick check: every character NFC_QC Yes and the marks in order.
+fn unicode_quick_check(s: &str) -> bool {
+    let mut last = 0u8;
+    for c in s.chars() {
+        if c.is_ascii() {
+            last = 0;
+            continue;
+        }
+        let p = Props::of(c);
+        if !p.is_yes_c() || (p.ccc != 0 && last > p.ccc) {
+            return false;
+        }
+        last = p.ccc;
+    }
+    true
+}
+
 /// NFC as UAX #15 defines it, with the Unicode 15.0.0 facts.
 pub(crate) fn unicode(s: &str) -> Cow<'_, str> {
-    if s.is_ascii() {
+    if s.is_ascii() || unicode_quick_check(s) {
         return Cow::Borrowed(s);
     }
     // The canonical decomposition, in canonical order.

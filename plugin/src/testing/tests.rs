@@ -140,6 +140,16 @@ fn plan_checks_read_known_unknown_and_sensitive_values() {
         r#"expected an empty plan, found `kv_entry.a` (["create"])"#
     );
     plan.expect_non_empty().unwrap();
+    let empty = plan_of(
+        r#"{"format_version":"1.2","resource_changes":[{"address":"kv_entry.a",
+        "mode":"managed","type":"kv_entry","name":"a","change":{"actions":["no-op"],
+        "before":{"key":"a"},"after":{"key":"a"},"after_unknown":{}}}]}"#,
+    );
+    empty.expect_empty().unwrap();
+    assert_eq!(
+        empty.expect_non_empty().unwrap_err().to_string(),
+        "expected a plan that changes something, found an empty plan"
+    );
 }
 
 #[test]
@@ -460,6 +470,22 @@ fn compare_values_across_states() {
         .unwrap_err()
         .to_string()
         .contains("is not in the state"));
+    // A comparison of one's own: the values come in order, and its words are the failure's.
+    let growing = CompareValue::new(compare::custom(|values| {
+        let texts: Vec<String> = values.iter().map(|v| v.value.to_string()).collect();
+        match texts.windows(2).find(|w| w[1].len() <= w[0].len()) {
+            Some(w) => Err(format!("{} is not longer than {}", w[1], w[0])),
+            None => Ok(()),
+        }
+    }));
+    growing.add(&state("x", "y"), "kv_entry.a", "key").unwrap();
+    growing.add(&state("xx", "y"), "kv_entry.a", "key").unwrap();
+    let e = growing
+        .add(&state("z", "y"), "kv_entry.a", "key")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("custom: "), "{e}");
+    assert!(e.contains(r#""z" is not longer than "xx""#), "{e}");
 }
 
 #[test]
