@@ -186,8 +186,44 @@ impl StreamSafe {
 /// The composite of `a` and `b` as x/text finds it: by the low 16 bits of each.
 fn combine_terraform(a: char, b: char) -> Option<char> {
     let key = ((u32::from(a) & 0xFFFF) << 16) | (u32::from(b) & 0xFFFF);
-    let i = COMPOSITIONS.binary_search_by_key(&key, |e| e.0).ok()?;
+    let i = composition_of(key)?;
     char::from_u32(COMPOSITIONS[i].3)
+}
+
+/// Slots of the composition hash table: a power of two, at least twice the entries.
+const SLOTS: usize = 4096;
+
+/// Where `key` is in `COMPOSITIONS`, through an open-addressing table built once (a
+/// composition is looked up for every mark that follows a starter).
+fn composition_of(key: u32) -> Option<usize> {
+    static TABLE: std::sync::OnceLock<Box<[(u32, u16)]>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = vec![(0u32, 0u16); SLOTS];
+        for (i, e) in COMPOSITIONS.iter().enumerate() {
+            let mut slot = slot_of(e.0);
+            while t[slot].1 != 0 {
+                slot = (slot + 1) % SLOTS;
+            }
+            // 1 + the index: 0 marks an empty slot.
+            t[slot] = (e.0, u16::try_from(i + 1).unwrap_or(0));
+        }
+        t.into_boxed_slice()
+    });
+    let mut slot = slot_of(key);
+    loop {
+        let (k, i) = *table.get(slot)?;
+        if i == 0 {
+            return None;
+        }
+        if k == key {
+            return Some(usize::from(i) - 1);
+        }
+        slot = (slot + 1) % SLOTS;
+    }
+}
+
+fn slot_of(key: u32) -> usize {
+    (key.wrapping_mul(0x9E37_79B1) >> 20) as usize % SLOTS
 }
 
 /// The primary composite of `a` and `b`, Hangul included.
@@ -197,7 +233,7 @@ fn combine_unicode(a: char, b: char) -> Option<char> {
     }
     let (l, v) = (u32::from(a), u32::from(b));
     let key = ((l & 0xFFFF) << 16) | (v & 0xFFFF);
-    let i = COMPOSITIONS.binary_search_by_key(&key, |e| e.0).ok()?;
+    let i = composition_of(key)?;
     let (_, first, second, composite) = COMPOSITIONS[i];
     (first == l && second == v)
         .then(|| char::from_u32(composite))

@@ -491,3 +491,19 @@ fn the_tables_are_generated() {
         );
     }
 }
+
+#[test]
+fn every_composition_is_found_and_nothing_else() {
+    use super::nfc_table::COMPOSITIONS;
+    for (a, b, c) in COMPOSITIONS.iter().map(|e| (e.1, e.2, e.3)) {
+        let (a, b) = (char::from_u32(a).unwrap(), char::from_u32(b).unwrap());
+        let s: String = [a, b].into_iter().collect();
+        assert_eq!(
+            normalize_unicode(&s),
+            char::from_u32(c).unwrap().to_string()
+        );
+    }
+    // No pair: a mark after a letter it has no composite with.
+    assert_eq!(normalize("q\u{301}"), "q\u{301}");
+    assert_eq!(normalize_unicode("q\u{301}"), "q\u{301}");
+}
