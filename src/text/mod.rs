@@ -80,9 +80,6 @@ pub fn normalize_unicode(s: &str) -> Cow<'_, str> {
 /// Terraform's NFC: what every string the crate writes goes through.
 #[inline]
 pub(crate) fn nfc(s: &str) -> Cow<'_, str> {
-    if s.is_ascii() {
-        return Cow::Borrowed(s);
-    }
     normalize::terraform(s)
 }
 

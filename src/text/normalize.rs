@@ -185,9 +185,13 @@ impl StreamSafe {
 
 /// The composite of `a` and `b` as x/text finds it: by the low 16 bits of each.
 fn combine_terraform(a: char, b: char) -> Option<char> {
-    let key = ((u32::from(a) & 0xFFFF) << 16) | (u32::from(b) & 0xFFFF);
-    let i = composition_of(key)?;
+    let i = composition_of(truncated_key(a, b))?;
     char::from_u32(COMPOSITIONS[i].3)
+}
+
+/// x/text's key of a pair: the low 16 bits of each character, the first's above.
+fn truncated_key(a: char, b: char) -> u32 {
+    ((u32::from(a) & 0xFFFF) << 16) | (u32::from(b) & 0xFFFF)
 }
 
 /// Slots of the composition hash table: a power of two, at least twice the entries.
@@ -231,11 +235,9 @@ fn combine_unicode(a: char, b: char) -> Option<char> {
     if let Some(x) = combine_hangul(a, b) {
         return Some(x);
     }
-    let (l, v) = (u32::from(a), u32::from(b));
-    let key = ((l & 0xFFFF) << 16) | (v & 0xFFFF);
-    let i = composition_of(key)?;
+    let i = composition_of(truncated_key(a, b))?;
     let (_, first, second, composite) = COMPOSITIONS[i];
-    (first == l && second == v)
+    (first == u32::from(a) && second == u32::from(b))
         .then(|| char::from_u32(composite))
         .flatten()
 }

@@ -227,11 +227,7 @@ impl TestCase {
     /// Runs the case with the Terraform that `env` names, panicking on failure.
     #[track_caller]
     pub(super) fn run_with(self, env: &str) {
-        let terraform = self
-            .terraform
-            .clone()
-            .map(Into::into)
-            .or_else(|| std::env::var_os(env));
+        let terraform = self.terraform_or(env);
         match self.try_run_with(terraform, env) {
             Ok(_) => {}
             // Reporting a failure is this function's purpose.
@@ -248,9 +244,13 @@ impl TestCase {
     /// Terraform command concerned. A panic in a check or hook is resumed after the
     /// destroy at the end.
     pub fn try_run(self) -> Result<Outcome, Error> {
-        let terraform =
-            (self.terraform.clone().map(Into::into)).or_else(|| std::env::var_os(TERRAFORM_ENV));
+        let terraform = self.terraform_or(TERRAFORM_ENV);
         self.try_run_with(terraform, TERRAFORM_ENV)
+    }
+
+    /// The pinned Terraform ([`TestCase::terraform`]), else the one `env` names.
+    fn terraform_or(&self, env: &str) -> Option<OsString> {
+        (self.terraform.clone().map(Into::into)).or_else(|| std::env::var_os(env))
     }
 
     /// [`TestCase::run`] with the Terraform that [`TERRAFORM_LATEST_ENV`]
