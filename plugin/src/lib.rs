@@ -55,13 +55,16 @@ pub mod __bench {
     use crate::server::core::Core;
     use crate::{ApplyResourceChangeResponse, PlanResourceChangeResponse, Provider};
 
-    /// A provider behind the server's request handling.
-    pub struct InProcess<P>(Arc<Core<P>>);
+    use crate::server::erased::Erased;
 
-    impl<P: Provider> InProcess<P> {
+    /// A provider behind the server's request handling (its type erased, as
+    /// [`serve`](crate::serve) erases it).
+    pub struct InProcess(Arc<Core<Erased>>);
+
+    impl InProcess {
         /// Serves `provider` in process.
-        pub fn new(provider: P) -> Self {
-            InProcess(Arc::new(Core::new(provider)))
+        pub fn new<P: Provider>(provider: P) -> Self {
+            InProcess(Arc::new(Core::new(Erased::new(provider))))
         }
 
         /// `PlanResourceChange` (prior state, proposed new state, configuration).

@@ -1241,9 +1241,14 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for StrVisitor<'_, '_, 'de, V> {
 
 /// go-cty's string-to-bool conversion.
 fn bool_from_str<'de, V: Visitor<'de>>(visitor: V, s: &str) -> Result<V::Value> {
+    visitor.visit_bool(parse_bool(s)?)
+}
+
+/// [`bool_from_str`]'s parse, compiled once rather than for every visitor.
+fn parse_bool(s: &str) -> Result<bool> {
     match s {
-        "true" | "1" => visitor.visit_bool(true),
-        "false" | "0" => visitor.visit_bool(false),
+        "true" | "1" => Ok(true),
+        "false" | "0" => Ok(false),
         _ => Err(Error::data(format_args!(
             "invalid value: string {s:?}, expected a bool (true, false, or one of the strings \"true\", \"false\", \"1\", \"0\")"
         ))),

@@ -13,7 +13,7 @@ include!("../../benches/support/requests_model.rs");
 
 /// The server's in-process request handling (input checks, handler, output checks) of
 /// the bench provider.
-pub fn in_process() -> InProcess<impl Provider> {
+pub fn in_process() -> InProcess {
     InProcess::new(Bench)
 }
 
@@ -85,6 +85,6 @@ impl framework::Resource for FrameworkInstance {
 }
 
 /// The framework's version of the bench provider behind the server's request handling.
-pub fn framework_in_process() -> InProcess<impl Provider> {
+pub fn framework_in_process() -> InProcess {
     InProcess::new(framework::Framework::new().resource(crate::TYPE_NAME, FrameworkInstance))
 }

@@ -137,7 +137,7 @@ impl<C> Ctx<C> {
             return Ok(None);
         };
         let decoded = if **ty == M::tf_type() {
-            dv.decode::<Option<M>>()
+            super::convert::decode_as::<Option<M>>(dv, ty)
         } else {
             // The schema served differs from the model's (fewer attributes).
             dv.decode_value(ty)

@@ -147,7 +147,7 @@ pub trait Arg: Sized + Send + 'static {
 }
 
 /// Decodes argument `index` as a `T`.
-fn decode_one<T: DeserializeOwned>(
+fn decode_one<T: TfValue + DeserializeOwned>(
     index: usize,
     arguments: &[DynamicValue],
 ) -> Result<T, FunctionError> {
@@ -155,7 +155,7 @@ fn decode_one<T: DeserializeOwned>(
     let arg = arguments
         .get(index)
         .ok_or_else(|| at("the argument is missing".to_owned()))?;
-    arg.decode().map_err(|e| at(e.to_string()))
+    super::convert::decode_as(arg, &T::tf_type()).map_err(|e| at(e.to_string()))
 }
 
 impl<T: TfValue + DeserializeOwned + Send + 'static> Arg for T {

@@ -490,6 +490,46 @@ async fn validate_runs_the_typed_hooks() {
     assert!(validate(dv(&unknown)).await.is_empty());
 }
 
+/// The JSON form of `DynamicValue` (Terraform sends MessagePack, another client may send
+/// JSON) reaches models through a `Value` of the model's type: the same models, the same
+/// errors at the same paths.
+#[tokio::test]
+async fn json_values_reach_the_models_too() {
+    let f = framework();
+    let validate = |json: &str| {
+        f.validate_resource_config(ValidateConfigRequest {
+            type_name: "t_item".into(),
+            config: DynamicValue::from_json(json.as_bytes().to_vec()),
+            ctx: ctx(),
+        })
+    };
+    // A number as a decimal string, as go-cty's JSON allows; the hook sees the model.
+    assert!(validate(r#"{"name":"a","size":"3","id":null,"etag":null}"#)
+        .await
+        .is_empty());
+    let diags = validate(r#"{"name":"a","size":0,"id":null,"etag":null}"#).await;
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].to_string(), "size must not be 0 at size");
+    let diags = validate(r#"{"name":"a","size":"x","id":null,"etag":null}"#).await;
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(
+        diags[0].summary,
+        "the configuration of `t_item` does not fit its model"
+    );
+    assert_eq!(diags[0].path().to_string(), "size");
+    // JSON null is a null configuration, which validation lets through, as MessagePack's.
+    assert!(validate("null").await.is_empty());
+    // The provider's own block takes JSON too.
+    let diags = f
+        .validate_provider_config(ValidateProviderConfigRequest {
+            config: DynamicValue::from_json(br#"{"label":""}"#.to_vec()),
+            ctx: ctx(),
+        })
+        .await;
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].to_string(), "label must not be empty at label");
+}
+
 /// A plain `String` field is the trap the framework explains: configuration that refers to
 /// another resource is unknown at validate and plan time.
 #[tokio::test]

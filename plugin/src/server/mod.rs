@@ -2,6 +2,7 @@
 
 pub(crate) mod budget;
 pub(crate) mod core;
+pub(crate) mod erased;
 mod goplugin;
 mod service;
 #[cfg(test)]
@@ -24,6 +25,7 @@ use tokio::sync::watch;
 use tokio_stream::wrappers::ReceiverStream;
 
 use self::core::Core;
+use self::erased::Erased;
 use crate::provider::Provider;
 
 /// Writes one line to the process's standard error, ignoring any failure. Terraform
@@ -472,8 +474,19 @@ impl Drop for EndOnDrop {
 /// So a handler that blocks (a synchronous API client, a file on a hung network
 /// filesystem) holds up its own request only: `StopProvider`, `Shutdown`, health checks,
 /// new connections and the other handlers go on.
+#[cfg(test)]
 pub(crate) fn start<P: Provider>(
     provider: P,
+    listener: TcpListener,
+    client_pem: Option<&str>,
+    limits: Limits,
+) -> Result<Listening, ServeError> {
+    start_erased(Erased::new(provider), listener, client_pem, limits)
+}
+
+/// [`start`] for the provider with its type erased.
+fn start_erased(
+    provider: Erased,
     listener: TcpListener,
     client_pem: Option<&str>,
     limits: Limits,
@@ -487,14 +500,18 @@ pub(crate) fn start<P: Provider>(
 /// module's in-process providers). It needs no runtime of the caller's: the server has
 /// its own thread, and ends when the [`Listening`] is dropped.
 pub(crate) fn start_local<P: Provider>(provider: P) -> Result<Listening, ServeError> {
+    start_local_erased(Erased::new(provider))
+}
+
+fn start_local_erased(provider: Erased) -> Result<Listening, ServeError> {
     let listener = std::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))?;
     listener.set_nonblocking(true)?;
     start_std(provider, listener, None, Limits::default())
 }
 
 /// [`start`] on a listener in non-blocking mode.
-fn start_std<P: Provider>(
-    provider: P,
+fn start_std(
+    provider: Erased,
     listener: std::net::TcpListener,
     client_pem: Option<&str>,
     limits: Limits,
@@ -685,6 +702,19 @@ fn ignore_sigint(running: &Listening) {
 /// message is meant for a person who ran the binary by hand. [`serve_main`] prints it and
 /// exits with status 1.
 pub async fn serve<P: Provider>(provider: P, config: ServeConfig) -> Result<(), ServeError> {
+    serve_erased(Erased::new(provider), config).await
+}
+
+/// [`serve`], compiled once: boxed, so that no state machine of the server's is a type
+/// of the provider's crate.
+fn serve_erased(
+    provider: Erased,
+    config: ServeConfig,
+) -> Pin<Box<dyn Future<Output = Result<(), ServeError>> + Send>> {
+    Box::pin(serve_inner(provider, config))
+}
+
+async fn serve_inner(provider: Erased, config: ServeConfig) -> Result<(), ServeError> {
     if config.debug {
         return serve_debug(provider, config).await;
     }
@@ -703,7 +733,7 @@ pub async fn serve<P: Provider>(provider: P, config: ServeConfig) -> Result<(), 
     let client_pem = std::env::var("PLUGIN_CLIENT_CERT")
         .ok()
         .filter(|s| !s.trim().is_empty());
-    let running = start(provider, listener, client_pem.as_deref(), config.limits)?;
+    let running = start_erased(provider, listener, client_pem.as_deref(), config.limits)?;
     ignore_sigint(&running);
     watch_parent(&running);
     let mut line = format!("1|{version}|tcp|{}|grpc", running.addr);
@@ -724,10 +754,10 @@ pub async fn serve<P: Provider>(provider: P, config: ServeConfig) -> Result<(), 
     }
 }
 
-async fn serve_debug<P: Provider>(provider: P, config: ServeConfig) -> Result<(), ServeError> {
+async fn serve_debug(provider: Erased, config: ServeConfig) -> Result<(), ServeError> {
     let version = config.versions.iter().copied().max().unwrap_or(6);
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await?;
-    let running = start(provider, listener, None, config.limits)?;
+    let running = start_erased(provider, listener, None, config.limits)?;
     let reattach = serde_json::json!({
         config.address.clone(): {
             "Protocol": "grpc",
@@ -769,6 +799,11 @@ async fn serve_debug<P: Provider>(provider: P, config: ServeConfig) -> Result<()
 /// }
 /// ```
 pub fn serve_main<P: Provider>(provider: P, config: ServeConfig) {
+    serve_main_erased(Erased::new(provider), config);
+}
+
+/// [`serve_main`], compiled once.
+fn serve_main_erased(provider: Erased, config: ServeConfig) {
     let debug = std::env::args().any(|a| a == "--debug");
     let config = if debug { config.debug(true) } else { config };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -783,7 +818,7 @@ pub fn serve_main<P: Provider>(provider: P, config: ServeConfig) {
             std::process::exit(1);
         }
     };
-    let result = runtime.block_on(serve(provider, config));
+    let result = runtime.block_on(serve_erased(provider, config));
     // Do not wait for the stdio stream or other tasks: the host expects the process to end.
     runtime.shutdown_timeout(Duration::from_millis(100));
     if let Err(e) = result {

@@ -17,13 +17,12 @@ use tfvalue_peer::peer_side::PeerInProcess;
 use tfvalue_peer::workload::{into_dynamic, Requests, NULL, WORKLOADS};
 use tfvalue_peer::{tfvalue_side, TYPE_NAME};
 use tfvalue_plugin::__bench::InProcess;
-use tfvalue_plugin::Provider;
 
 #[inline(never)]
-fn measured_loop<P: Provider, F: Provider>(
+fn measured_loop(
     rt: &tokio::runtime::Runtime,
-    server: &InProcess<P>,
-    framework: &InProcess<F>,
+    server: &InProcess,
+    framework: &InProcess,
     peer: &PeerInProcess,
     kind: &str,
     rpc: &str,
