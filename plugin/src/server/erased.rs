@@ -2,11 +2,10 @@
 //!
 //! Everything the server does (the checks around each handler, both gRPC services,
 //! tonic, the runtime) is written against [`Erased`], a concrete type, so it is compiled
-//! once, in this crate. A provider crate compiles only the blanket [`DynProvider`] impl
-//! for its own type: each handler's future boxed, one allocation per RPC. Generic all the
-//! way down, the server was monomorphized and optimized again in the provider's crate
-//! on every edit (issue #36: a release rebuild of the kv example took 35 s, of which
-//! nearly all was this crate's code compiled for `Framework<kv::Store>`).
+//! once, in this crate. A provider's crate compiles only the blanket [`DynProvider`]
+//! impl for its own type: each handler's future boxed, one allocation per RPC. Generic
+//! over the provider, the whole server was monomorphized and optimized again in the
+//! provider's crate on every edit (`plugin/README.md`, "Build times").
 
 use std::future::Future;
 use std::pin::Pin;
@@ -338,5 +337,36 @@ impl Provider for Erased {
 
     fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
         self.0.stop_provider()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every method of [`Provider`](crate::Provider) is in [`DynProvider`](super::DynProvider)
+    /// and is forwarded both ways: a method left out would be answered by its default
+    /// in the server, not by the provider's own implementation.
+    #[test]
+    fn every_provider_method_is_forwarded() {
+        let provider = include_str!("../provider.rs");
+        let start = provider
+            .find("pub trait Provider:")
+            .expect("the Provider trait");
+        let body = &provider[start..];
+        let body = &body[..body.find("\n}\n").expect("the trait's end")];
+        let methods: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("fn "))
+            .map(|l| &l[..l.find('(').expect("a method's parameters")])
+            .collect();
+        assert!(methods.len() >= 18, "{methods:?}");
+        let erased = include_str!("erased.rs");
+        let erased = &erased[..erased.find("#[cfg(test)]").expect("the tests")];
+        for m in methods {
+            let n = erased.matches(&format!("fn {m}(")).count();
+            assert_eq!(
+                n, 3,
+                "`{m}`: in the trait, the blanket impl and `Erased` ({n} found)"
+            );
+        }
     }
 }
