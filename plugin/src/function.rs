@@ -359,10 +359,11 @@ pub(crate) fn check_arguments(
     }
     let mut unknown = false;
     for (i, arg) in arguments.iter().enumerate() {
-        let Some(p) = f.parameter_at(i) else {
-            unreachable!("the count was checked");
-        };
         let at = |text: String| FunctionError::argument(i as u64, text);
+        // The count was checked above; an argument past the signature is an error still.
+        let Some(p) = f.parameter_at(i) else {
+            return Err(at(format!("function `{name}` has no parameter {i}")));
+        };
         if arg.is_empty() {
             return Err(at(format!(
                 "`{}` is empty: Terraform sends every argument, null as MessagePack nil",

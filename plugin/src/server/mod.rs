@@ -474,17 +474,6 @@ impl Drop for EndOnDrop {
 /// So a handler that blocks (a synchronous API client, a file on a hung network
 /// filesystem) holds up its own request only: `StopProvider`, `Shutdown`, health checks,
 /// new connections and the other handlers go on.
-#[cfg(test)]
-pub(crate) fn start<P: Provider>(
-    provider: P,
-    listener: TcpListener,
-    client_pem: Option<&str>,
-    limits: Limits,
-) -> Result<Listening, ServeError> {
-    start_erased(Erased::new(provider), listener, client_pem, limits)
-}
-
-/// [`start`] for the provider with its type erased.
 fn start_erased(
     provider: Erased,
     listener: TcpListener,
@@ -509,7 +498,18 @@ fn start_local_erased(provider: Erased) -> Result<Listening, ServeError> {
     start_std(provider, listener, None, Limits::default())
 }
 
-/// [`start`] on a listener in non-blocking mode.
+/// [`start_erased`] for any provider (the server's tests).
+#[cfg(test)]
+pub(crate) fn start<P: Provider>(
+    provider: P,
+    listener: TcpListener,
+    client_pem: Option<&str>,
+    limits: Limits,
+) -> Result<Listening, ServeError> {
+    start_erased(Erased::new(provider), listener, client_pem, limits)
+}
+
+/// [`start_erased`] on a listener in non-blocking mode.
 fn start_std(
     provider: Erased,
     listener: std::net::TcpListener,
