@@ -2,6 +2,7 @@
 //! and the state, plan and provider schema files users have.
 
 mod diff;
+mod docs;
 mod documents;
 mod input;
 mod out;
@@ -275,6 +276,50 @@ The kind of each file is taken from its name (anywhere in it) unless --kind is g
         #[arg(long, value_enum)]
         kind: Option<VectorKind>,
     },
+    /// Generate or validate a provider's documentation for the Terraform Registry
+    #[command(subcommand)]
+    Docs(DocsCommand),
+}
+
+/// `tfvalue docs ...`
+#[derive(Subcommand)]
+enum DocsCommand {
+    /// Write the Registry's docs folder from the provider's schema
+    ///
+    /// Writes docs/index.md and a page per resource, data source, ephemeral resource, list
+    /// resource and function (docs/resources/<name>.md, without the provider's prefix),
+    /// with each attribute's type, role, description, sensitivity and deprecation, the
+    /// nested schemas linked, and the example and import files of the examples folder.
+    /// A template of the templates folder replaces the built-in one for its page.
+    #[command(after_help = "Examples:
+  tfvalue docs generate --provider-binary target/release/terraform-provider-kv
+  tfvalue docs generate --providers-schema schema.json --provider-name kv
+  tfvalue docs generate --provider-binary target/release/terraform-provider-kv --check
+
+Examples folder: provider/provider.tf, resources/<type>/resource.tf (and import.sh,
+import-by-string-id.tf, import-by-identity.tf), data-sources/<type>/data-source.tf,
+ephemeral-resources/<type>/ephemeral-resource.tf, list-resources/<type>/list-resource.tfquery.hcl,
+functions/<name>/function.tf.
+Templates folder: index.md.tmpl, resources/<name>.md.tmpl, resources.md.tmpl (for every
+resource without its own), the same for data-sources, ephemeral-resources, list-resources
+and functions; guides/*.md copied and guides/*.md.tmpl rendered. Templates take the fields
+and functions of tfplugindocs' ({{ .Name }}, {{ .SchemaMarkdown }}, {{ tffile .ExampleFile }}, ...).
+With --check nothing is written: the command fails if the folder differs.")]
+    Generate(Box<docs::GenerateArgs>),
+    /// Check a docs folder: its layout, front matter and, given the schema, its pages
+    ///
+    /// Checks that the folder has only what the Registry reads (index.md and .md pages in
+    /// resources/, data-sources/, ephemeral-resources/, list-resources/, functions/,
+    /// guides/), that front matter is well formed, and, with the provider's binary or
+    /// schema, that every resource, data source, ... has a page, that no page documents
+    /// something the provider lacks, and that each page's schema section lists the
+    /// attributes the schema has.
+    #[command(after_help = "Examples:
+  tfvalue docs validate
+  tfvalue docs validate docs --provider-binary target/release/terraform-provider-kv
+
+Each problem is a line naming the file; the status is 1 when there is any.")]
+    Validate(Box<docs::ValidateArgs>),
 }
 
 /// The arguments of `tfvalue inspect`.
@@ -688,6 +733,8 @@ fn run(cli: Cli) -> Outcome<ExitCode> {
         Command::Encode(args) => encode(*args),
         Command::Schema { file, schema } => schema_cmd(file, schema),
         Command::Check { files, kind } => check(files, kind),
+        Command::Docs(DocsCommand::Generate(args)) => docs::generate(&args),
+        Command::Docs(DocsCommand::Validate(args)) => docs::validate(&args),
     }
 }
 
