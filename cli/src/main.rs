@@ -292,9 +292,10 @@ enum DocsCommand {
     /// nested schemas linked, and the example and import files of the examples folder.
     /// A template of the templates folder replaces the built-in one for its page.
     #[command(after_help = "Examples:
+  tfvalue docs generate --providers-schema shelf/schema.json --provider-dir shelf --check
+
+From the provider's binary, in its folder (with ./examples and ./templates, into ./docs):
   tfvalue docs generate --provider-binary target/release/terraform-provider-kv
-  tfvalue docs generate --providers-schema schema.json --provider-name kv
-  tfvalue docs generate --provider-binary target/release/terraform-provider-kv --check
 
 Examples folder: provider/provider.tf, resources/<type>/resource.tf (and import.sh,
 import-by-string-id.tf, import-by-identity.tf), data-sources/<type>/data-source.tf,
@@ -315,7 +316,9 @@ With --check nothing is written: the command fails if the folder differs.")]
     /// something the provider lacks, and that each page's schema section lists the
     /// attributes the schema has.
     #[command(after_help = "Examples:
-  tfvalue docs validate
+  tfvalue docs validate shelf/docs --providers-schema shelf/schema.json
+
+Against the provider's binary:
   tfvalue docs validate docs --provider-binary target/release/terraform-provider-kv
 
 Each problem is a line naming the file; the status is 1 when there is any.")]

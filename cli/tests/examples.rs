@@ -150,11 +150,26 @@ fn readme_shows_every_subcommand() {
 #[test]
 fn help_examples_run() {
     let subs = subcommands();
-    assert_eq!(subs, ["inspect", "decode", "encode", "schema", "check"]);
+    assert_eq!(
+        subs,
+        ["inspect", "decode", "encode", "schema", "check", "docs"]
+    );
     let mut all = help_examples(&tfvalue(&["--help"]));
     assert!(all.len() >= 5, "top-level --help has examples: {all:?}");
+    // `docs` is a group: its commands have the examples.
+    let subs: Vec<String> = subs
+        .into_iter()
+        .flat_map(|s| {
+            if s == "docs" {
+                vec!["docs generate".to_owned(), "docs validate".to_owned()]
+            } else {
+                vec![s]
+            }
+        })
+        .collect();
     for sub in &subs {
-        let ex = help_examples(&tfvalue(&[sub, "--help"]));
+        let words: Vec<&str> = sub.split(' ').chain(["--help"]).collect();
+        let ex = help_examples(&tfvalue(&words));
         assert!(
             ex.iter().any(|e| e.contains(&format!("tfvalue {sub}"))),
             "`tfvalue {sub} --help` has no example of itself: {ex:?}"

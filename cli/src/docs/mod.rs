@@ -50,37 +50,23 @@ pub struct ValidateArgs {
     /// The docs folder.
     #[arg(value_name = "DIR", default_value = "docs")]
     pub dir: PathBuf,
+    /// With the provider's binary or schema file, the pages are also checked against
+    /// its schemas.
     #[command(flatten)]
-    pub source: OptionalSourceArgs,
+    pub source: SourceArgs,
 }
 
-/// Where the schema comes from (one of them is needed).
+/// Where the schema comes from: the binary or the file (`docs generate` needs one).
 #[derive(clap::Args)]
-#[group(required = true, multiple = false)]
 pub struct SourceArgs {
     /// The provider binary: started as Terraform starts it and asked for its schemas.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", conflicts_with = "providers_schema")]
     pub provider_binary: Option<PathBuf>,
     /// The JSON of `terraform providers schema -json` instead of a binary.
     #[arg(long, value_name = "FILE")]
     pub providers_schema: Option<String>,
     /// The provider's name (`kv` for `kv_entry`): by default taken from the binary's
     /// name (`terraform-provider-NAME`) or the schema file's only provider.
-    #[arg(long, value_name = "NAME")]
-    pub provider_name: Option<String>,
-}
-
-/// Where the schema comes from, if anywhere (validate checks the layout without one).
-#[derive(clap::Args)]
-#[group(required = false, multiple = false)]
-pub struct OptionalSourceArgs {
-    /// The provider binary: the folder is also checked against its schemas.
-    #[arg(long, value_name = "PATH")]
-    pub provider_binary: Option<PathBuf>,
-    /// The JSON of `terraform providers schema -json` instead of a binary.
-    #[arg(long, value_name = "FILE")]
-    pub providers_schema: Option<String>,
-    /// The provider's name, as for `docs generate`.
     #[arg(long, value_name = "NAME")]
     pub provider_name: Option<String>,
 }
@@ -427,7 +413,7 @@ pub fn generate(args: &GenerateArgs) -> Outcome<ExitCode> {
     )?;
     let base = &args.provider_dir;
     let within = |p: &Path| {
-        if p.is_absolute() {
+        if p.is_absolute() || base == Path::new(".") {
             p.to_path_buf()
         } else {
             base.join(p)

@@ -162,12 +162,8 @@ fn describe(a_desc: Option<&str>, kind: StringKind, deprecation: Option<&str>) -
 }
 
 fn anchor(prefix: &str, path: &[String], name: &str) -> String {
-    let mut a = format!("nested{prefix}-");
-    for p in path.iter().map(String::as_str).chain([name]) {
-        a.push('-');
-        a.push_str(p);
-    }
-    a
+    let parts: Vec<&str> = path.iter().map(String::as_str).chain([name]).collect();
+    format!("nested{prefix}--{}", parts.join("--"))
 }
 
 fn see_below(line: &mut String, anchor: &str) {

@@ -147,11 +147,11 @@ fn push_text(tokens: &mut Vec<Token>, text: &str, trim_start: bool, trim_end: bo
 
 type Tokens = std::iter::Peekable<std::vec::IntoIter<Token>>;
 
+/// Nodes, and the `else ..`/`end` that ended them with its line.
+type Parsed = (Vec<Node>, Option<(String, usize)>);
+
 /// Parses nodes up to an `else`/`end` (returned with its line) or the end.
-fn parse_nodes(
-    name: &str,
-    it: &mut Tokens,
-) -> Result<(Vec<Node>, Option<(String, usize)>), String> {
+fn parse_nodes(name: &str, it: &mut Tokens) -> Result<Parsed, String> {
     let mut nodes = Vec::new();
     while let Some(tok) = it.next() {
         match tok {

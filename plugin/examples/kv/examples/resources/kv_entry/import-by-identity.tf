@@ -1,0 +1,6 @@
+import {
+  to = kv_entry.greeting
+  identity = {
+    key = "greeting"
+  }
+}

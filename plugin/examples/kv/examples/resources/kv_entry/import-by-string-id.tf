@@ -1,0 +1,4 @@
+import {
+  to = kv_entry.greeting
+  id = "greeting"
+}
