@@ -287,7 +287,7 @@ enum DocsCommand {
     /// Write the Registry's docs folder from the provider's schema
     ///
     /// Writes docs/index.md and a page per resource, data source, ephemeral resource, list
-    /// resource and function (docs/resources/<name>.md, without the provider's prefix),
+    /// resource and function (`docs/resources/<name>.md`, without the provider's prefix),
     /// with each attribute's type, role, description, sensitivity and deprecation, the
     /// nested schemas linked, and the example and import files of the examples folder.
     /// A template of the templates folder replaces the built-in one for its page.
