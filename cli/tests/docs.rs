@@ -130,6 +130,8 @@ fn the_kv_pages_hold_the_schema_and_the_examples() {
         "- `secret_wo` (String, Sensitive, [Write-only](",
         "<a id=\"nestedblock--acl\"></a>\n### Nested Schema for `acl`",
         "### Read-Only\n\n- `id` (String)",
+        // The derive's `default = 3600`, said by the schema the server sends.
+        "- `ttl` (Number) Seconds to live. Defaults to 3600.",
         "## Import",
         "### Identity Schema\n\n#### Required\n\n- `key` (String) The entry's key.",
         "```shell\n# An entry is imported by its key.\nterraform import kv_entry.greeting greeting\n```",

@@ -44,7 +44,7 @@ struct Disk {
     /// Size in GiB.
     #[tfvalue(required)]
     size_gb: Unknown<u32>,
-    /// `ssd` (the default) or `hdd`.
+    /// `ssd` or `hdd`.
     #[tfvalue(optional, computed, default = "ssd")]
     kind: Unknown<Option<String>>,
 }

@@ -119,7 +119,7 @@ pub fn validate(dir: &Path, described: Option<&Described>) -> Result<Vec<String>
         }
     }
     // The attributes of each page with a schema section, against the schema.
-    let mut check = |kind: Kind, file: &Path, block: &Block| {
+    let mut check = |noun: &str, file: &Path, block: &Block| {
         let Ok(text) = std::fs::read_to_string(file) else {
             return;
         };
@@ -128,11 +128,11 @@ pub fn validate(dir: &Path, described: Option<&Described>) -> Result<Vec<String>
         };
         let mut expected = BTreeMap::new();
         block_names(block, &mut Vec::new(), &mut expected);
-        compare_attributes(file, kind, &documented, &expected, &mut problems);
+        compare_attributes(file, noun, &documented, &expected, &mut problems);
     };
     if let Some(p) = &d.provider {
         if index.is_file() {
-            check(Kind::Resource, &index, &p.block);
+            check("provider configuration", &index, &p.block);
         }
     }
     for kind in Kind::ALL {
@@ -143,7 +143,7 @@ pub fn validate(dir: &Path, described: Option<&Described>) -> Result<Vec<String>
             let short = d.short_name(kind, name);
             let file = dir.join(kind.dir()).join(format!("{short}.md"));
             if file.is_file() {
-                check(kind, &file, &schema.block);
+                check(kind.noun(), &file, &schema.block);
             }
         }
     }
@@ -318,7 +318,7 @@ fn object_names(t: &Type, path: &mut Vec<String>, out: &mut BTreeMap<String, BTr
 
 fn compare_attributes(
     file: &Path,
-    kind: Kind,
+    noun: &str,
     documented: &BTreeMap<String, BTreeSet<String>>,
     expected: &BTreeMap<String, BTreeSet<String>>,
     problems: &mut Vec<String>,
@@ -326,7 +326,7 @@ fn compare_attributes(
     let at = file.display();
     let place = |path: &str| {
         if path.is_empty() {
-            format!("the {}'s schema", kind.noun())
+            format!("the {noun}'s schema")
         } else {
             format!("`{path}`")
         }

@@ -73,6 +73,31 @@ pub(crate) fn path_from_steps(steps: impl IntoIterator<Item = Step>) -> Attribut
 
 /// The conversions that are the same in both majors, generated inside `convert::v5` and
 /// `convert::v6` over that major's generated module.
+/// An attribute's description as the protocol carries it: with `Defaults to ..` after it
+/// when the attribute has a default the server fills in, so that what documentation and
+/// editors show of the attribute says it (unless the description says so already).
+pub(crate) fn attribute_description(a: &tfvalue::schema::Attribute) -> String {
+    let text = a.description.clone().unwrap_or_default();
+    let Some(default) = &a.default else {
+        return text;
+    };
+    if text.contains("Defaults to") || text.contains("defaults to") {
+        return text;
+    }
+    let said = match a.description_kind {
+        tfvalue::schema::StringKind::Markdown => format!("Defaults to `{default}`."),
+        _ => format!("Defaults to {default}."),
+    };
+    let text = text.trim_end();
+    if text.is_empty() {
+        said
+    } else if text.ends_with(['.', '!', '?', ':']) {
+        format!("{text} {said}")
+    } else {
+        format!("{text}. {said}")
+    }
+}
+
 macro_rules! common_conversions {
     ($pb:ident) => {
         use crate::convert::{path_from_steps, protocol_steps, Step};
@@ -496,6 +521,36 @@ pub(crate) use common_conversions;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_default_is_in_the_description_sent() {
+        use tfvalue::schema::{Attribute, DefaultValue, StringKind};
+        let ttl =
+            Attribute::optional_computed(Type::Number).default_value(DefaultValue::from(3600));
+        assert_eq!(attribute_description(&ttl), "Defaults to 3600.");
+        let ttl = ttl.description("Seconds to live", StringKind::Plain);
+        assert_eq!(
+            attribute_description(&ttl),
+            "Seconds to live. Defaults to 3600."
+        );
+        let region = Attribute::optional_computed(Type::String)
+            .default_value(DefaultValue::from("eu"))
+            .description("The **region**.", StringKind::Markdown);
+        assert_eq!(
+            attribute_description(&region),
+            "The **region**. Defaults to `\"eu\"`."
+        );
+        let said = Attribute::optional_computed(Type::Bool)
+            .default_value(DefaultValue::from(true))
+            .description("Whether to log; defaults to true.", StringKind::Plain);
+        assert_eq!(
+            attribute_description(&said),
+            "Whether to log; defaults to true.",
+            "said once"
+        );
+        let plain = Attribute::optional(Type::String).description("No default.", StringKind::Plain);
+        assert_eq!(attribute_description(&plain), "No default.");
+    }
 
     #[test]
     fn a_path_into_a_set_stops_at_the_set() {

@@ -20,7 +20,7 @@ fn to_attribute(
     Ok(pb::schema::Attribute {
         name: name.to_owned(),
         r#type: ty,
-        description: a.description.clone().unwrap_or_default(),
+        description: crate::convert::attribute_description(a),
         required: a.required,
         optional: a.optional,
         computed: a.computed,

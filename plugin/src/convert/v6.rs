@@ -19,7 +19,7 @@ fn to_attribute(
         name: name.to_owned(),
         r#type: ty,
         nested_type,
-        description: a.description.clone().unwrap_or_default(),
+        description: crate::convert::attribute_description(a),
         required: a.required,
         optional: a.optional,
         computed: a.computed,
