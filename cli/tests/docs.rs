@@ -376,3 +376,138 @@ fn a_go_provider_is_read_over_protocol_5() {
     );
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+/// Terraform's own `providers schema -json` of the kv provider (Terraform 1.11, named by
+/// `TFVALUE_TERRAFORM_LATEST`, installing the provider from a filesystem mirror) gives the
+/// same pages as the provider's binary read directly, but for what the file cannot say:
+/// a function's description kind (the file has none, so it is read as Markdown) and
+/// identities (not in the file before Terraform 1.12, so the identity example is left
+/// out here).
+#[test]
+fn terraforms_schema_json_gives_the_pages_the_binary_gives() {
+    let Some(terraform) = std::env::var_os("TFVALUE_TERRAFORM_LATEST") else {
+        println!("skipped: TFVALUE_TERRAFORM_LATEST is not set (.ci/run sets it)");
+        return;
+    };
+    let bin = example_binary("kv");
+    let tmp = temp_dir("tfschema");
+    let os = match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    let platform = tmp.join(format!("mirror/example.com/acme/kv/0.1.0/{os}_{arch}"));
+    std::fs::create_dir_all(&platform).unwrap();
+    std::fs::copy(&bin, platform.join("terraform-provider-kv_v0.1.0")).unwrap();
+    std::fs::write(
+        tmp.join("cli.tfrc"),
+        format!(
+            "provider_installation {{\n  filesystem_mirror {{\n    path    = {:?}\n    include = [\"example.com/acme/kv\"]\n  }}\n}}\n",
+            tmp.join("mirror").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let work = tmp.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(
+        work.join("main.tf"),
+        "terraform {\n  required_providers {\n    kv = { source = \"example.com/acme/kv\" }\n  }\n}\n",
+    )
+    .unwrap();
+    let terraform_run = |args: &[&str]| {
+        let out = Command::new(&terraform)
+            .args(args)
+            .current_dir(&work)
+            .env("TF_CLI_CONFIG_FILE", tmp.join("cli.tfrc"))
+            .env("TF_IN_AUTOMATION", "1")
+            .env("CHECKPOINT_DISABLE", "1")
+            .env_remove("TF_PLUGIN_CACHE_DIR")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run terraform");
+        assert!(
+            out.status.success(),
+            "terraform {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    terraform_run(&["init", "-input=false", "-no-color"]);
+    let schema = terraform_run(&["providers", "schema", "-json"]);
+    std::fs::write(tmp.join("schema.json"), schema).unwrap();
+
+    let provider = tmp.join("kv");
+    copy_dir(
+        &workspace().join("plugin/examples/kv/examples"),
+        &provider.join("examples"),
+    );
+    std::fs::remove_file(provider.join("examples/resources/kv_entry/import-by-identity.tf"))
+        .unwrap();
+    let schema_file = tmp.join("schema.json");
+    for (out, source) in [
+        (
+            "from-binary",
+            [
+                "--provider-binary",
+                bin.to_str().unwrap(),
+                "--provider-name",
+                "kv",
+            ],
+        ),
+        (
+            "from-json",
+            [
+                "--providers-schema",
+                schema_file.to_str().unwrap(),
+                "--provider-name",
+                "kv",
+            ],
+        ),
+    ] {
+        let args = [&["docs", "generate", "--out", out][..], &source[..]].concat();
+        let (code, _, err) = tfvalue(&args, &provider);
+        assert_eq!(code, 0, "{args:?}: {err}");
+    }
+    let read_all = |dir: &str| -> Vec<(String, String)> {
+        let mut files = Vec::new();
+        for sub in [
+            "",
+            "resources",
+            "data-sources",
+            "ephemeral-resources",
+            "functions",
+        ] {
+            let d = provider.join(dir).join(sub);
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_file() {
+                    let rel = format!("{sub}/{}", path.file_name().unwrap().to_str().unwrap());
+                    files.push((rel, std::fs::read_to_string(&path).unwrap()));
+                }
+            }
+        }
+        files.sort();
+        files
+    };
+    let (binary, json) = (read_all("from-binary"), read_all("from-json"));
+    assert_eq!(binary.len(), 7);
+    let names = |v: &[(String, String)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&binary), names(&json));
+    for ((name, b), (_, j)) in binary.iter().zip(&json) {
+        if name == "functions/id.md" {
+            // Plain text escaped from the binary; read as Markdown from the file.
+            let plain =
+                "Returns \\`kv-\\<key\\>\\`, the id \\`kv\\_entry\\` sets, without the store.";
+            let markdown = "Returns `kv-<key>`, the id `kv_entry` sets, without the store.";
+            assert!(b.contains(plain) && j.contains(markdown), "{b}\n{j}");
+            assert_eq!(b.replace(plain, markdown), *j);
+        } else {
+            assert_eq!(b, j, "{name} differs");
+        }
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}

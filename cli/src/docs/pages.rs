@@ -415,7 +415,9 @@ fn block_fields(
     let identity = d.identities.get(type_name);
     if by_identity.is_some() && identity.is_none() {
         return Err(format!(
-            "{} exists, but the provider declares no identity for {type_name}",
+            "{} exists, but the provider declares no identity for {type_name} (the \
+             `providers schema -json` of Terraform before 1.12 leaves identities out: give \
+             --provider-binary)",
             dir.join("import-by-identity.tf").display()
         ));
     }
