@@ -108,6 +108,65 @@ pub fn describe(binary: impl AsRef<Path>) -> Result<ProviderDescription, ClientE
     result
 }
 
+/// The calls of [`Running::describe`] in one protocol major: its generated client
+/// (`pb6`), conversions (`v6`) and schema RPC (`get_provider_schema`).
+macro_rules! read_schemas {
+    ($pb:ident, $conv:ident, $rpc:ident, $rpc_name:literal, $channel:expr, $out:ident, $call:ident) => {{
+        let mut client = $pb::provider_client::ProviderClient::new($channel)
+            .max_decoding_message_size(usize::MAX);
+        let r = client
+            .$rpc($pb::get_provider_schema::Request {})
+            .await
+            .map_err(|e| $call($rpc_name, e))?
+            .into_inner();
+        take_diagnostics(
+            $rpc_name,
+            crate::convert::$conv::diagnostics(r.diagnostics),
+            &mut $out.warnings,
+        )?;
+        let schema = |s| crate::convert::$conv::schema(s).map_err(ClientError::new);
+        fill(
+            &mut $out,
+            r.provider.map(schema).transpose()?,
+            r.resource_schemas,
+            r.data_source_schemas,
+            r.ephemeral_resource_schemas,
+            schema,
+        )?;
+        for (name, f) in r.functions {
+            let f = crate::convert::$conv::function(f)
+                .map_err(|e| ClientError::new(format!("function {name}: {e}")))?;
+            $out.functions.insert(name, f);
+        }
+        // Terraform before 1.12 has no identities, and a provider built for it may not
+        // implement the call.
+        match client
+            .get_resource_identity_schemas($pb::get_resource_identity_schemas::Request {})
+            .await
+        {
+            Ok(r) => {
+                let r = r.into_inner();
+                take_diagnostics(
+                    "GetResourceIdentitySchemas",
+                    crate::convert::$conv::diagnostics(r.diagnostics),
+                    &mut $out.warnings,
+                )?;
+                for (name, s) in r.identity_schemas {
+                    let attrs = s
+                        .identity_attributes
+                        .into_iter()
+                        .map(|a| (a.name, a.r#type, a.required_for_import, a.description))
+                        .collect();
+                    $out.identities
+                        .insert(name.clone(), identity(&name, s.version, attrs)?);
+                }
+            }
+            Err(e) if e.code() == tonic::Code::Unimplemented => {}
+            Err(e) => return Err($call("GetResourceIdentitySchemas", e)),
+        }
+    }};
+}
+
 /// The provider's process and what it told us.
 struct Running {
     binary: PathBuf,
@@ -289,109 +348,17 @@ impl Running {
             ..ProviderDescription::default()
         };
         if self.protocol == 6 {
-            let mut client = pb6::provider_client::ProviderClient::new(channel)
-                .max_decoding_message_size(usize::MAX);
-            let r = client
-                .get_provider_schema(pb6::get_provider_schema::Request {})
-                .await
-                .map_err(|e| call("GetProviderSchema", e))?
-                .into_inner();
-            take_diagnostics(
+            read_schemas!(
+                pb6,
+                v6,
+                get_provider_schema,
                 "GetProviderSchema",
-                crate::convert::v6::diagnostics(r.diagnostics),
-                &mut out.warnings,
-            )?;
-            let schema = |s| crate::convert::v6::schema(s).map_err(ClientError::new);
-            fill(
-                &mut out,
-                r.provider.map(schema).transpose()?,
-                r.resource_schemas,
-                r.data_source_schemas,
-                r.ephemeral_resource_schemas,
-                schema,
-            )?;
-            for (name, f) in r.functions {
-                let f = crate::convert::v6::function(f)
-                    .map_err(|e| ClientError::new(format!("function {name}: {e}")))?;
-                out.functions.insert(name, f);
-            }
-            // Terraform before 1.12 has no identities, and a provider built for it may
-            // not implement the call.
-            match client
-                .get_resource_identity_schemas(pb6::get_resource_identity_schemas::Request {})
-                .await
-            {
-                Ok(r) => {
-                    let r = r.into_inner();
-                    take_diagnostics(
-                        "GetResourceIdentitySchemas",
-                        crate::convert::v6::diagnostics(r.diagnostics),
-                        &mut out.warnings,
-                    )?;
-                    for (name, s) in r.identity_schemas {
-                        let attrs = s
-                            .identity_attributes
-                            .into_iter()
-                            .map(|a| (a.name, a.r#type, a.required_for_import, a.description))
-                            .collect();
-                        out.identities
-                            .insert(name.clone(), identity(&name, s.version, attrs)?);
-                    }
-                }
-                Err(e) if e.code() == tonic::Code::Unimplemented => {}
-                Err(e) => return Err(call("GetResourceIdentitySchemas", e)),
-            }
+                channel,
+                out,
+                call
+            );
         } else {
-            let mut client = pb5::provider_client::ProviderClient::new(channel)
-                .max_decoding_message_size(usize::MAX);
-            let r = client
-                .get_schema(pb5::get_provider_schema::Request {})
-                .await
-                .map_err(|e| call("GetSchema", e))?
-                .into_inner();
-            take_diagnostics(
-                "GetSchema",
-                crate::convert::v5::diagnostics(r.diagnostics),
-                &mut out.warnings,
-            )?;
-            let schema = |s| crate::convert::v5::schema(s).map_err(ClientError::new);
-            fill(
-                &mut out,
-                r.provider.map(schema).transpose()?,
-                r.resource_schemas,
-                r.data_source_schemas,
-                r.ephemeral_resource_schemas,
-                schema,
-            )?;
-            for (name, f) in r.functions {
-                let f = crate::convert::v5::function(f)
-                    .map_err(|e| ClientError::new(format!("function {name}: {e}")))?;
-                out.functions.insert(name, f);
-            }
-            match client
-                .get_resource_identity_schemas(pb5::get_resource_identity_schemas::Request {})
-                .await
-            {
-                Ok(r) => {
-                    let r = r.into_inner();
-                    take_diagnostics(
-                        "GetResourceIdentitySchemas",
-                        crate::convert::v5::diagnostics(r.diagnostics),
-                        &mut out.warnings,
-                    )?;
-                    for (name, s) in r.identity_schemas {
-                        let attrs = s
-                            .identity_attributes
-                            .into_iter()
-                            .map(|a| (a.name, a.r#type, a.required_for_import, a.description))
-                            .collect();
-                        out.identities
-                            .insert(name.clone(), identity(&name, s.version, attrs)?);
-                    }
-                }
-                Err(e) if e.code() == tonic::Code::Unimplemented => {}
-                Err(e) => return Err(call("GetResourceIdentitySchemas", e)),
-            }
+            read_schemas!(pb5, v5, get_schema, "GetSchema", channel, out, call);
         }
         Ok(out)
     }
