@@ -398,6 +398,17 @@ impl Running {
     }
 }
 
+impl Drop for Running {
+    /// A provider never outlives its description, whatever path ends it (an early
+    /// return, a panic): one still running is killed and reaped.
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Error diagnostics fail the description; warnings are kept.
 fn take_diagnostics(
     rpc: &str,

@@ -288,9 +288,10 @@ pub fn load(
         .insert(Kind::ListResource, provider.list_resource_schemas.clone());
     // Functions and identities: read from the same file (the library's model of the
     // file leaves them out).
-    let text = crate::input::read_file(path)?;
+    let bytes = crate::input::read_file(path)?;
+    let text = crate::input::utf8_json(path, &bytes)?;
     let json: Json =
-        serde_json::from_slice(&text).map_err(|e| format!("{path}: invalid JSON: {e}"))?;
+        serde_json::from_slice(text).map_err(|e| format!("{path}: invalid JSON: {e}"))?;
     let p = &json["provider_schemas"][addr];
     if let Some(fs) = p["functions"].as_object() {
         for (fname, f) in fs {
@@ -419,6 +420,16 @@ pub fn generate(args: &GenerateArgs) -> Outcome<ExitCode> {
             base.join(p)
         }
     };
+    if let Some(n) = &args.rendered_provider_name {
+        // It goes into the front matter's double-quoted `page_title`.
+        if n.trim().is_empty() || n.contains(['"', '\\']) || n.chars().any(char::is_control) {
+            return Err(format!(
+                "--rendered-provider-name {n:?}: a name for page titles cannot be empty \
+                 or hold `\"`, `\\` or control characters"
+            )
+            .into());
+        }
+    }
     let layout = pages::Layout {
         provider_dir: base.clone(),
         examples: within(&args.examples),

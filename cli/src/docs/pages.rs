@@ -164,6 +164,7 @@ pub fn render_all(d: &Described, layout: &Layout) -> Result<BTreeMap<PathBuf, St
         render(&name, &tmpl, fields, &read)?,
     );
     // Resources, data sources, ephemeral and list resources.
+    let mut origins = BTreeMap::new();
     for kind in Kind::ALL {
         if kind == Kind::Function {
             continue;
@@ -185,10 +186,8 @@ pub fn render_all(d: &Described, layout: &Layout) -> Result<BTreeMap<PathBuf, St
                         .any(|k| fields.get(k) == Some(&Val::Bool(true))),
                 ),
             );
-            out.insert(
-                PathBuf::from(kind.dir()).join(format!("{short}.md")),
-                render(&name, &tmpl, fields, &read)?,
-            );
+            let page = page_path(kind.dir(), short, type_name, &mut origins)?;
+            out.insert(page, render(&name, &tmpl, fields, &read)?);
         }
     }
     for (fname, f) in &d.functions {
@@ -200,10 +199,8 @@ pub fn render_all(d: &Described, layout: &Layout) -> Result<BTreeMap<PathBuf, St
             Some("functions.md.tmpl"),
             FUNCTION_TEMPLATE,
         )?;
-        out.insert(
-            PathBuf::from("functions").join(format!("{fname}.md")),
-            render(&name, &tmpl, fields, &read)?,
-        );
+        let page = page_path("functions", fname, fname, &mut origins)?;
+        out.insert(page, render(&name, &tmpl, fields, &read)?);
     }
     // Guides: Markdown copied, templates rendered with the provider's fields.
     let guides = layout.templates.join("guides");
@@ -230,6 +227,35 @@ pub fn render_all(d: &Described, layout: &Layout) -> Result<BTreeMap<PathBuf, St
         }
     }
     Ok(out)
+}
+
+/// The page of `origin` (a type or function name) in `dir`, checked to be a plain file
+/// name (the names come from the provider: none may write outside the docs folder) and
+/// to be the page of nothing else (`kv_entry` and a type named `entry` both make
+/// `resources/entry.md`).
+fn page_path(
+    dir: &str,
+    stem: &str,
+    origin: &str,
+    origins: &mut BTreeMap<PathBuf, String>,
+) -> Result<PathBuf, String> {
+    if stem.is_empty()
+        || !stem
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(format!(
+            "{origin:?} cannot be a page's file name (letters, digits, `_` and `-` only)"
+        ));
+    }
+    let page = PathBuf::from(dir).join(format!("{stem}.md"));
+    if let Some(first) = origins.insert(page.clone(), origin.to_owned()) {
+        return Err(format!(
+            "{first} and {origin} would both be documented in {}",
+            page.display()
+        ));
+    }
+    Ok(page)
 }
 
 fn sorted_dir(dir: &Path) -> Result<Vec<PathBuf>, String> {
@@ -276,26 +302,45 @@ fn render(
     Ok(tidy(&out))
 }
 
+/// The fence a line opens (CommonMark: three or more backticks or tildes, indented
+/// less than four spaces): its character and length.
+pub(super) fn opens_fence(line: &str) -> Option<(char, usize)> {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return None;
+    }
+    let c = trimmed.chars().next().filter(|c| *c == '`' || *c == '~')?;
+    let len = trimmed.chars().take_while(|x| *x == c).count();
+    // A backtick fence's info string holds no backtick.
+    (len >= 3 && !(c == '`' && trimmed[len..].contains('`'))).then_some((c, len))
+}
+
+/// Whether a line closes a fence: the same character, at least as many, nothing after.
+pub(super) fn closes_fence(line: &str, (c, len): (char, usize)) -> bool {
+    let trimmed = line.trim_start_matches(' ');
+    if line.len() - trimmed.len() > 3 {
+        return false;
+    }
+    let n = trimmed.chars().take_while(|x| *x == c).count();
+    n >= len && trimmed[n..].trim().is_empty()
+}
+
 /// Blank lines: at most one in a row outside code blocks, none at the end; no trailing
 /// spaces outside code blocks; one newline at the end.
 fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut fence: Option<String> = None;
+    let mut fence = None;
     let mut blank = false;
     for line in text.lines() {
-        let trimmed = line.trim_start();
-        let ticks: String = trimmed.chars().take_while(|c| *c == '`').collect();
-        if fence.is_some() {
+        if let Some(open) = fence {
             out.push_str(line);
             out.push('\n');
-            if fence.as_deref() == Some(trimmed.trim_end()) {
+            if closes_fence(line, open) {
                 fence = None;
             }
             continue;
         }
-        if ticks.len() >= 3 {
-            fence = Some(ticks);
-        }
+        fence = opens_fence(line);
         let line = line.trim_end();
         if line.is_empty() {
             if !blank && !out.is_empty() {
@@ -496,8 +541,11 @@ fn argument_line(i: usize, p: &ParameterDoc, variadic: bool) -> String {
     );
     let text = description_text(&p.description, p.description_kind);
     if !text.is_empty() {
+        // Later lines indented as far as the item's text (`1. `: 3, `10. `: 4), so that
+        // they stay within the item.
+        let indent = format!("\n{}", " ".repeat(format!("{}. ", i + 1).len()));
         l.push(' ');
-        l.push_str(&text.replace('\n', "\n   "));
+        l.push_str(&text.replace('\n', &indent));
     }
     l
 }
@@ -568,10 +616,31 @@ fn function_fields(
     Ok(fields)
 }
 
-/// The `.md` files now in the owned part of the docs folder (relative paths).
+/// The marker of tfplugindocs' pages, which generation replaces too (a provider moving
+/// from it keeps no stale page).
+const GENERATED_BY_TFPLUGINDOCS: &str =
+    "# generated by https://github.com/hashicorp/terraform-plugin-docs";
+
+/// Whether a page was generated (its front matter has the marker of this command or of
+/// tfplugindocs): only those are removed when nothing generates them any more, so a
+/// page written by hand is never deleted.
+fn is_generated(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let mut lines = text.lines();
+    if lines.next() != Some("---") {
+        return false;
+    }
+    lines
+        .take_while(|l| *l != "---")
+        .any(|l| l == GENERATED_BY || l == GENERATED_BY_TFPLUGINDOCS)
+}
+
+/// The generated `.md` files now in the owned part of the docs folder (relative paths).
 fn existing(out_dir: &Path) -> Result<BTreeSet<PathBuf>, String> {
     let mut found = BTreeSet::new();
-    if out_dir.join("index.md").is_file() {
+    if is_generated(&out_dir.join("index.md")) {
         found.insert(PathBuf::from("index.md"));
     }
     for dir in OWNED_DIRS {
@@ -580,7 +649,7 @@ fn existing(out_dir: &Path) -> Result<BTreeSet<PathBuf>, String> {
             continue;
         }
         for path in sorted_dir(&d)? {
-            if path.extension().is_some_and(|e| e == "md") {
+            if path.extension().is_some_and(|e| e == "md") && is_generated(&path) {
                 if let Some(f) = path.file_name() {
                     found.insert(PathBuf::from(dir).join(f));
                 }
@@ -627,7 +696,8 @@ fn first_difference(a: &str, b: &str) -> String {
 }
 
 /// Writes every page (each through a temporary file renamed into place, so that no
-/// reader sees half a page) and removes the owned pages not generated any more.
+/// reader sees half a page) and removes the generated pages nothing generates any more
+/// (pages written by hand, without the marker, stay).
 /// Returns how many were written and removed.
 pub fn write_all(
     out_dir: &Path,
@@ -677,6 +747,34 @@ mod tests {
             tidy("# A  \n\n\n\ntext\n```hcl\na\n\n\nb  \n```\n\n\n"),
             "# A\n\ntext\n```hcl\na\n\n\nb  \n```\n"
         );
+    }
+
+    #[test]
+    fn fences_close_only_on_their_own_kind() {
+        // A four-backtick block holding a three-backtick line stays one block.
+        assert_eq!(
+            tidy("````md\n```\n\n\nx  \n````\n\n\n~~~\n\n\n~~~\n"),
+            "````md\n```\n\n\nx  \n````\n\n~~~\n\n\n~~~\n"
+        );
+        assert_eq!(opens_fence("    ```"), None, "indented code, not a fence");
+        assert_eq!(opens_fence("``` a`b"), None, "inline code");
+        assert!(closes_fence("`````  ", ('`', 4)));
+        assert!(!closes_fence("``` x", ('`', 3)));
+    }
+
+    #[test]
+    fn page_names_are_plain_and_unique() {
+        let mut seen = BTreeMap::new();
+        assert_eq!(
+            page_path("resources", "entry", "kv_entry", &mut seen).unwrap(),
+            PathBuf::from("resources/entry.md")
+        );
+        assert_eq!(
+            page_path("resources", "entry", "entry", &mut seen).unwrap_err(),
+            "kv_entry and entry would both be documented in resources/entry.md"
+        );
+        assert!(page_path("functions", "../x", "../x", &mut seen).is_err());
+        assert!(page_path("functions", "", "", &mut seen).is_err());
     }
 
     #[test]

@@ -92,7 +92,8 @@ pub fn escape_plain(text: &str) -> String {
             escape_inline(&trimmed[first_word.len()..], &mut out);
             continue;
         }
-        if trimmed.starts_with(['#', '>', '-', '+', '=']) {
+        // (`>` is escaped wherever it is, below.)
+        if trimmed.starts_with(['#', '-', '+', '=']) {
             out.push('\\');
         }
         escape_inline(trimmed, &mut out);
@@ -151,11 +152,10 @@ fn describe(a_desc: Option<&str>, kind: StringKind, deprecation: Option<&str>) -
         .map(|d| description_text(d, kind))
         .unwrap_or_default();
     if let Some(m) = deprecation.filter(|m| !m.trim().is_empty()) {
-        if !text.is_empty() {
-            text.push(' ');
-        }
-        text.push_str("**Deprecated:** ");
-        text.push_str(&escape_plain(m.trim()));
+        append(
+            &mut text,
+            &format!("**Deprecated:** {}", escape_plain(m.trim())),
+        );
     }
     // A description of several lines stays within its list item.
     text.replace('\n', "\n  ")
@@ -167,7 +167,18 @@ fn anchor(prefix: &str, path: &[String], name: &str) -> String {
 }
 
 fn see_below(line: &mut String, anchor: &str) {
-    line.push_str(&format!(" (see [below for nested schema](#{anchor}))"));
+    append(line, &format!("(see [below for nested schema](#{anchor}))"));
+}
+
+/// Appends `extra` to a list item: on its last line, or as a paragraph of its own when
+/// the item holds a code block (a fence's closing line must stay alone).
+fn append(line: &mut String, extra: &str) {
+    if line.contains("```") || line.contains("~~~") {
+        line.push_str("\n\n  ");
+    } else if !line.is_empty() {
+        line.push(' ');
+    }
+    line.push_str(extra);
 }
 
 fn attribute_entry(name: &str, a: &Attribute, path: &[String], top_resource: bool) -> Entry {
@@ -220,8 +231,7 @@ fn attribute_entry(name: &str, a: &Attribute, path: &[String], top_resource: boo
         text = "The ID of this resource.".into();
     }
     if !text.is_empty() {
-        line.push(' ');
-        line.push_str(&text);
+        append(&mut line, &text);
     }
     if let Some(s) = &nested {
         see_below(&mut line, &s.anchor);
@@ -347,8 +357,7 @@ fn block_entry(name: &str, nb: &NestedBlock, path: &[String]) -> Entry {
         None,
     );
     if !text.is_empty() {
-        line.push(' ');
-        line.push_str(&text);
+        append(&mut line, &text);
     }
     let anchor = anchor("block", path, name);
     see_below(&mut line, &anchor);
@@ -477,6 +486,24 @@ mod tests {
     }
 
     #[test]
+    fn a_code_block_in_a_description_stays_closed() {
+        let block = Block::new().attribute(
+            "script",
+            Attribute::nested(
+                NestedType::new(ObjectNesting::Single)
+                    .attribute("body", Attribute::required(Type::String)),
+            )
+            .set_optional()
+            .description("Runs:\n```sh\necho hi\n```", StringKind::Markdown),
+        );
+        let md = schema_markdown(&block, false);
+        assert!(
+            md.contains("- `script` (Attributes) Runs:\n  ```sh\n  echo hi\n  ```\n\n  (see [below for nested schema](#nestedatt--script))\n"),
+            "{md}"
+        );
+    }
+
+    #[test]
     fn plain_text_is_escaped_and_markdown_kept() {
         assert_eq!(
             description_text("Use *any* [name]_here", StringKind::Plain),
@@ -490,5 +517,6 @@ mod tests {
             escape_plain("# not a heading\n1. not a list"),
             "\\# not a heading\n1\\. not a list"
         );
+        assert_eq!(escape_plain("> not a quote"), "\\> not a quote");
     }
 }

@@ -110,7 +110,11 @@ fn tokenize(name: &str, text: &str) -> Result<Vec<Token>, String> {
         };
         let before = &rest[..open];
         let after = &rest[open + 2..];
-        let trim_before = after.starts_with("- ") || after.starts_with("-\n") || after == "-";
+        // Go's trim markers: `{{- ` and ` -}}`, the space any of its four white space
+        // characters.
+        let trim_before = after
+            .strip_prefix('-')
+            .is_some_and(|a| a.starts_with(GO_SPACE));
         push_text(&mut tokens, before, trim_next, trim_before);
         line += before.matches('\n').count();
         let inner_start = if trim_before { &after[1..] } else { after };
@@ -118,7 +122,9 @@ fn tokenize(name: &str, text: &str) -> Result<Vec<Token>, String> {
             return Err(format!("{name}:{line}: an action without its closing }}}}"));
         };
         let mut inner = &inner_start[..close];
-        trim_next = inner.ends_with(" -") || inner.ends_with("\n-") || inner == "-";
+        trim_next = inner
+            .strip_suffix('-')
+            .is_some_and(|i| i.ends_with(GO_SPACE));
         if trim_next {
             inner = &inner[..inner.len() - 1];
         }
@@ -132,13 +138,16 @@ fn tokenize(name: &str, text: &str) -> Result<Vec<Token>, String> {
     Ok(tokens)
 }
 
+/// The white space of Go's templates (trim markers trim only these).
+const GO_SPACE: [char; 4] = [' ', '\t', '\r', '\n'];
+
 fn push_text(tokens: &mut Vec<Token>, text: &str, trim_start: bool, trim_end: bool) {
     let mut t = text;
     if trim_start {
-        t = t.trim_start();
+        t = t.trim_start_matches(GO_SPACE);
     }
     if trim_end {
-        t = t.trim_end();
+        t = t.trim_end_matches(GO_SPACE);
     }
     if !t.is_empty() {
         tokens.push(Token::Text(t.to_owned()));
@@ -275,7 +284,46 @@ fn parse_pipeline(name: &str, text: &str, line: usize) -> Result<Pipeline, Strin
         return Err(format!("{name}:{line}: an empty action"));
     }
     commands.push(current);
+    for (i, command) in commands.iter().enumerate() {
+        if let Some(Arg::Ident(f)) = command.first() {
+            // A command after a `|` gets the value before it as its last argument.
+            let given = command.len() - 1 + usize::from(i > 0);
+            check_call(f, given).map_err(|e| format!("{name}:{line}: {e}"))?;
+        }
+    }
     Ok(commands)
+}
+
+/// The functions of the templates and how many arguments each takes (`None`: any
+/// number, at least one).
+const FUNCTIONS: [(&str, Option<usize>); 10] = [
+    ("tffile", Some(1)),
+    ("codefile", Some(2)),
+    ("plainmarkdown", Some(1)),
+    ("trimspace", Some(1)),
+    ("prefixlines", Some(2)),
+    ("lower", Some(1)),
+    ("upper", Some(1)),
+    ("title", Some(1)),
+    ("split", Some(2)),
+    ("printf", None),
+];
+
+/// Checks, when a template is read, that a function exists and gets its arguments, so a
+/// mistake is found even in a branch the data never takes.
+fn check_call(f: &str, given: usize) -> Result<(), String> {
+    let Some((_, arity)) = FUNCTIONS.iter().find(|(n, _)| *n == f) else {
+        let names: Vec<&str> = FUNCTIONS.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "no function `{f}` (tfvalue's templates have {})",
+            names.join(", ")
+        ));
+    };
+    match arity {
+        Some(n) if *n != given => Err(format!("{f} takes {n} argument(s), not {given}")),
+        None if given == 0 => Err(format!("{f} takes a format and its arguments")),
+        _ => Ok(()),
+    }
 }
 
 fn render_nodes(
@@ -399,10 +447,8 @@ fn call(f: &str, args: Vec<Val>, data: &Data<'_>) -> Result<Val, String> {
         }
         "printf" => printf(&args)?,
         other => {
-            return Err(format!(
-                "no function `{other}` (tfvalue's templates have tffile, codefile, plainmarkdown, \
-                 trimspace, prefixlines, lower, upper, title, split and printf)"
-            ))
+            // (`check_call` found this when the template was read.)
+            return Err(format!("no function `{other}`"));
         }
     }))
 }
@@ -480,7 +526,8 @@ fn printf(args: &[Val]) -> Result<String, String> {
 }
 
 /// Markdown as plain text, for front matter: emphasis, code spans, links and images
-/// reduced to their text, HTML tags and heading marks removed.
+/// reduced to their text, HTML tags and heading marks removed. Underscores stay (they
+/// are in names far more often than they mark emphasis).
 pub fn plain_markdown(md: &str) -> String {
     let mut out = String::with_capacity(md.len());
     for (i, line) in md.split('\n').enumerate() {
@@ -492,8 +539,6 @@ pub fn plain_markdown(md: &str) -> String {
         while let Some(c) = chars.next() {
             match c {
                 '*' | '`' => {}
-                '_' if out.ends_with(|ch: char| !ch.is_alphanumeric()) || out.is_empty() => {}
-                '_' if chars.peek().is_none_or(|ch| !ch.is_alphanumeric()) => {}
                 '!' if chars.peek() == Some(&'[') => {}
                 '[' => {
                     // `[text](url)` -> text
@@ -521,20 +566,25 @@ pub fn plain_markdown(md: &str) -> String {
                         }
                     }
                 }
-                '<' => {
-                    let rest: String = chars.clone().collect();
-                    match rest.find('>') {
-                        Some(end)
-                            if rest[..end]
-                                .chars()
-                                .next()
-                                .is_some_and(|c| c.is_ascii_alphabetic() || c == '/') =>
-                        {
-                            for _ in 0..=end {
-                                chars.next();
-                            }
+                '<' if chars
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || *c == '/') =>
+                {
+                    // An HTML tag: up to its `>`, if one comes before another `<`. (Each
+                    // character is looked at at most twice: no quadratic scan.)
+                    let mut ahead = chars.clone();
+                    let mut len = 0;
+                    let tag = loop {
+                        match ahead.next() {
+                            Some('>') => break true,
+                            Some('<') | None => break false,
+                            Some(_) => len += 1,
                         }
-                        _ => out.push('<'),
+                    };
+                    if tag {
+                        chars.nth(len);
+                    } else {
+                        out.push('<');
                     }
                 }
                 '\\' => {
@@ -614,6 +664,16 @@ mod tests {
             "ab",
             "a comment with trim markers on both sides"
         );
+        assert_eq!(
+            render("a \t{{-\t.Name\r-}}\t b", &[("Name", Val::Str("x".into()))]).unwrap(),
+            "axb",
+            "a tab or a carriage return makes a trim marker too"
+        );
+        assert_eq!(
+            render("a\u{a0}{{- \"x\" }}", &f).unwrap(),
+            "a\u{a0}x",
+            "only Go's white space is trimmed"
+        );
     }
 
     #[test]
@@ -627,6 +687,15 @@ mod tests {
         assert!(e.contains("no function `frobnicate`"), "{e}");
         let e = render("{{ tffile \"nope.tf\" }}", &f).unwrap_err();
         assert!(e.contains("no file nope.tf"), "{e}");
+        // Found when the template is read, even in a branch the data never takes.
+        let e = render(
+            "{{ if .Name }}x{{ else }}{{ upper \"a\" \"b\" }}{{ end }}",
+            &f,
+        )
+        .unwrap_err();
+        assert_eq!(e, "t.tmpl:1: upper takes 1 argument(s), not 2");
+        let e = render("{{ if .Name }}x{{ else }}{{ .Name | nope }}{{ end }}", &f).unwrap_err();
+        assert!(e.starts_with("t.tmpl:1: no function `nope`"), "{e}");
         let e = render("{{ end }}", &f).unwrap_err();
         assert!(e.contains("unexpected {{end}}"), "{e}");
     }
@@ -649,6 +718,11 @@ mod tests {
             plain_markdown("snake_case_name stays"),
             "snake_case_name stays"
         );
-        assert_eq!(plain_markdown("1 < 2 and _em_"), "1 < 2 and em");
+        assert_eq!(plain_markdown("1 < 2 and _em_"), "1 < 2 and _em_");
+        assert_eq!(
+            plain_markdown("<b>é</b>-x <a<b>"),
+            "é-x <a",
+            "tags counted in characters"
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use tfvalue::schema::{AttributeType, Block};
 use tfvalue::Type;
 
-use super::pages::OWNED_DIRS;
+use super::pages::{closes_fence, opens_fence, OWNED_DIRS};
 use super::{Described, Kind};
 
 /// The Registry's limit on a page's size.
@@ -36,7 +36,14 @@ pub fn validate(dir: &Path, described: Option<&Described>) -> Result<Vec<String>
             .and_then(|f| f.to_str())
             .unwrap_or_default()
             .to_owned();
+        if name.starts_with('.') {
+            continue;
+        }
         if path.is_dir() {
+            if name == "cdktf" {
+                // The CDK for Terraform's docs, in their own layout.
+                continue;
+            }
             let Some(owned) = OWNED_DIRS.iter().find(|d| **d == name) else {
                 problems.push(format!(
                     "{}: not a folder the Registry reads (it reads {})",
@@ -57,6 +64,9 @@ pub fn validate(dir: &Path, described: Option<&Described>) -> Result<Vec<String>
                     .and_then(|f| f.to_str())
                     .unwrap_or_default()
                     .to_owned();
+                if fname.starts_with('.') {
+                    continue;
+                }
                 if file.is_dir() {
                     problems.push(format!("{}: a folder inside {owned}/", at(&file)));
                     continue;
@@ -70,7 +80,7 @@ pub fn validate(dir: &Path, described: Option<&Described>) -> Result<Vec<String>
             }
         } else if name == "index.md" {
             check_page(&path, false, true, &mut problems);
-        } else if !name.starts_with('.') {
+        } else {
             problems.push(format!(
                 "{}: only index.md belongs at the top of the docs folder",
                 at(&path)
@@ -231,14 +241,17 @@ fn check_page(path: &Path, guide: bool, index: bool, problems: &mut Vec<String>)
 fn documented_attributes(text: &str) -> Option<BTreeMap<String, BTreeSet<String>>> {
     let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut current: Option<String> = None;
-    let mut fence = false;
+    let mut fence = None;
     let mut found = false;
     for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fence = !fence;
+        if let Some(open) = fence {
+            if closes_fence(line, open) {
+                fence = None;
+            }
             continue;
         }
-        if fence {
+        if let Some(open) = opens_fence(line) {
+            fence = Some(open);
             continue;
         }
         if line == "## Schema" {
