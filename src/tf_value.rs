@@ -440,6 +440,7 @@ pub mod __private {
     fn nested_type(nesting: ObjectNesting, block: Block) -> NestedType {
         let mut n = NestedType::new(nesting);
         n.attributes = block.attributes;
+        n.validators = block.validators;
         for (name, nb) in block.block_types {
             if n.attributes.contains_key(&name) {
                 continue;

@@ -65,6 +65,12 @@ fn check_block(block: &Block, path: &mut AttributePath, out: &mut Diagnostics, d
     if depth > crate::limits::DEFAULT_MAX_DEPTH {
         return problem(out, path, "schema nesting is deeper than the limit of 128");
     }
+    object_rules(
+        super::validate::Scope::Block(block),
+        &block.validators,
+        path,
+        out,
+    );
     for (name, attr) in &block.attributes {
         path.push(PathStep::Attr(name.to_string()));
         check_attribute(attr, path, out, depth + 1);
@@ -183,6 +189,41 @@ fn check_attribute(
             path.push(PathStep::Attr(name.to_string()));
             check_attribute(inner, path, out, depth + 1);
             path.pop();
+        }
+        object_rules(
+            super::validate::Scope::Nested(nested),
+            &nested.validators,
+            path,
+            out,
+        );
+    }
+}
+
+/// The paths an object's rules name exist, and each rule names enough of them.
+fn object_rules(
+    scope: super::validate::Scope<'_>,
+    rules: &[super::ObjectValidator],
+    path: &AttributePath,
+    out: &mut Diagnostics,
+) {
+    for rule in rules {
+        let paths = rule.paths();
+        for p in &paths {
+            if let Some(message) = scope.path_problem(p) {
+                problem(out, path, message);
+            }
+        }
+        let least = match rule {
+            super::ObjectValidator::Custom(_) => 0,
+            super::ObjectValidator::AtLeastOneOf(_) | super::ObjectValidator::ExactlyOneOf(_) => 1,
+            _ => 2,
+        };
+        if paths.len() < least {
+            problem(
+                out,
+                path,
+                format!("{rule:?} names too few attributes to mean anything"),
+            );
         }
     }
 }

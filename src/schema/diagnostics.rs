@@ -35,6 +35,10 @@ pub enum DiagnosticKind {
     Schema,
     /// A value breaks one of its attribute's [`Validator`](super::Validator)s.
     Validator,
+    /// An object's attributes break one of its
+    /// [`ObjectValidator`](super::ObjectValidator)s (conflicting attributes, a missing one
+    /// of a group).
+    Combination,
     /// A problem the provider reports in its own words ([`Diagnostic::error`],
     /// [`Diagnostic::warning`]), or an [`Error`](crate::Error) turned into a diagnostic.
     Other,
@@ -56,6 +60,7 @@ impl DiagnosticKind {
             }
             DiagnosticKind::Schema => "Invalid provider schema",
             DiagnosticKind::Validator => "Invalid attribute value",
+            DiagnosticKind::Combination => "Invalid Attribute Combination",
             DiagnosticKind::Other => "Error",
         }
     }

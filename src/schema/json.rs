@@ -201,6 +201,7 @@ impl<'de> Deserialize<'de> for Block {
             description: raw.description.filter(|s| !s.is_empty()),
             description_kind: raw.description_kind,
             deprecated: raw.deprecated,
+            validators: Vec::new(),
         })
     }
 }
@@ -323,6 +324,7 @@ impl<'de> Deserialize<'de> for Attribute {
             (None, Some(n)) => AttributeType::Nested(NestedType {
                 nesting: n.nesting_mode,
                 attributes: n.attributes,
+                validators: Vec::new(),
             }),
             (Some(_), Some(_)) => {
                 return Err(de::Error::custom(

@@ -54,7 +54,7 @@ pub use json::{ProviderSchema, ProviderSchemas};
 pub(crate) use plan::model_value;
 pub use plan::{plan_model, Plan, Planner};
 pub use plan_facts::DefaultValue;
-pub use validator::{Pattern, Validator};
+pub use validator::{Bound, CustomValidator, ObjectValidator, Pattern, Validator};
 
 /// A resource, data source, ephemeral resource or provider schema: a version and its block.
 ///
@@ -107,6 +107,9 @@ pub struct Block {
     pub description_kind: StringKind,
     /// Whether the block is deprecated.
     pub deprecated: bool,
+    /// Checks of its attributes together, run on configuration by
+    /// [`Block::validate_config`]. Provider-side: not part of the wire schema.
+    pub validators: Vec<ObjectValidator>,
 }
 
 /// An attribute of a block or of a nested type (tfplugin6 `Schema.Attribute`).
@@ -169,6 +172,9 @@ pub struct NestedType {
     pub nesting: ObjectNesting,
     /// The attributes of each object, by name.
     pub attributes: BTreeMap<String, Attribute>,
+    /// Checks of each object's attributes together, run on configuration by
+    /// [`Block::validate_config`]. Provider-side: not part of the wire schema.
+    pub validators: Vec<ObjectValidator>,
 }
 
 /// How nested attributes are nested (tfplugin6 `Schema.Object.NestingMode`).
@@ -276,6 +282,13 @@ impl Block {
     #[must_use]
     pub fn deprecated(mut self) -> Self {
         self.deprecated = true;
+        self
+    }
+
+    /// Adds a check of the block's attributes together (see [`ObjectValidator`]).
+    #[must_use]
+    pub fn validator(mut self, validator: ObjectValidator) -> Self {
+        self.validators.push(validator);
         self
     }
 
@@ -654,6 +667,7 @@ impl NestedType {
         NestedType {
             nesting,
             attributes: BTreeMap::new(),
+            validators: Vec::new(),
         }
     }
 
@@ -681,6 +695,13 @@ impl NestedType {
     #[must_use]
     pub fn attribute(mut self, name: impl Into<String>, attribute: Attribute) -> Self {
         self.attributes.insert(name.into(), attribute);
+        self
+    }
+
+    /// Adds a check of each object's attributes together (see [`ObjectValidator`]).
+    #[must_use]
+    pub fn validator(mut self, validator: ObjectValidator) -> Self {
+        self.validators.push(validator);
         self
     }
 

@@ -1,7 +1,10 @@
 //! Validation of a value against a block, collecting every problem.
 
 use super::diagnostics::{DiagnosticKind, Diagnostics};
-use super::{Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting};
+use super::{
+    Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting,
+    ObjectValidator, Validator,
+};
 use crate::error::Error;
 use crate::path::{AttributePath, PathStep};
 use crate::types::Type;
@@ -97,6 +100,99 @@ impl Block {
     }
 }
 
+/// The schema of an object: a block's, or nested attributes'.
+#[derive(Clone, Copy)]
+pub(crate) enum Scope<'a> {
+    Block(&'a Block),
+    Nested(&'a NestedType),
+}
+
+/// What a step of an [`ObjectValidator`] path names.
+enum Member<'a> {
+    Attribute(&'a Attribute),
+    Block(&'a NestedBlock),
+}
+
+impl<'a> Scope<'a> {
+    fn member(self, name: &str) -> Option<Member<'a>> {
+        match self {
+            Scope::Block(b) => b
+                .attributes
+                .get(name)
+                .map(Member::Attribute)
+                .or_else(|| b.block_types.get(name).map(Member::Block)),
+            Scope::Nested(n) => n.attributes.get(name).map(Member::Attribute),
+        }
+    }
+
+    /// The object scope a path step goes into, if it is one of a single object.
+    fn enter(member: &Member<'a>) -> Option<Scope<'a>> {
+        match member {
+            Member::Attribute(a) => a
+                .nested_type()
+                .filter(|n| n.nesting == ObjectNesting::Single)
+                .map(Scope::Nested),
+            Member::Block(nb) => matches!(nb.nesting, NestingMode::Single | NestingMode::Group)
+                .then_some(Scope::Block(&nb.block)),
+        }
+    }
+
+    /// Why `path` does not name an attribute or block of this object, if it does not.
+    pub(crate) fn path_problem(self, path: &str) -> Option<String> {
+        let mut scope = self;
+        let mut segs = path.split('.').peekable();
+        while let Some(seg) = segs.next() {
+            let Some(member) = scope.member(seg) else {
+                return Some(format!("`{path}` names no attribute or block (`{seg}`)"));
+            };
+            if segs.peek().is_some() {
+                match Scope::enter(&member) {
+                    Some(inner) => scope = inner,
+                    None => {
+                        return Some(format!(
+                            "`{path}` goes through `{seg}`, which is not a single object: \
+                             put the rule on the schema of its elements"
+                        ))
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Whether the attribute or block at `path` of object `v` is set: not null (an unknown
+/// will be set), and for a list, set or map block, not empty.
+fn is_set(scope: Scope<'_>, v: &Value, path: &str) -> bool {
+    let mut scope = scope;
+    let mut v = v;
+    let mut segs = path.split('.').peekable();
+    while let Some(seg) = segs.next() {
+        let m = match v.unwrap_dynamic() {
+            Value::Object(m) => m,
+            Value::Unknown(_) => return true,
+            _ => return false,
+        };
+        let (Some(member), Some(mv)) = (scope.member(seg), m.get(seg)) else {
+            return false;
+        };
+        if segs.peek().is_none() {
+            return match (&member, mv) {
+                (_, Value::Null) => false,
+                (Member::Block(_), Value::List(vs) | Value::Set(vs)) => !vs.is_empty(),
+                (Member::Block(_), Value::Map(m)) => !m.is_empty(),
+                _ => true,
+            };
+        }
+        match Scope::enter(&member) {
+            Some(inner) => scope = inner,
+            None => return false,
+        }
+        v = mv;
+    }
+    false
+}
+
 struct Walker {
     mode: Mode,
     path: AttributePath,
@@ -189,6 +285,77 @@ impl Walker {
         self.undeclared(m, |k| {
             block.attributes.contains_key(k) || block.block_types.contains_key(k)
         });
+        self.object_rules(Scope::Block(block), &block.validators, v);
+    }
+
+    /// An attribute's validators; those of elements and keys at their own paths.
+    fn validators(&mut self, validators: &[Validator], v: &Value) {
+        if validators.is_empty() || matches!(v.unwrap_dynamic(), Value::Null | Value::Unknown(_)) {
+            return;
+        }
+        for validator in validators {
+            match (validator, v.unwrap_dynamic()) {
+                (
+                    Validator::Elements(inner),
+                    Value::List(vs) | Value::Set(vs) | Value::Tuple(vs),
+                ) => {
+                    for (i, e) in vs.iter().enumerate() {
+                        if self.enter(PathStep::Index(i as u64)) {
+                            self.validators(inner, e);
+                            self.leave();
+                        }
+                    }
+                }
+                (Validator::Elements(inner), Value::Map(m)) => {
+                    for (k, e) in m {
+                        if self.enter(PathStep::Key(k.to_string())) {
+                            self.validators(inner, e);
+                            self.leave();
+                        }
+                    }
+                }
+                (Validator::Keys(inner), Value::Map(m)) => {
+                    for k in m.keys() {
+                        if self.enter(PathStep::Key(k.to_string())) {
+                            self.validators(inner, &Value::String(k.to_string()));
+                            self.leave();
+                        }
+                    }
+                }
+                (Validator::Elements(_) | Validator::Keys(_), _) => {}
+                (other, _) => {
+                    if let Some(message) = other.problem(v) {
+                        self.problem(DiagnosticKind::Validator, message);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The checks of an object's attributes together (configuration only).
+    fn object_rules(&mut self, scope: Scope<'_>, rules: &[ObjectValidator], v: &Value) {
+        if self.mode != Mode::Config || rules.is_empty() {
+            return;
+        }
+        for rule in rules {
+            if let ObjectValidator::Custom(c) = rule {
+                if let Err(message) = c.check(v) {
+                    self.problem(DiagnosticKind::Combination, message);
+                }
+                continue;
+            }
+            let set: Vec<bool> = rule.paths().iter().map(|p| is_set(scope, v, p)).collect();
+            for (at, message) in rule.problems(&set) {
+                let steps = at.map(|p| p.split('.').count()).unwrap_or(0);
+                for seg in at.into_iter().flat_map(|p| p.split('.')) {
+                    self.path.push(PathStep::Attr(seg.to_owned()));
+                }
+                self.problem(DiagnosticKind::Combination, message);
+                for _ in 0..steps {
+                    self.path.pop();
+                }
+            }
+        }
     }
 
     fn undeclared(&mut self, m: &Map, declared: impl Fn(&str) -> bool) {
@@ -214,11 +381,7 @@ impl Walker {
                 "required attribute is null",
             );
         }
-        for validator in &attr.validators {
-            if let Some(message) = validator.problem(v) {
-                self.problem(DiagnosticKind::Validator, message);
-            }
-        }
+        self.validators(&attr.validators, v);
         if !v.is_null() && self.mode == Mode::Config && attr.is_computed_only() {
             self.problem(
                 DiagnosticKind::Unconfigurable,
@@ -278,6 +441,7 @@ impl Walker {
             self.leave();
         }
         self.undeclared(m, |k| n.attributes.contains_key(k));
+        self.object_rules(Scope::Nested(n), &n.validators, v);
     }
 
     fn nested_block(&mut self, nb: &NestedBlock, v: &Value, concrete: Option<&Type>) {
