@@ -172,6 +172,8 @@ struct Running {
     binary: PathBuf,
     child: Child,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Gets a message when stderr is at its end (the process and its children closed it).
+    stderr_end: Option<mpsc::Receiver<()>>,
     protocol: u32,
     network: String,
     address: String,
@@ -194,8 +196,11 @@ impl Running {
             .map_err(|e| ClientError::new(format!("cannot start {}: {e}", binary.display())))?;
         // stderr is read all along (a provider blocks on a full pipe), keeping its end.
         let stderr = Arc::new(Mutex::new(Vec::new()));
+        let mut stderr_end = None;
         if let Some(mut pipe) = child.stderr.take() {
             let kept = Arc::clone(&stderr);
+            let (end_tx, end_rx) = mpsc::channel();
+            stderr_end = Some(end_rx);
             std::thread::spawn(move || {
                 let mut buf = [0u8; 4096];
                 while let Ok(n) = pipe.read(&mut buf) {
@@ -209,12 +214,14 @@ impl Running {
                         kept.drain(..cut);
                     }
                 }
+                let _ = end_tx.send(());
             });
         }
         let mut running = Running {
             binary: binary.to_path_buf(),
             child,
             stderr,
+            stderr_end,
             protocol: 0,
             network: String::new(),
             address: String::new(),
@@ -365,6 +372,18 @@ impl Running {
 
     /// The error with what the provider is and what it wrote to stderr.
     fn explain(&mut self, e: ClientError) -> ClientError {
+        // A provider that fails often exits at once, its last words still in the pipe:
+        // give it a moment to exit, and the reader the moment to take them.
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                if let Some(end) = &self.stderr_end {
+                    let _ = end.recv_timeout(deadline.saturating_duration_since(Instant::now()));
+                }
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let stderr = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
         let stderr = String::from_utf8_lossy(&stderr);
         let stderr = stderr.trim();
