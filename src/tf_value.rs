@@ -332,8 +332,8 @@ pub mod __private {
     pub use crate::number::Number;
     pub use crate::schema::DefaultValue;
     pub use crate::schema::{
-        Attribute, AttributeType, Block, NestedBlock, NestedType, NestingMode, ObjectNesting,
-        Schema, StringKind, Validator,
+        Attribute, AttributeType, Block, CustomValidator, NestedBlock, NestedType, NestingMode,
+        ObjectNesting, ObjectValidator, Schema, StringKind, Validator,
     };
     pub use crate::types::Type;
     pub use crate::unknown::Refinements;
@@ -341,6 +341,11 @@ pub mod __private {
     pub use core::option::Option::{self, None, Some};
     pub use std::vec;
     pub use std::vec::Vec;
+
+    /// A pattern the derive has checked.
+    pub fn pattern(source: &str) -> crate::schema::Pattern {
+        crate::schema::Pattern::unchecked(source)
+    }
 
     /// A number literal the derive has checked (`default = 0.1`, `refine(min = 1)`);
     /// zero for text it would have rejected.

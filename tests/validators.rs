@@ -407,3 +407,201 @@ fn the_schema_check_finds_validators_that_cannot_work() {
         ]
     );
 }
+
+mod derived {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Serialize};
+    use tfvalue::schema::{ObjectValidator, Validator};
+    use tfvalue::{TfModel, TfValue, Unknown, Value};
+
+    use super::{lines, num, obj, unknown};
+
+    fn private_range(v: &Value) -> Result<(), String> {
+        match v.as_str() {
+            Some(s) if s.starts_with("10.") || s.starts_with("192.168.") => Ok(()),
+            Some(s) => Err(format!("{s} is not a private range")),
+            None => Ok(()),
+        }
+    }
+
+    fn not_both_empty(v: &Value) -> Result<(), String> {
+        if v["name"] == "" && v["vlan"].is_null() {
+            return Err("an unnamed subnet needs a vlan".into());
+        }
+        Ok(())
+    }
+
+    #[derive(TfValue, Serialize, Deserialize)]
+    #[tfvalue(exactly_one_of = ["cidr", "ipv6_cidr"], validate_with = not_both_empty)]
+    struct Subnet {
+        #[tfvalue(required, none_of = ["default"])]
+        name: Unknown<String>,
+        #[tfvalue(optional, validate_with = private_range)]
+        cidr: Unknown<Option<String>>,
+        #[tfvalue(optional, conflicts_with = ["vlan"])]
+        ipv6_cidr: Unknown<Option<String>>,
+        #[tfvalue(optional, at_least = 1, at_most = 4094)]
+        vlan: Unknown<Option<i64>>,
+        #[tfvalue(optional, greater_than = 0, less_than = 1)]
+        weight: Unknown<Option<f64>>,
+        #[tfvalue(
+            optional,
+            unique,
+            each(pattern = r"^\d+\.\d+\.\d+\.\d+$"),
+            max_length = 3
+        )]
+        dns: Unknown<Option<Vec<String>>>,
+        #[tfvalue(
+            optional,
+            keys(pattern = "^[a-z]+$", max_length = 8),
+            each(min_length = 1)
+        )]
+        tags: Unknown<Option<BTreeMap<String, String>>>,
+        #[tfvalue(optional, also_requires = ["cidr"])]
+        gateway: Unknown<Option<String>>,
+    }
+
+    #[derive(TfValue, Serialize, Deserialize)]
+    struct Network {
+        #[tfvalue(required)]
+        name: Unknown<String>,
+        #[tfvalue(optional, nested_type = "list")]
+        subnet: Unknown<Option<Vec<Subnet>>>,
+    }
+
+    fn subnet(pairs: &[(&str, Value)]) -> Value {
+        let mut v = obj(&[
+            ("name", Value::from("a")),
+            ("cidr", Value::from("10.0.0.0/24")),
+            ("ipv6_cidr", Value::Null),
+            ("vlan", Value::Null),
+            ("weight", Value::Null),
+            ("dns", Value::Null),
+            ("tags", Value::Null),
+            ("gateway", Value::Null),
+        ]);
+        for (k, x) in pairs {
+            v[*k] = x.clone();
+        }
+        v
+    }
+
+    #[test]
+    fn the_derive_writes_the_validators() {
+        let block = Subnet::block();
+        assert!(block.check_schema().is_empty(), "{}", block.check_schema());
+        assert_eq!(
+            block.attributes["vlan"].validators,
+            [Validator::at_least(1), Validator::at_most(4094)]
+        );
+        assert_eq!(
+            block.attributes["tags"].validators,
+            [
+                Validator::keys([
+                    Validator::Pattern(tfvalue::schema::Pattern::new("^[a-z]+$").unwrap()),
+                    Validator::Length {
+                        min: None,
+                        max: Some(8)
+                    },
+                ]),
+                Validator::each([Validator::Length {
+                    min: Some(1),
+                    max: None
+                }]),
+            ]
+        );
+        assert_eq!(
+            block.validators,
+            [
+                ObjectValidator::exactly_one_of(["cidr", "ipv6_cidr"]),
+                ObjectValidator::Custom(tfvalue::schema::CustomValidator::new(
+                    "not_both_empty",
+                    |_| Ok(())
+                )),
+                ObjectValidator::conflicts_with("ipv6_cidr", ["vlan"]),
+                ObjectValidator::also_requires("gateway", ["cidr"]),
+            ]
+        );
+        // A nested model's rules go with it into the nested attribute.
+        let network = Network::block();
+        assert!(
+            network.check_schema().is_empty(),
+            "{}",
+            network.check_schema()
+        );
+        let nested = network.attributes["subnet"].nested_type().unwrap();
+        assert_eq!(nested.validators, block.validators);
+    }
+
+    #[test]
+    fn derived_rules_reject_what_they_should_at_the_right_paths() {
+        let network = Network::block();
+        let good = obj(&[
+            ("name", Value::from("n")),
+            ("subnet", Value::List(vec![subnet(&[])])),
+        ]);
+        assert!(
+            network.validate_config(&good).is_empty(),
+            "{}",
+            network.validate_config(&good)
+        );
+        let bad = obj(&[
+            ("name", Value::from("n")),
+            (
+                "subnet",
+                Value::List(vec![
+                    subnet(&[]),
+                    subnet(&[
+                        ("name", Value::from("default")),
+                        ("cidr", Value::from("8.8.8.0/24")),
+                        ("vlan", num("0")),
+                        ("weight", num("1")),
+                        (
+                            "dns",
+                            Value::List(vec![
+                                Value::from("1.1.1.1"),
+                                Value::from("dns.example"),
+                                Value::from("1.1.1.1"),
+                            ]),
+                        ),
+                        (
+                            "tags",
+                            Value::Map(
+                                [
+                                    ("env".to_owned(), Value::from("")),
+                                    ("Team".to_owned(), Value::from("x")),
+                                ]
+                                .into_iter()
+                                .collect(),
+                            ),
+                        ),
+                    ]),
+                    subnet(&[
+                        ("name", Value::from("")),
+                        ("cidr", Value::Null),
+                        ("ipv6_cidr", unknown()),
+                        ("gateway", Value::from("10.0.0.1")),
+                    ]),
+                ]),
+            ),
+        ]);
+        assert_eq!(
+            lines(&network.validate_config(&bad)),
+            [
+                // Attributes in the schema's (name) order, each one's validators in the
+                // order written.
+                "Invalid attribute value: 8.8.8.0/24 is not a private range at subnet[1].cidr",
+                r#"Invalid attribute value: elements must be unique: "1.1.1.1" is at [0] and [2] at subnet[1].dns"#,
+                r#"Invalid attribute value: value must match the pattern `^\d+\.\d+\.\d+\.\d+$`, found "dns.example" at subnet[1].dns[1]"#,
+                r#"Invalid attribute value: value must be none of "default", found "default" at subnet[1].name"#,
+                r#"Invalid attribute value: value must match the pattern `^[a-z]+$`, found "Team" at subnet[1].tags["Team"]"#,
+                r#"Invalid attribute value: length must be at least 1, found 0 at subnet[1].tags["env"]"#,
+                "Invalid attribute value: value must be at least 1, found 0 at subnet[1].vlan",
+                "Invalid attribute value: value must be less than 1, found 1 at subnet[1].weight",
+                "Invalid Attribute Combination: an unnamed subnet needs a vlan at subnet[2]",
+                "Invalid Attribute Combination: `cidr` must be set when `gateway` is set at subnet[2].gateway",
+            ]
+        );
+    }
+}

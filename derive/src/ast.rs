@@ -14,6 +14,8 @@ pub struct Container<'a> {
     pub fields: Vec<Field<'a>>,
     /// For an enum of unit variants: the strings serde writes for them.
     pub variants: Option<Vec<String>>,
+    /// The rules of the attributes together (the struct's and its fields').
+    pub rules: Vec<crate::validators::ObjectSpec>,
 }
 
 /// A field that serde writes.
@@ -40,6 +42,8 @@ pub struct Validators {
     pub min_length: Option<u64>,
     pub max_length: Option<u64>,
     pub pattern: Option<String>,
+    /// The others, checked against the field's type.
+    pub extra: Vec<At<crate::validators::Spec>>,
 }
 
 /// The schema facts of an attribute.
@@ -70,19 +74,19 @@ pub enum Role<'a> {
 }
 
 /// What the derive can tell from how a field type is written.
-struct Shape<'a> {
+pub(crate) struct Shape<'a> {
     /// `Option<..>` around the value (possibly inside `Unknown<..>`).
-    nullable: bool,
+    pub(crate) nullable: bool,
     /// `Unknown<..>` around the value.
-    unknown: bool,
+    pub(crate) unknown: bool,
     /// The collection, if the value is a list, set or map.
-    collection: Option<Nesting>,
+    pub(crate) collection: Option<Nesting>,
     /// The collection's element type (a map's value type), or the value's type.
-    elem: &'a Type,
+    pub(crate) elem: &'a Type,
     /// The type inside the `Option`/`Unknown`/`Box` wrappers.
-    inner: &'a Type,
+    pub(crate) inner: &'a Type,
     /// The value is a bare [`Dynamic`], which holds null and unknown itself.
-    dynamic: bool,
+    pub(crate) dynamic: bool,
 }
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
@@ -109,7 +113,7 @@ fn type_arg(seg: &syn::PathSegment, n: usize) -> Option<&Type> {
     }
 }
 
-fn shape(ty: &Type) -> Shape<'_> {
+pub(crate) fn shape(ty: &Type) -> Shape<'_> {
     let mut s = Shape {
         nullable: false,
         unknown: false,
@@ -148,7 +152,7 @@ fn shape(ty: &Type) -> Shape<'_> {
 }
 
 /// Type names that are certainly not model structs.
-fn primitive_name(ty: &Type) -> Option<String> {
+pub(crate) fn primitive_name(ty: &Type) -> Option<String> {
     if let Type::Reference(r) = ty {
         return primitive_name(&r.elem);
     }
@@ -226,7 +230,8 @@ fn valid_name(name: &str) -> bool {
 impl<'a> Container<'a> {
     /// Builds and checks the model, collecting every mistake in `errors`.
     pub fn from_ast(input: &'a DeriveInput, errors: &mut Errors) -> Option<Container<'a>> {
-        let attrs = attr::container_attrs(&input.attrs, errors);
+        let mut attrs = attr::container_attrs(&input.attrs, errors);
+        let mut rules = std::mem::take(&mut attrs.rules);
         let serde = attr::serde_container(&input.attrs);
         let fields = match &input.data {
             Data::Struct(s) => match &s.fields {
@@ -264,12 +269,19 @@ impl<'a> Container<'a> {
                         );
                     }
                 }
+                if !rules.is_empty() {
+                    errors.push(
+                        input.ident.span(),
+                        "rules of attributes together (`exactly_one_of`, `validate_with`, ...) apply to model structs, not to a string enum",
+                    );
+                }
                 return Some(Container {
                     original: input,
                     attrs,
                     description,
                     fields: Vec::new(),
                     variants: Some(variants),
+                    rules: Vec::new(),
                 });
             }
             Data::Union(u) => {
@@ -345,6 +357,18 @@ impl<'a> Container<'a> {
                 .or_else(|| attr::doc_comment(&field.attrs));
             let markdown = field_attrs.markdown.is_some();
             let (role, flags, validators, check_null) = field_role(field, &field_attrs, errors);
+            for (key, slot) in [
+                ("conflicts_with", &field_attrs.conflicts_with),
+                ("also_requires", &field_attrs.also_requires),
+            ] {
+                if let Some(others) = slot {
+                    rules.push(crate::validators::ObjectSpec::Field(
+                        key,
+                        name.clone(),
+                        others.clone(),
+                    ));
+                }
+            }
             plan_check(&field.ty, &role, &flags, &field_attrs.plan, errors);
             out.push(Field {
                 original: field,
@@ -363,12 +387,15 @@ impl<'a> Container<'a> {
             .as_ref()
             .map(|d| d.value.clone())
             .or_else(|| attr::doc_comment(&input.attrs));
+        let names: Vec<&str> = out.iter().map(|f| f.name.as_str()).collect();
+        crate::validators::check_names(&rules, &names, errors);
         Some(Container {
             original: input,
             attrs,
             description,
             fields: out,
             variants: None,
+            rules,
         })
     }
 }
@@ -458,6 +485,7 @@ fn field_role<'a>(
         min_length: a.min_length.as_ref().map(|v| v.value),
         max_length: a.max_length.as_ref().map(|v| v.value),
         pattern: a.pattern.as_ref().map(|v| v.value.clone()),
+        extra: crate::validators::merge_lengths(a.validators.clone()),
     };
 
     if let (Some(_), Some(nested)) = (&a.block, &a.nested_type) {
@@ -737,6 +765,25 @@ fn field_role<'a>(
                     suggest("T", s.inner)
                 ),
             );
+        }
+    }
+
+    match (&a.block, &a.nested_type) {
+        (None, None) => crate::validators::check(&validators.extra, ty, errors),
+        (block, _) => {
+            let what = if block.is_some() {
+                "a block"
+            } else {
+                "nested attributes"
+            };
+            for v in &validators.extra {
+                if block.is_some() || !matches!(v.value, crate::validators::Spec::Custom(_)) {
+                    errors.push(
+                        v.span,
+                        format_args!("this validator does not apply to {what}: validate the attributes inside (on their model struct)"),
+                    );
+                }
+            }
         }
     }
 

@@ -81,6 +81,11 @@ pub struct FieldAttrs {
     pub min_length: Option<At<u64>>,
     pub max_length: Option<At<u64>>,
     pub pattern: Option<At<String>>,
+    /// `none_of`, the ranges, `unique`, `each(..)`, `keys(..)`, `validate_with`.
+    pub validators: Vec<At<crate::validators::Spec>>,
+    /// `conflicts_with = [..]`, `also_requires = [..]`: rules of the struct.
+    pub conflicts_with: Option<At<Vec<String>>>,
+    pub also_requires: Option<At<Vec<String>>>,
     /// `default`, `use_state_for_unknown`, `refine(...)`.
     pub plan: crate::plan::PlanAttrs,
     /// An attribute was not recognised (reported): checks that depend on what the field
@@ -96,6 +101,8 @@ pub struct ContainerAttrs {
     pub deprecated: Option<Span>,
     pub version: Option<At<i64>>,
     pub krate: Option<At<syn::Path>>,
+    /// `exactly_one_of = [..]` and the other rules, `validate_with`.
+    pub rules: Vec<crate::validators::ObjectSpec>,
 }
 
 /// What serde's attributes say about a field's name and presence.
@@ -209,7 +216,7 @@ pub(crate) fn string_value(
 }
 
 /// `key = ["a", "b"]`: a non-empty array of string literals.
-fn string_list(
+pub(crate) fn string_list(
     meta: &ParseNestedMeta,
     errors: &mut Errors,
 ) -> syn::Result<Option<At<Vec<String>>>> {
@@ -388,35 +395,75 @@ pub const FIELD_OPTIONS: &[&str] = &[
     "min_length",
     "max_length",
     "pattern",
+    "none_of",
+    "at_least",
+    "at_most",
+    "greater_than",
+    "less_than",
+    "unique",
+    "each",
+    "keys",
+    "validate_with",
+    "conflicts_with",
+    "also_requires",
     "default",
     "use_state_for_unknown",
     "refine",
 ];
 
 /// The container attributes (keep in step with [`container_attrs`]).
-pub const CONTAINER_OPTIONS: &[&str] =
-    &["description", "markdown", "deprecated", "version", "crate"];
+pub const CONTAINER_OPTIONS: &[&str] = &[
+    "description",
+    "markdown",
+    "deprecated",
+    "version",
+    "crate",
+    "exactly_one_of",
+    "at_least_one_of",
+    "conflicting",
+    "required_together",
+    "validate_with",
+];
 
-/// `unknown tfvalue field attribute `computd`: did you mean `computed`? (...)`: the
-/// nearest option when one is close (a few edits away), and the options.
-fn unknown_option(what: &str, found: &str, options: &[&str]) -> String {
+/// The option nearest `found` when one is close (a few edits away), and all of them
+/// quoted, for a message.
+fn nearest_and_list<'o>(found: &str, options: &[&'o str]) -> (Option<&'o str>, String) {
     let nearest = options
         .iter()
         .map(|o| (edit_distance(found, o), *o))
         .filter(|(d, o)| *d <= (o.len().max(found.len()) / 3).max(1))
-        .min_by_key(|(d, _)| *d);
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, o)| o);
     let list = options
         .iter()
         .map(|o| format!("`{o}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    match nearest {
-        Some((_, o)) => format!(
+    (nearest, list)
+}
+
+/// `unknown tfvalue field attribute `computd`: did you mean `computed`? (...)`: the
+/// nearest option when one is close, and the options.
+pub(crate) fn unknown_option(what: &str, found: &str, options: &[&str]) -> String {
+    match nearest_and_list(found, options) {
+        (Some(o), list) => format!(
             "unknown tfvalue {what} attribute `{found}`: did you mean `{o}`? (the {what} attributes are {list})"
         ),
-        None => format!(
+        (None, list) => format!(
             "unknown tfvalue {what} attribute `{found}`: the {what} attributes are {list}"
         ),
+    }
+}
+
+/// `no attribute `nmae` in this struct: did you mean `name`? (...)`.
+pub(crate) fn unknown_name(found: &str, names: &[&str]) -> String {
+    match nearest_and_list(found, names) {
+        (Some(o), list) => format!(
+            "no attribute `{found}` in this struct: did you mean `{o}`? (its attributes are {list})"
+        ),
+        (None, list) => {
+            format!("no attribute `{found}` in this struct (its attributes are {list})")
+        }
     }
 }
 
@@ -515,6 +562,29 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                     set_once(&mut out.pattern, v, span, "pattern", errors);
                     Ok(())
                 }
+                // none_of = [..], at_least = N, at_most = N, greater_than = N,
+                // less_than = N, unique, each(..), keys(..), validate_with = path
+                name @ ("none_of" | "at_least" | "at_most" | "greater_than" | "less_than"
+                | "unique" | "each" | "keys" | "validate_with") => {
+                    if let Some(Some(spec)) = crate::validators::parse_one(&meta, name, errors)? {
+                        if out.validators.iter().any(|v| v.value.key() == spec.value.key()) {
+                            errors.push(span, format_args!("duplicate tfvalue attribute `{name}`"));
+                        }
+                        out.validators.push(spec);
+                    }
+                    Ok(())
+                }
+                // conflicts_with = ["a"], also_requires = ["b"]
+                name @ ("conflicts_with" | "also_requires") => {
+                    let v = string_list(&meta, errors)?;
+                    let slot = if name == "conflicts_with" {
+                        &mut out.conflicts_with
+                    } else {
+                        &mut out.also_requires
+                    };
+                    set_once(slot, v, span, name, errors);
+                    Ok(())
+                }
                 // default = <literal>
                 "default" => crate::plan::default(&meta, &mut out.plan, errors),
                 // use_state_for_unknown
@@ -583,6 +653,26 @@ pub fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
                         None => None,
                     };
                     set_once(&mut out.krate, v, span, "crate", errors);
+                    Ok(())
+                }
+                // exactly_one_of = ["a", "b"], at_least_one_of, conflicting,
+                // required_together (each as often as needed)
+                name @ ("exactly_one_of" | "at_least_one_of" | "conflicting" | "required_together") => {
+                    let key = crate::validators::GROUPS
+                        .iter()
+                        .find(|g| **g == name)
+                        .copied()
+                        .unwrap_or("conflicting");
+                    if let Some(v) = string_list(&meta, errors)? {
+                        out.rules.push(crate::validators::ObjectSpec::Group(key, v));
+                    }
+                    Ok(())
+                }
+                // validate_with = path::to::function
+                "validate_with" => {
+                    if let Some(p) = crate::validators::path_value(&meta, errors)? {
+                        out.rules.push(crate::validators::ObjectSpec::Custom(p));
+                    }
                     Ok(())
                 }
                 other => {

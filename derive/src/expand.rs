@@ -146,6 +146,8 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
         }
     };
     let plan = crate::plan::tokens(&field.plan, krate);
+    let extra = crate::validators::tokens(&field.validators.extra, krate);
+    let plan = quote!(#plan #extra);
     match &field.role {
         Role::Attribute => {
             let ty = &field.original.ty;
@@ -230,6 +232,7 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
     let markdown = c.attrs.markdown.is_some();
     let deprecated = c.attrs.deprecated.is_some();
     let fields = c.fields.iter().map(|f| field_tokens(f, krate));
+    let rules = crate::validators::object_tokens(&c.rules, krate);
     // Fields that must hold null, of types the derive cannot see into: the type system
     // says whether they can (an error on the field's type if not).
     let null_checks = c.fields.iter().filter(|f| f.check_null).map(|f| {
@@ -258,6 +261,7 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
                 #(#null_checks)*
                 let __block = #krate::__private::Block::new();
                 #(#fields)*
+                #rules
                 #krate::__private::describe(__block, #description, #markdown, #deprecated)
             }
         }

@@ -10,6 +10,7 @@ mod attr;
 mod expand;
 mod pattern;
 mod plan;
+mod validators;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

@@ -126,7 +126,10 @@ fn number_fits(text: &str) -> bool {
 }
 
 /// A number literal for `key = ..`.
-fn number(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<At<String>>> {
+pub(crate) fn number(
+    meta: &ParseNestedMeta,
+    errors: &mut Errors,
+) -> syn::Result<Option<At<String>>> {
     let name = key_name(meta);
     if !meta.input.peek(Token![=]) {
         errors.push(

@@ -67,7 +67,7 @@ struct Entry {
     #[tfvalue(optional)]
     value: Unknown<Option<String>>,
     /// Seconds to live.
-    #[tfvalue(optional, computed, default = 3600)]
+    #[tfvalue(optional, computed, default = 3600, at_least = 1)]
     ttl: Unknown<Option<Number>>,
     /// `kv-<key>`.
     #[tfvalue(computed, use_state_for_unknown, refine(not_null, prefix = "kv-"))]

@@ -460,6 +460,25 @@ fn kv_provider_block_errors() {
     }
 }
 
+/// The schema's validators, run by the server when Terraform validates: a bad value is
+/// an error at its attribute, before the provider's code runs. (The lifecycle test's
+/// `ttl = kv_entry.a.version * 60`, unknown when validated, passes the same validator.)
+#[test]
+fn kv_schema_validators() {
+    TestCase::run_each(|| {
+        let (case, store) = kv_case(6);
+        let config = format!(
+            "{}\nresource \"kv_entry\" \"x\" {{\n  key = \"x\"\n  ttl = 0\n}}\n",
+            provider(&store)
+        );
+        // Terraform points at the attribute's line.
+        let line = 1 + config.lines().position(|l| l.contains("ttl = 0")).unwrap();
+        case.step(Step::config(config).expect_error(format!(
+            "Error: Invalid attribute value.*on main.tf line {line}, in resource \"kv_entry\" \"x\".*value must be at least 1, found 0"
+        )))
+    });
+}
+
 /// State of schema version 0 (the value under `data`) is upgraded to version 1.
 fn kv_upgrade(protocol: u32) -> TestCase {
     let (case, store) = kv_case(protocol);

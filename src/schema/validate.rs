@@ -44,7 +44,10 @@ impl Block {
     /// - **Null blocks** ([`DiagnosticKind::NullBlock`]): a `GROUP` block is never null,
     ///   and neither is a `LIST`, `SET` or `MAP` block (no blocks is an empty collection).
     /// - **Validators** ([`DiagnosticKind::Validator`]): each of an attribute's
-    ///   [`Validator`](super::Validator)s accepts its value, when known and not null.
+    ///   [`Validator`]s accepts its value, when known and not null.
+    /// - **Rules of attributes together** ([`DiagnosticKind::Combination`]), in
+    ///   [`validate_config`](Block::validate_config) only: each [`ObjectValidator`] of a
+    ///   block or of nested objects holds.
     ///
     /// A null or unknown root value has nothing to check.
     ///
