@@ -342,6 +342,14 @@ pub mod __private {
     pub use std::vec;
     pub use std::vec::Vec;
 
+    /// Nested attributes whose elements pair with their prior elements by `key`.
+    pub fn match_by(mut a: Attribute, key: &str) -> Attribute {
+        if let crate::schema::AttributeType::Nested(n) = &mut a.ty {
+            n.match_by = Some(key.to_owned());
+        }
+        a
+    }
+
     /// A pattern the derive has checked.
     pub fn pattern(source: &str) -> crate::schema::Pattern {
         crate::schema::Pattern::unchecked(source)
@@ -458,7 +466,11 @@ pub mod __private {
             };
             n.attributes.insert(
                 name,
-                Attribute::nested(nested_type(inner, nb.block)).set_optional(),
+                Attribute::nested(NestedType {
+                    match_by: nb.match_by,
+                    ..nested_type(inner, nb.block)
+                })
+                .set_optional(),
             );
         }
         n

@@ -904,3 +904,204 @@ fn an_etag_that_changes_on_every_update_is_consistent_with_apply() {
     assert!(Entry::check_apply(&planned, &after_apply).is_empty());
     assert!(!Entry::check_apply(&proposed, &after_apply).is_empty());
 }
+
+// ---------------------------------------------------------------------------------------
+// `match_by`: list elements paired with their prior elements by a key attribute (the
+// `ipam` shape: a subnet's computed `id` kept across an insertion in the middle of the
+// list, terraform-plugin-framework#489, #974), with no `modify_plan` code.
+
+mod match_by {
+    use super::*;
+
+    #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    struct Subnet {
+        cidr: Unknown<String>,
+        #[tfvalue(computed, use_state_for_unknown)]
+        id: Unknown<Option<String>>,
+        #[tfvalue(computed)]
+        etag: Unknown<Option<String>>,
+    }
+
+    #[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+    struct Vpc {
+        name: Unknown<String>,
+        #[tfvalue(optional, nested_type = "list", match_by = "cidr")]
+        subnets: Unknown<Option<Vec<Subnet>>>,
+        #[tfvalue(block, match_by = "cidr")]
+        zone: Unknown<Vec<Subnet>>,
+        #[tfvalue(optional, nested_type = "list")]
+        by_position: Unknown<Option<Vec<Subnet>>>,
+    }
+
+    fn subnet(cidr: Value, id: Value) -> Value {
+        obj(&[("cidr", cidr), ("id", id), ("etag", Value::Null)])
+    }
+
+    fn vpc(subnets: Vec<Value>) -> Value {
+        obj(&[
+            ("name", s("main")),
+            ("subnets", Value::List(subnets.clone())),
+            ("zone", Value::List(subnets.clone())),
+            ("by_position", Value::List(subnets)),
+        ])
+    }
+
+    /// The proposal Terraform makes for a list: the prior element at the same position
+    /// gives each configured element its computed values.
+    fn proposed(prior: &[Value], config: &[Value]) -> Vec<Value> {
+        config
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let id = prior.get(i).map_or(Value::Null, |p| p["id"].clone());
+                let etag = prior.get(i).map_or(Value::Null, |p| p["etag"].clone());
+                obj(&[("cidr", c["cidr"].clone()), ("id", id), ("etag", etag)])
+            })
+            .collect()
+    }
+
+    fn ids(planned: &Value, attr: &str) -> Vec<Value> {
+        let Value::List(vs) = &planned[attr] else {
+            panic!("{attr}: {planned:?}");
+        };
+        vs.iter().map(|v| v["id"].clone()).collect()
+    }
+
+    fn prior_subnets() -> Vec<Value> {
+        vec![
+            obj(&[
+                ("cidr", s("10.0.1.0/24")),
+                ("id", s("subnet-1")),
+                ("etag", s("e1")),
+            ]),
+            obj(&[
+                ("cidr", s("10.0.3.0/24")),
+                ("id", s("subnet-3")),
+                ("etag", s("e3")),
+            ]),
+        ]
+    }
+
+    fn plan(config: &[Value]) -> Value {
+        let prior = prior_subnets();
+        let planner = Planner::for_model::<Vpc>();
+        assert!(
+            planner.block().check_schema().is_empty(),
+            "{}",
+            planner.block().check_schema()
+        );
+        planner
+            .plan(
+                &vpc(prior.clone()),
+                &vpc(proposed(&prior, config)),
+                &vpc(config.to_vec()),
+            )
+            .planned
+    }
+
+    #[test]
+    fn an_insertion_in_the_middle_keeps_each_id_with_its_subnet() {
+        let config = [
+            subnet(s("10.0.1.0/24"), Value::Null),
+            subnet(s("10.0.2.0/24"), Value::Null),
+            subnet(s("10.0.3.0/24"), Value::Null),
+        ];
+        let planned = plan(&config);
+        for attr in ["subnets", "zone"] {
+            assert_eq!(
+                ids(&planned, attr),
+                [s("subnet-1"), unknown(), s("subnet-3")],
+                "{attr}: the new subnet's id is unknown, the others keep theirs"
+            );
+        }
+        // By position, as Terraform proposes, the new subnet would take subnet-3's id.
+        assert_eq!(
+            ids(&planned, "by_position"),
+            [s("subnet-1"), s("subnet-3"), unknown()]
+        );
+    }
+
+    #[test]
+    fn a_removal_and_a_reordering_keep_the_ids() {
+        let config = [subnet(s("10.0.3.0/24"), Value::Null)];
+        assert_eq!(ids(&plan(&config), "subnets"), [s("subnet-3")]);
+        let config = [
+            subnet(s("10.0.3.0/24"), Value::Null),
+            subnet(s("10.0.1.0/24"), Value::Null),
+        ];
+        assert_eq!(ids(&plan(&config), "zone"), [s("subnet-3"), s("subnet-1")]);
+    }
+
+    #[test]
+    fn an_unknown_or_repeated_key_pairs_with_nothing_more() {
+        // A cidr from a reference: its subnet is new as far as the plan knows.
+        let config = [
+            subnet(unknown(), Value::Null),
+            subnet(s("10.0.1.0/24"), Value::Null),
+            subnet(s("10.0.1.0/24"), Value::Null),
+        ];
+        assert_eq!(
+            ids(&plan(&config), "subnets"),
+            [unknown(), s("subnet-1"), unknown()],
+            "each prior element pairs once"
+        );
+    }
+
+    #[test]
+    fn requires_replace_compares_the_paired_elements() {
+        #[derive(TfValue, Serialize, Deserialize)]
+        struct Rule {
+            name: Unknown<String>,
+            #[tfvalue(requires_replace)]
+            port: Unknown<i64>,
+        }
+        #[derive(TfValue, Serialize, Deserialize)]
+        struct Firewall {
+            #[tfvalue(block, match_by = "name")]
+            rule: Unknown<Vec<Rule>>,
+        }
+        let rule = |name: &str, port: i64| obj(&[("name", s(name)), ("port", Value::from(port))]);
+        let fw = |rules: Vec<Value>| obj(&[("rule", Value::List(rules))]);
+        let planner = Planner::for_model::<Firewall>();
+        let prior = fw(vec![rule("ssh", 22), rule("web", 80)]);
+        // Reordered: nothing to replace (by position, both ports would differ).
+        let reordered = fw(vec![rule("web", 80), rule("ssh", 22)]);
+        assert!(planner
+            .plan(&prior, &reordered, &reordered)
+            .requires_replace
+            .is_empty());
+        // web's port changed: that element's path.
+        let changed = fw(vec![rule("web", 8080), rule("ssh", 22)]);
+        assert_eq!(
+            planner.plan(&prior, &changed, &changed).requires_replace,
+            [AttributePath::new().attr("rule").index(0).attr("port")]
+        );
+    }
+
+    #[test]
+    fn the_schema_check_finds_a_match_by_that_cannot_work() {
+        let elem = || {
+            Block::new()
+                .attribute("name", Attribute::required(Type::String))
+                .attribute("id", Attribute::computed(Type::String))
+        };
+        let block = Block::new()
+            .block("a", NestedBlock::list(elem()).match_by("nmae"))
+            .block("b", NestedBlock::list(elem()).match_by("id"))
+            .block("c", NestedBlock::single(elem()).match_by("name"));
+        let found: Vec<String> = block
+            .check_schema()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "Invalid provider schema: `match_by` names `nmae`, which its elements do not have at a",
+                "Invalid provider schema: `match_by` names `id`, which is computed only: the key must come from configuration at b",
+                "Invalid provider schema: `match_by` pairs the elements of a list or a set only at c",
+            ]
+        );
+        let _ = NestedType::list().match_by("x");
+    }
+}

@@ -30,6 +30,8 @@ pub struct Field<'a> {
     pub validators: Validators,
     /// `default`, `use_state_for_unknown`, `refine(...)`, checked.
     pub plan: crate::plan::PlanAttrs,
+    /// `match_by = ".."` of a list or set of blocks or nested attributes.
+    pub match_by: Option<String>,
     /// The field must be able to hold null, and its type is one the derive cannot see
     /// into (a type alias, say): the type system checks it (`__private::CanBeNull`).
     pub check_null: bool,
@@ -370,6 +372,24 @@ impl<'a> Container<'a> {
                 }
             }
             plan_check(&field.ty, &role, &flags, &field_attrs.plan, errors);
+            if let Some(m) = &field_attrs.match_by {
+                let nesting = match &role {
+                    Role::Block { nesting, .. } | Role::Nested { nesting, .. } => Some(*nesting),
+                    Role::Attribute => None,
+                };
+                if !matches!(nesting, Some(Nesting::List | Nesting::Set)) {
+                    errors.push(
+                        m.span,
+                        "`match_by` pairs the elements of a list or set of blocks or nested attributes with their prior elements: add `block` or `nested_type` on a list or set of a model",
+                    );
+                }
+                if !valid_name(&m.value) {
+                    errors.push(
+                        m.span,
+                        format_args!("`{}` is not an attribute name", m.value),
+                    );
+                }
+            }
             out.push(Field {
                 original: field,
                 name,
@@ -378,6 +398,7 @@ impl<'a> Container<'a> {
                 description,
                 markdown,
                 validators,
+                match_by: field_attrs.match_by.map(|m| m.value),
                 plan: field_attrs.plan,
                 check_null,
             });

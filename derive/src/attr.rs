@@ -86,6 +86,9 @@ pub struct FieldAttrs {
     /// `conflicts_with = [..]`, `also_requires = [..]`: rules of the struct.
     pub conflicts_with: Option<At<Vec<String>>>,
     pub also_requires: Option<At<Vec<String>>>,
+    /// `match_by = "name"`: the attribute that pairs list or set elements with their
+    /// prior elements.
+    pub match_by: Option<At<String>>,
     /// `default`, `use_state_for_unknown`, `refine(...)`.
     pub plan: crate::plan::PlanAttrs,
     /// An attribute was not recognised (reported): checks that depend on what the field
@@ -406,6 +409,7 @@ pub const FIELD_OPTIONS: &[&str] = &[
     "validate_with",
     "conflicts_with",
     "also_requires",
+    "match_by",
     "default",
     "use_state_for_unknown",
     "refine",
@@ -583,6 +587,12 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                         &mut out.also_requires
                     };
                     set_once(slot, v, span, name, errors);
+                    Ok(())
+                }
+                // match_by = "name"
+                "match_by" => {
+                    let v = string_value(&meta, errors)?;
+                    set_once(&mut out.match_by, v, span, "match_by", errors);
                     Ok(())
                 }
                 // default = <literal>

@@ -163,8 +163,13 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
             let call = quote_spanned! {elem.span()=>
                 #krate::__private::nested_attribute::<#elem>
             };
-            quote! {
-                let __block = __block.attribute(#name, #call(#nesting, #facts) #plan);
+            match &field.match_by {
+                Some(key) => quote! {
+                    let __block = __block.attribute(#name, #krate::__private::match_by(#call(#nesting, #facts) #plan, #key));
+                },
+                None => quote! {
+                    let __block = __block.attribute(#name, #call(#nesting, #facts) #plan);
+                },
             }
         }
         Role::Block {
@@ -187,11 +192,18 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
                 },
                 None => quote!(),
             };
+            let match_by = match &field.match_by {
+                Some(key) => quote! {
+                    __nested = __nested.match_by(#key);
+                },
+                None => quote!(),
+            };
             quote! {
                 let __block = {
                     #[allow(unused_mut)]
                     let mut __nested = #call(#nesting, #min_items, #max_items);
                     #describe
+                    #match_by
                     __block.block(#name, __nested)
                 };
             }

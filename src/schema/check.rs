@@ -130,8 +130,44 @@ fn check_block(block: &Block, path: &mut AttributePath, out: &mut Diagnostics, d
                 }
             }
         }
+        if let Some(key) = &nb.match_by {
+            let list_or_set = matches!(nb.nesting, NestingMode::List | NestingMode::Set);
+            match_by_problem(key, list_or_set, &nb.block.attributes, path, out);
+        }
         check_block(&nb.block, path, out, depth + 1);
         path.pop();
+    }
+}
+
+/// `match_by` names a configurable attribute of the elements of a list or set.
+fn match_by_problem(
+    key: &str,
+    list_or_set: bool,
+    attributes: &std::collections::BTreeMap<String, Attribute>,
+    path: &AttributePath,
+    out: &mut Diagnostics,
+) {
+    if !list_or_set {
+        problem(
+            out,
+            path,
+            "`match_by` pairs the elements of a list or a set only",
+        );
+    }
+    match attributes.get(key) {
+        None => problem(
+            out,
+            path,
+            format!("`match_by` names `{key}`, which its elements do not have"),
+        ),
+        Some(a) if a.is_computed_only() => problem(
+            out,
+            path,
+            format!(
+                "`match_by` names `{key}`, which is computed only: the key must come from configuration"
+            ),
+        ),
+        Some(_) => {}
     }
 }
 
@@ -196,6 +232,10 @@ fn check_attribute(
             path,
             out,
         );
+        if let Some(key) = &nested.match_by {
+            let list_or_set = matches!(nested.nesting, ObjectNesting::List | ObjectNesting::Set);
+            match_by_problem(key, list_or_set, &nested.attributes, path, out);
+        }
     }
 }
 

@@ -240,6 +240,7 @@ impl<'de> Deserialize<'de> for NestedBlock {
             block: raw.block.unwrap_or_default(),
             min_items: raw.min_items,
             max_items: raw.max_items,
+            match_by: None,
         })
     }
 }
@@ -325,6 +326,7 @@ impl<'de> Deserialize<'de> for Attribute {
                 nesting: n.nesting_mode,
                 attributes: n.attributes,
                 validators: Vec::new(),
+                match_by: None,
             }),
             (Some(_), Some(_)) => {
                 return Err(de::Error::custom(

@@ -175,6 +175,9 @@ pub struct NestedType {
     /// Checks of each object's attributes together, run on configuration by
     /// [`Block::validate_config`]. Provider-side: not part of the wire schema.
     pub validators: Vec<ObjectValidator>,
+    /// The attribute that identifies an object of a `LIST` or `SET`, as
+    /// [`NestedBlock::match_by`]. Provider-side: not part of the wire schema.
+    pub match_by: Option<String>,
 }
 
 /// How nested attributes are nested (tfplugin6 `Schema.Object.NestingMode`).
@@ -204,6 +207,11 @@ pub struct NestedBlock {
     pub min_items: u64,
     /// The greatest number of blocks; 0 means no limit.
     pub max_items: u64,
+    /// The attribute that identifies a block of a `LIST` or `SET`: [`Planner`] pairs each
+    /// planned block with the prior block of the same value of it (not the one at the
+    /// same position) for `use_state_for_unknown` and `requires_replace`. Provider-side:
+    /// not part of the wire schema.
+    pub match_by: Option<String>,
 }
 
 /// How nested blocks are nested (tfplugin6 `Schema.NestedBlock.NestingMode`).
@@ -380,7 +388,16 @@ impl NestedBlock {
             block,
             min_items: 0,
             max_items: 0,
+            match_by: None,
         }
+    }
+
+    /// Pairs blocks with their prior blocks by the value of attribute `name` (see
+    /// [`match_by`](NestedBlock::match_by)).
+    #[must_use]
+    pub fn match_by(mut self, name: impl Into<String>) -> Self {
+        self.match_by = Some(name.into());
+        self
     }
 
     /// A `SINGLE` block type.
@@ -668,6 +685,7 @@ impl NestedType {
             nesting,
             attributes: BTreeMap::new(),
             validators: Vec::new(),
+            match_by: None,
         }
     }
 
@@ -702,6 +720,14 @@ impl NestedType {
     #[must_use]
     pub fn validator(mut self, validator: ObjectValidator) -> Self {
         self.validators.push(validator);
+        self
+    }
+
+    /// Pairs objects with their prior objects by the value of attribute `name` (see
+    /// [`NestedBlock::match_by`]).
+    #[must_use]
+    pub fn match_by(mut self, name: impl Into<String>) -> Self {
+        self.match_by = Some(name.into());
         self
     }
 

@@ -247,7 +247,12 @@ impl Planner {
             update,
         };
         let mut planned = proposed;
-        w.block(&self.block, &mut planned, Some(config));
+        w.block(
+            &self.block,
+            &mut planned,
+            Some(config),
+            Prior::Proposal(Some(prior)),
+        );
         if update && *prior == planned {
             return Plan {
                 planned: prior.clone(),
@@ -267,7 +272,12 @@ impl Planner {
             );
         }
         w.pass = Pass::Unknowns;
-        w.block(&self.block, &mut planned, Some(config));
+        w.block(
+            &self.block,
+            &mut planned,
+            Some(config),
+            Prior::Proposal(Some(prior)),
+        );
         Plan {
             planned,
             requires_replace,
@@ -372,6 +382,28 @@ enum Pass {
     Unknowns,
 }
 
+/// Where an attribute's prior value is, for `use_state_for_unknown`.
+#[derive(Clone, Copy)]
+enum Prior<'v> {
+    /// In the proposal: Terraform copied it there (at the same position). The prior
+    /// state's value at the same path, if any, for a `match_by` collection inside.
+    Proposal(Option<&'v Value>),
+    /// This value: the prior element paired by `match_by` (or a part of one).
+    Value(&'v Value),
+    /// Nowhere: a new element.
+    Absent,
+}
+
+impl<'v> Prior<'v> {
+    fn get(self, name: &str) -> Prior<'v> {
+        match self {
+            Prior::Value(v) => v.get(name).map_or(Prior::Absent, Prior::Value),
+            Prior::Proposal(v) => Prior::Proposal(v.and_then(|v| v.get(name))),
+            Prior::Absent => Prior::Absent,
+        }
+    }
+}
+
 struct Walk<'p> {
     planner: &'p Planner,
     /// Where the walk is, kept only for a [`Planner::refine_with`] function (which is
@@ -410,9 +442,16 @@ impl Walk<'_> {
 
     /// Plans an object of `block` in place: `p` proposed, `c` its configuration (`None`
     /// when the configuration's counterpart is not known: an unpaired set element).
-    fn block(&mut self, block: &Block, p: &mut Value, c: Option<&Value>) {
+    fn block(&mut self, block: &Block, p: &mut Value, c: Option<&Value>, prior: Prior<'_>) {
         let Value::Object(pm) = p else {
             return;
+        };
+        let prior = match prior {
+            Prior::Value(v) if !matches!(v.unwrap_dynamic(), Value::Object(_)) => Prior::Absent,
+            Prior::Proposal(Some(v)) if !matches!(v.unwrap_dynamic(), Value::Object(_)) => {
+                Prior::Proposal(None)
+            }
+            other => other,
         };
         if self.depth > crate::limits::DEFAULT_MAX_DEPTH {
             return;
@@ -423,7 +462,7 @@ impl Walk<'_> {
             let Some(pv) = pm.get_mut(name) else { continue };
             let cv = c.map(|c| c.get(name.as_str()).unwrap_or(&null));
             self.enter(|| PathStep::Attr(name.to_string()));
-            self.attribute(attr, pv, cv);
+            self.attribute(attr, pv, cv, prior.get(name));
             self.leave();
         }
         for (name, nb) in &block.block_types {
@@ -433,12 +472,16 @@ impl Walk<'_> {
             let Some(pv) = pm.get_mut(name) else { continue };
             let cv = c.map(|c| c.get(name.as_str()).unwrap_or(&null));
             self.enter(|| PathStep::Attr(name.to_string()));
-            self.elements(&nb.block, nb.nesting, pv, cv);
+            let shape = Shape {
+                nesting: nb.nesting,
+                match_by: nb.match_by.as_deref(),
+            };
+            self.elements(&nb.block, shape, pv, cv, prior.get(name));
             self.leave();
         }
     }
 
-    fn attribute(&mut self, attr: &Attribute, p: &mut Value, c: Option<&Value>) {
+    fn attribute(&mut self, attr: &Attribute, p: &mut Value, c: Option<&Value>, prior: Prior<'_>) {
         // Left null by configuration; when the configuration is not known (an unpaired
         // set element), only a null proposal says so.
         let unset = c.map_or_else(|| p.is_null(), Value::is_null);
@@ -449,8 +492,11 @@ impl Walk<'_> {
                     return;
                 }
                 (Pass::Unknowns, None) => {
-                    if !(attr.use_state_for_unknown && self.update && !p.is_null()) {
-                        *p = self.unknown_for(attr);
+                    let keep = attr.use_state_for_unknown && self.update;
+                    match prior {
+                        Prior::Proposal(_) if keep && !p.is_null() => {}
+                        Prior::Value(v) if keep && !v.is_null() => v.clone_into(p),
+                        _ => *p = self.unknown_for(attr),
                     }
                     return;
                 }
@@ -459,16 +505,28 @@ impl Walk<'_> {
         }
         if let AttributeType::Nested(n) = &attr.ty {
             let (inner, nesting) = as_block(n);
-            self.elements(&inner, nesting, p, c);
+            let shape = Shape {
+                nesting,
+                match_by: n.match_by.as_deref(),
+            };
+            self.elements(&inner, shape, p, c, prior);
         }
     }
 
     /// Plans each object of a single, list, set or map value of `block`s in place. The
     /// configuration's element at the same index or key is the element's configuration;
     /// in a set, the one [`pair_set`] finds.
-    fn elements(&mut self, block: &Block, nesting: NestingMode, p: &mut Value, c: Option<&Value>) {
+    fn elements(
+        &mut self,
+        block: &Block,
+        shape: Shape<'_>,
+        p: &mut Value,
+        c: Option<&Value>,
+        prior: Prior<'_>,
+    ) {
+        let nesting = shape.nesting;
         if matches!(nesting, NestingMode::Single | NestingMode::Group) {
-            return self.block(block, p, c);
+            return self.block(block, p, c, prior);
         }
         let c = c.map(Value::unwrap_dynamic);
         let p = match p {
@@ -491,10 +549,53 @@ impl Walk<'_> {
                     Some(Value::List(cs) | Value::Set(cs) | Value::Tuple(cs)) => cs,
                     _ => &[],
                 };
+                // Each element's prior element: by `match_by`, else by position in a
+                // list inside an element paired so, else the proposal's copy.
+                fn elems(v: &Value) -> &[Value] {
+                    match v.unwrap_dynamic() {
+                        Value::List(ps) | Value::Set(ps) | Value::Tuple(ps) => ps,
+                        _ => &[],
+                    }
+                }
+                let (prior_elems, positional): (&[Value], bool) = match prior {
+                    Prior::Value(v) => (elems(v), true),
+                    Prior::Absent | Prior::Proposal(None) => (&[], false),
+                    Prior::Proposal(Some(v)) => (elems(v), false),
+                };
+                let by_key = match (shape.match_by, self.pass, self.update) {
+                    (Some(key), Pass::Unknowns, true) => Some({
+                        let ps = prior_elems;
+                        let keys: Vec<Option<&Value>> = vs
+                            .iter()
+                            .enumerate()
+                            .map(|(i, e)| {
+                                let ce = pairs.get(i).copied().flatten().and_then(|j| cs.get(j));
+                                ce.or(Some(e)).and_then(|x| x.get(key))
+                            })
+                            .collect();
+                        (ps, pair_by_key(key, ps, &keys))
+                    }),
+                    _ => None,
+                };
+                let absent_here = matches!(prior, Prior::Absent);
                 for (i, e) in vs.iter_mut().enumerate() {
                     let ce = pairs.get(i).copied().flatten().and_then(|j| cs.get(j));
+                    let pe = match &by_key {
+                        Some((ps, paired)) => paired[i]
+                            .and_then(|j| ps.get(j))
+                            .map_or(Prior::Absent, Prior::Value),
+                        None if absent_here => Prior::Absent,
+                        None if positional && nesting == NestingMode::List => {
+                            prior_elems.get(i).map_or(Prior::Absent, Prior::Value)
+                        }
+                        None => Prior::Proposal(
+                            (nesting == NestingMode::List)
+                                .then(|| prior_elems.get(i))
+                                .flatten(),
+                        ),
+                    };
                     self.enter(|| PathStep::Index(i as u64));
-                    self.block(block, e, ce);
+                    self.block(block, e, ce, pe);
                     self.leave();
                 }
             }
@@ -502,13 +603,49 @@ impl Walk<'_> {
                 for (k, e) in m.iter_mut() {
                     let ce = c.and_then(|c| c.get(k.as_str()));
                     self.enter(|| PathStep::Key(k.to_string()));
-                    self.block(block, e, ce);
+                    self.block(block, e, ce, prior.get(k.as_str()));
                     self.leave();
                 }
             }
             _ => {}
         }
     }
+}
+
+/// How a nested collection is nested, and what identifies its elements.
+#[derive(Clone, Copy)]
+struct Shape<'s> {
+    nesting: NestingMode,
+    match_by: Option<&'s str>,
+}
+
+/// Pairs each planned element (by its key value, `None` when null or unknown) with the
+/// prior element of the same key value (an index into `prior`), each prior element at
+/// most once: `n log n` comparisons.
+fn pair_by_key(key: &str, prior: &[Value], keys: &[Option<&Value>]) -> Vec<Option<usize>> {
+    let usable = |v: &Value| !v.is_null() && v.is_wholly_known();
+    let mut order: Vec<usize> = (0..prior.len())
+        .filter(|&j| prior[j].get(key).is_some_and(usable))
+        .collect();
+    let kv = |j: usize| prior[j].get(key).unwrap_or(&Value::Null);
+    order.sort_by(|&a, &b| cmp_canonical(kv(a), kv(b), false).then(a.cmp(&b)));
+    let mut used = vec![false; prior.len()];
+    keys.iter()
+        .map(|k| {
+            let k = (*k).filter(|k| usable(k))?;
+            let start =
+                order.partition_point(|&j| cmp_canonical(kv(j), k, false) == Ordering::Less);
+            let found = order[start..]
+                .iter()
+                .take_while(|&&j| cmp_canonical(kv(j), k, false) == Ordering::Equal)
+                .find(|&&j| !used[j])
+                .copied();
+            if let Some(j) = found {
+                used[j] = true;
+            }
+            found
+        })
+        .collect()
 }
 
 /// Pairs each proposed element of a set of `block` objects with the configuration
@@ -698,7 +835,11 @@ fn replaced_block(
         } else if let AttributeType::Nested(n) = &attr.ty {
             if n.attributes.values().any(has_requires_replace) {
                 let (inner, nesting) = as_block(n);
-                replaced_elements(&inner, nesting, pv, nv, path, out, depth);
+                let shape = Shape {
+                    nesting,
+                    match_by: n.match_by.as_deref(),
+                };
+                replaced_elements(&inner, shape, pv, nv, path, out, depth);
             }
         }
         path.pop();
@@ -709,14 +850,18 @@ fn replaced_block(
         }
         let (pv, nv) = (prior.get(name.as_str()), planned.get(name.as_str()));
         path.push(PathStep::Attr(name.to_string()));
-        replaced_elements(&nb.block, nb.nesting, pv, nv, path, out, depth);
+        let shape = Shape {
+            nesting: nb.nesting,
+            match_by: nb.match_by.as_deref(),
+        };
+        replaced_elements(&nb.block, shape, pv, nv, path, out, depth);
         path.pop();
     }
 }
 
 fn replaced_elements(
     block: &Block,
-    nesting: NestingMode,
+    shape: Shape<'_>,
     prior: Option<&Value>,
     planned: Option<&Value>,
     path: &mut AttributePath,
@@ -728,7 +873,27 @@ fn replaced_elements(
         prior.unwrap_or(&null).unwrap_dynamic(),
         planned.unwrap_or(&null).unwrap_dynamic(),
     );
-    match nesting {
+    // Elements of a list paired by `match_by`: each planned one against its prior one, a
+    // new one against null; a removed one has nothing planned to replace. (A set's
+    // elements have no path of their own: the set is listed, as without `match_by`.)
+    if let (
+        Some(key),
+        NestingMode::List,
+        Value::List(ps) | Value::Tuple(ps),
+        Value::List(ns) | Value::Tuple(ns),
+    ) = (shape.match_by, shape.nesting, p, n)
+    {
+        let keys: Vec<Option<&Value>> = ns.iter().map(|e| e.get(key)).collect();
+        let paired = pair_by_key(key, ps, &keys);
+        for (i, e) in ns.iter().enumerate() {
+            path.push(PathStep::Index(i as u64));
+            let before = paired[i].and_then(|j| ps.get(j)).unwrap_or(&null);
+            replaced_block(block, before, e, path, out, depth + 1);
+            path.pop();
+        }
+        return;
+    }
+    match shape.nesting {
         NestingMode::Single | NestingMode::Group => {
             replaced_block(block, p, n, path, out, depth + 1);
         }

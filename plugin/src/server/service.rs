@@ -107,6 +107,16 @@ macro_rules! provider_service {
                 let s = &self.core.schemas;
                 let mut diags = Vec::new();
                 let mut convert = |what: &str, name: &str, schema: &tfvalue::schema::Schema| {
+                    // A schema that breaks Terraform's rules, or whose validators or
+                    // planner facts cannot work, is the provider's bug: said at once,
+                    // where its author sees it, rather than as odd plans later.
+                    let problems = schema.block.check_schema();
+                    if !problems.is_empty() {
+                        let detail: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                        diags.push(crate::Diagnostic::error(format!(
+                            "the schema of {what}{name} is not valid"
+                        )).with_detail(detail.join("\n")));
+                    }
                     match $cv::to_schema(schema) {
                         Ok(s) => Some(s),
                         Err(e) => {

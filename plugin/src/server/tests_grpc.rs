@@ -1790,6 +1790,56 @@ async fn a_function_with_a_bad_name_is_reported() {
         .contains("does not implement its function `ok`"));
 }
 
+/// A schema whose own facts cannot work (a rule naming no attribute) is an error of
+/// GetProviderSchema, which Terraform shows before anything else: the author's bug,
+/// found on the first run.
+#[tokio::test]
+async fn a_schema_that_cannot_work_is_reported() {
+    struct Broken;
+    impl Provider for Broken {
+        fn schemas(&self) -> Schemas {
+            let block = tfvalue::schema::Block::new()
+                .attribute("name", Attribute::optional(Type::String))
+                .validator(tfvalue::schema::ObjectValidator::exactly_one_of([
+                    "name", "nmae",
+                ]));
+            Schemas::new()
+                .resource("test_broken", Schema::new(0, block))
+                .resource("test_fine", Schema::new(0, tfvalue::schema::Block::new()))
+        }
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Broken, listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = pb6::provider_client::ProviderClient::new(channel.clone());
+    let resp = client
+        .get_provider_schema(pb6::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    let d = &resp.diagnostics[0];
+    assert_eq!(d.severity, pb6::diagnostic::Severity::Error as i32);
+    assert_eq!(d.summary, "the schema of resource test_broken is not valid");
+    assert_eq!(
+        d.detail,
+        "Invalid provider schema: `nmae` names no attribute or block (`nmae`)"
+    );
+    // Over protocol 5 as well.
+    let mut client5 = pb5::provider_client::ProviderClient::new(channel);
+    let resp = client5
+        .get_schema(pb5::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+    drop(running);
+}
+
 /// A provider whose `test_note` takes the state of `old_note` (`{"text": ..}`); from
 /// `liar_note` it answers a state with an unknown in it, which no state may hold.
 struct Mover;
