@@ -1105,3 +1105,82 @@ mod match_by {
         let _ = NestedType::list().match_by("x");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// `requires_replace_if_configured` and `requires_replace_if` (terraform-plugin-framework's
+// `RequiresReplaceIfConfigured` and `RequiresReplaceIf`).
+
+mod replace_if {
+    use super::*;
+
+    /// A disk can grow in place; shrinking it replaces the server.
+    fn shrinks(prior: &Value, planned: &Value, _config: &Value) -> bool {
+        match (prior.as_i64(), planned.as_i64()) {
+            (Some(p), Some(n)) => n < p,
+            _ => false,
+        }
+    }
+
+    #[derive(TfValue, Serialize, Deserialize)]
+    struct Server {
+        #[tfvalue(optional, computed, requires_replace_if_configured)]
+        zone: Unknown<Option<String>>,
+        #[tfvalue(requires_replace_if = shrinks)]
+        disk_gb: Unknown<i64>,
+        #[tfvalue(block)]
+        nic: Unknown<Vec<Nic>>,
+    }
+
+    #[derive(TfValue, Serialize, Deserialize)]
+    struct Nic {
+        #[tfvalue(optional, requires_replace_if_configured)]
+        subnet: Unknown<Option<String>>,
+    }
+
+    fn server(zone: Value, disk: i64, nic: Value) -> Value {
+        obj(&[
+            ("zone", zone),
+            ("disk_gb", Value::from(disk)),
+            ("nic", Value::List(vec![obj(&[("subnet", nic)])])),
+        ])
+    }
+
+    fn replaced(prior: &Value, planned: &Value, config: &Value) -> Vec<AttributePath> {
+        let planner = Planner::for_model::<Server>();
+        assert!(planner.block().check_schema().is_empty());
+        planner.plan(prior, planned, config).requires_replace
+    }
+
+    #[test]
+    fn a_change_replaces_only_when_the_condition_holds() {
+        let prior = server(s("eu-1a"), 100, s("a"));
+        // The zone moved in configuration: replace.
+        let next = server(s("eu-1b"), 100, s("a"));
+        assert_eq!(
+            replaced(&prior, &next, &next),
+            [AttributePath::new().attr("zone")]
+        );
+        // The zone left to the provider (null in configuration), whatever it plans.
+        let config = server(Value::Null, 100, s("a"));
+        assert!(replaced(&prior, &next, &config).is_empty());
+        // The disk grows in place, and shrinking replaces.
+        let grown = server(s("eu-1a"), 200, s("a"));
+        assert!(replaced(&prior, &grown, &grown).is_empty());
+        let shrunk = server(s("eu-1a"), 50, s("a"));
+        assert_eq!(
+            replaced(&prior, &shrunk, &shrunk),
+            [AttributePath::new().attr("disk_gb")]
+        );
+        // Inside a block, with the block's own configuration.
+        let moved = server(s("eu-1a"), 100, s("b"));
+        assert_eq!(
+            replaced(&prior, &moved, &moved),
+            [AttributePath::new().attr("nic").index(0).attr("subnet")]
+        );
+        let unset = server(s("eu-1a"), 100, Value::Null);
+        assert!(
+            replaced(&prior, &unset, &unset).is_empty(),
+            "removed from configuration"
+        );
+    }
+}

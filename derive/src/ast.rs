@@ -32,6 +32,9 @@ pub struct Field<'a> {
     pub plan: crate::plan::PlanAttrs,
     /// `match_by = ".."` of a list or set of blocks or nested attributes.
     pub match_by: Option<String>,
+    /// `requires_replace_if_configured`, `requires_replace_if = path`.
+    pub replace_if_configured: bool,
+    pub replace_if: Option<syn::Path>,
     /// The field must be able to hold null, and its type is one the derive cannot see
     /// into (a type alias, say): the type system checks it (`__private::CanBeNull`).
     pub check_null: bool,
@@ -399,6 +402,8 @@ impl<'a> Container<'a> {
                 markdown,
                 validators,
                 match_by: field_attrs.match_by.map(|m| m.value),
+                replace_if_configured: field_attrs.requires_replace_if_configured.is_some(),
+                replace_if: field_attrs.requires_replace_if.map(|p| p.value),
                 plan: field_attrs.plan,
                 check_null,
             });
@@ -509,6 +514,26 @@ fn field_role<'a>(
         extra: crate::validators::merge_lengths(a.validators.clone()),
     };
 
+    let replace_ifs = [
+        a.requires_replace.map(|s| (s, "requires_replace")),
+        a.requires_replace_if_configured
+            .map(|s| (s, "requires_replace_if_configured")),
+        a.requires_replace_if
+            .as_ref()
+            .map(|p| (p.span, "requires_replace_if")),
+    ];
+    let given: Vec<(proc_macro2::Span, &str)> = replace_ifs.into_iter().flatten().collect();
+    if given.len() > 1 {
+        let names: Vec<String> = given.iter().map(|(_, n)| format!("`{n}`")).collect();
+        errors.push(
+            given[1].0,
+            format_args!(
+                "{} conflict: give one (each `requires_replace_if..` implies `requires_replace`)",
+                names.join(" and ")
+            ),
+        );
+    }
+
     if let (Some(_), Some(nested)) = (&a.block, &a.nested_type) {
         errors.push(
             nested.span,
@@ -564,6 +589,16 @@ fn field_role<'a>(
             (
                 a.requires_replace,
                 "requires_replace",
+                "mark the attributes inside the block",
+            ),
+            (
+                a.requires_replace_if_configured,
+                "requires_replace_if_configured",
+                "mark the attributes inside the block",
+            ),
+            (
+                a.requires_replace_if.as_ref().map(|p| p.span),
+                "requires_replace_if",
                 "mark the attributes inside the block",
             ),
         ] {

@@ -76,6 +76,9 @@ pub struct FieldAttrs {
     pub min_items: Option<At<u64>>,
     pub max_items: Option<At<u64>>,
     pub requires_replace: Option<Span>,
+    /// `requires_replace_if_configured`, `requires_replace_if = path`.
+    pub requires_replace_if_configured: Option<Span>,
+    pub requires_replace_if: Option<At<syn::Path>>,
     /// `one_of = ["a", "b"]`: the accepted strings, and where the key was written.
     pub one_of: Option<At<Vec<String>>>,
     pub min_length: Option<At<u64>>,
@@ -394,6 +397,8 @@ pub const FIELD_OPTIONS: &[&str] = &[
     "min_items",
     "max_items",
     "requires_replace",
+    "requires_replace_if_configured",
+    "requires_replace_if",
     "one_of",
     "min_length",
     "max_length",
@@ -542,6 +547,17 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 }
                 // requires_replace
                 "requires_replace" => flag(&meta, &mut out.requires_replace, errors),
+                // requires_replace_if_configured
+                "requires_replace_if_configured" => {
+                    flag(&meta, &mut out.requires_replace_if_configured, errors)
+                }
+                // requires_replace_if = path::to::function
+                "requires_replace_if" => {
+                    let v = crate::validators::path_value(&meta, errors)?
+                        .map(|p| At { value: p, span });
+                    set_once(&mut out.requires_replace_if, v, span, "requires_replace_if", errors);
+                    Ok(())
+                }
                 // one_of = ["a", "b"]
                 "one_of" => {
                     let v = string_list(&meta, errors)?;

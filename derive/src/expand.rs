@@ -147,7 +147,12 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
     };
     let plan = crate::plan::tokens(&field.plan, krate);
     let extra = crate::validators::tokens(&field.validators.extra, krate);
-    let plan = quote!(#plan #extra);
+    let replace_if = crate::validators::replace_if_tokens(
+        field.replace_if_configured,
+        field.replace_if.as_ref(),
+        krate,
+    );
+    let plan = quote!(#plan #extra #replace_if);
     match &field.role {
         Role::Attribute => {
             let ty = &field.original.ty;

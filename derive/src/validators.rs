@@ -181,10 +181,16 @@ pub fn merge_lengths(specs: Vec<At<Spec>>) -> Vec<At<Spec>> {
 
 /// `validate_with = path::to::function`.
 pub fn path_value(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Option<syn::Path>> {
+    let name = attr::key_name(meta);
+    let signature = if name == "requires_replace_if" {
+        "fn(prior: &tfvalue::Value, planned: &tfvalue::Value, config: &tfvalue::Value) -> bool"
+    } else {
+        "fn(&tfvalue::Value) -> Result<(), String>"
+    };
     if !meta.input.peek(Token![=]) {
         errors.push(
             meta.path.span(),
-            "`validate_with` needs a function: `validate_with = path::to::function`",
+            format_args!("`{name}` needs a function: `{name} = path::to::function`"),
         );
         attr::skip_value(meta)?;
         return Ok(None);
@@ -195,10 +201,27 @@ pub fn path_value(meta: &ParseNestedMeta, errors: &mut Errors) -> syn::Result<Op
         other => {
             errors.push(
                 other.span(),
-                "`validate_with` expects the path of a function `fn(&tfvalue::Value) -> Result<(), String>`",
+                format_args!("`{name}` expects the path of a function `{signature}`"),
             );
             Ok(None)
         }
+    }
+}
+
+/// `.requires_replace_if_configured()` or `.requires_replace_if(..)`, if asked.
+pub fn replace_if_tokens(
+    configured: bool,
+    custom: Option<&syn::Path>,
+    krate: &TokenStream,
+) -> TokenStream {
+    let _ = krate;
+    match (configured, custom) {
+        (true, _) => quote!(.requires_replace_if_configured()),
+        (false, Some(path)) => {
+            let name = path_text(path);
+            quote!(.requires_replace_if(#name, #path))
+        }
+        (false, None) => quote!(),
     }
 }
 

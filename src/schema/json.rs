@@ -351,6 +351,7 @@ impl<'de> Deserialize<'de> for Attribute {
             description: raw.description.filter(|s| !s.is_empty()),
             description_kind: raw.description_kind,
             requires_replace: false,
+            replace_if: None,
             validators: Vec::new(),
             default: None,
             use_state_for_unknown: false,

@@ -53,7 +53,7 @@ pub use diagnostics::{Diagnostic, DiagnosticKind, Diagnostics, Severity};
 pub use json::{ProviderSchema, ProviderSchemas};
 pub(crate) use plan::model_value;
 pub use plan::{plan_model, Plan, Planner};
-pub use plan_facts::DefaultValue;
+pub use plan_facts::{DefaultValue, ReplaceFn, ReplaceIf};
 pub use validator::{Bound, CustomValidator, ObjectValidator, Pattern, Validator};
 
 /// A resource, data source, ephemeral resource or provider schema: a version and its block.
@@ -139,6 +139,9 @@ pub struct Attribute {
     /// A change of this attribute replaces the resource ([`Block::plan`] reports it).
     /// Provider-side: not part of the wire schema.
     pub requires_replace: bool,
+    /// When a change of a `requires_replace` attribute replaces (`None`: always).
+    /// Provider-side: not part of the wire schema.
+    pub replace_if: Option<ReplaceIf>,
     /// Checks of the value beyond its type, run by [`Block::validate`] and its kin.
     /// Provider-side: not part of the wire schema.
     pub validators: Vec<Validator>,
@@ -472,6 +475,7 @@ impl Attribute {
             description: None,
             description_kind: StringKind::Plain,
             requires_replace: false,
+            replace_if: None,
             validators: Vec::new(),
             default: None,
             use_state_for_unknown: false,
@@ -557,6 +561,27 @@ impl Attribute {
     #[must_use]
     pub fn requires_replace(mut self) -> Self {
         self.requires_replace = true;
+        self
+    }
+
+    /// A change replaces the resource only when configuration sets the attribute
+    /// (terraform-plugin-framework's `RequiresReplaceIfConfigured`; see [`ReplaceIf`]).
+    #[must_use]
+    pub fn requires_replace_if_configured(mut self) -> Self {
+        self.requires_replace = true;
+        self.replace_if = Some(ReplaceIf::Configured);
+        self
+    }
+
+    /// A change replaces the resource when `f(prior, planned, config)` says so
+    /// (terraform-plugin-framework's `RequiresReplaceIf`; see [`ReplaceIf`]).
+    #[must_use]
+    pub fn requires_replace_if<F>(mut self, name: impl Into<String>, f: F) -> Self
+    where
+        F: Fn(&crate::Value, &crate::Value, &crate::Value) -> bool + Send + Sync + 'static,
+    {
+        self.requires_replace = true;
+        self.replace_if = Some(ReplaceIf::Custom(ReplaceFn::new(name, f)));
         self
     }
 

@@ -264,8 +264,7 @@ impl Planner {
             let mut path = AttributePath::new();
             replaced_block(
                 &self.block,
-                prior,
-                &planned,
+                [prior, &planned, config],
                 &mut path,
                 &mut requires_replace,
                 0,
@@ -810,14 +809,16 @@ fn rebuild(p: &Value, f: impl FnOnce(&Value) -> Value) -> Value {
     }
 }
 
-fn changed(prior: Option<&Value>, planned: Option<&Value>) -> bool {
-    prior.unwrap_or(&Value::Null) != planned.unwrap_or(&Value::Null)
+/// The prior, planned and configured values at one place (`Null` where absent).
+type Three<'v> = [&'v Value; 3];
+
+fn get3<'v>(v: Three<'v>, name: &str) -> Three<'v> {
+    v.map(|x| x.get(name).unwrap_or(&Value::Null))
 }
 
 fn replaced_block(
     block: &Block,
-    prior: &Value,
-    planned: &Value,
+    v: Three<'_>,
     path: &mut AttributePath,
     out: &mut Vec<AttributePath>,
     depth: usize,
@@ -826,10 +827,12 @@ fn replaced_block(
         return;
     }
     for (name, attr) in &block.attributes {
-        let (pv, nv) = (prior.get(name.as_str()), planned.get(name.as_str()));
+        let here = get3(v, name);
         path.push(PathStep::Attr(name.to_string()));
         if attr.requires_replace {
-            if changed(pv, nv) {
+            let [pv, nv, cv] = here;
+            let replaces = attr.replace_if.as_ref().is_none_or(|r| r.holds(pv, nv, cv));
+            if pv != nv && replaces {
                 out.push(path.clone());
             }
         } else if let AttributeType::Nested(n) = &attr.ty {
@@ -839,7 +842,7 @@ fn replaced_block(
                     nesting,
                     match_by: n.match_by.as_deref(),
                 };
-                replaced_elements(&inner, shape, pv, nv, path, out, depth);
+                replaced_elements(&inner, shape, here, path, out, depth);
             }
         }
         path.pop();
@@ -848,13 +851,12 @@ fn replaced_block(
         if block.attributes.contains_key(name) || !block_has_requires_replace(&nb.block) {
             continue;
         }
-        let (pv, nv) = (prior.get(name.as_str()), planned.get(name.as_str()));
         path.push(PathStep::Attr(name.to_string()));
         let shape = Shape {
             nesting: nb.nesting,
             match_by: nb.match_by.as_deref(),
         };
-        replaced_elements(&nb.block, shape, pv, nv, path, out, depth);
+        replaced_elements(&nb.block, shape, get3(v, name), path, out, depth);
         path.pop();
     }
 }
@@ -862,58 +864,49 @@ fn replaced_block(
 fn replaced_elements(
     block: &Block,
     shape: Shape<'_>,
-    prior: Option<&Value>,
-    planned: Option<&Value>,
+    v: Three<'_>,
     path: &mut AttributePath,
     out: &mut Vec<AttributePath>,
     depth: usize,
 ) {
     let null = Value::Null;
-    let (p, n) = (
-        prior.unwrap_or(&null).unwrap_dynamic(),
-        planned.unwrap_or(&null).unwrap_dynamic(),
-    );
-    // Elements of a list paired by `match_by`: each planned one against its prior one, a
-    // new one against null; a removed one has nothing planned to replace. (A set's
-    // elements have no path of their own: the set is listed, as without `match_by`.)
-    if let (
-        Some(key),
-        NestingMode::List,
-        Value::List(ps) | Value::Tuple(ps),
-        Value::List(ns) | Value::Tuple(ns),
-    ) = (shape.match_by, shape.nesting, p, n)
-    {
-        let keys: Vec<Option<&Value>> = ns.iter().map(|e| e.get(key)).collect();
-        let paired = pair_by_key(key, ps, &keys);
-        for (i, e) in ns.iter().enumerate() {
-            path.push(PathStep::Index(i as u64));
-            let before = paired[i].and_then(|j| ps.get(j)).unwrap_or(&null);
-            replaced_block(block, before, e, path, out, depth + 1);
-            path.pop();
+    let [p, n, c] = v.map(Value::unwrap_dynamic);
+    fn elems(x: &Value) -> Option<&[Value]> {
+        match x {
+            Value::List(vs) | Value::Tuple(vs) => Some(vs),
+            _ => None,
         }
-        return;
     }
     match shape.nesting {
         NestingMode::Single | NestingMode::Group => {
-            replaced_block(block, p, n, path, out, depth + 1);
+            replaced_block(block, [p, n, c], path, out, depth + 1);
         }
         NestingMode::Set => {
             if p != n {
                 out.push(path.clone());
             }
         }
-        NestingMode::List => match (p, n) {
-            (Value::List(ps) | Value::Tuple(ps), Value::List(ns) | Value::Tuple(ns)) => {
-                for i in 0..ps.len().max(ns.len()) {
+        NestingMode::List => match (elems(p), elems(n)) {
+            (Some(ps), Some(ns)) => {
+                let cs = elems(c).unwrap_or_default();
+                // Paired by `match_by`: each planned element against its prior one, a
+                // new one against null; a removed one has nothing planned to replace.
+                // Else by position.
+                let paired: Vec<Option<usize>> = match shape.match_by {
+                    Some(key) => {
+                        let keys: Vec<Option<&Value>> = ns.iter().map(|e| e.get(key)).collect();
+                        pair_by_key(key, ps, &keys)
+                    }
+                    None => (0..ps.len().max(ns.len())).map(Some).collect(),
+                };
+                for (i, j) in paired.into_iter().enumerate() {
                     path.push(PathStep::Index(i as u64));
-                    replaced_block(
-                        block,
-                        ps.get(i).unwrap_or(&null),
+                    let three = [
+                        j.and_then(|j| ps.get(j)).unwrap_or(&null),
                         ns.get(i).unwrap_or(&null),
-                        path,
-                        out,
-                        depth + 1,
-                    );
+                        cs.get(i).unwrap_or(&null),
+                    ];
+                    replaced_block(block, three, path, out, depth + 1);
                     path.pop();
                 }
             }
@@ -926,14 +919,7 @@ fn replaced_elements(
                     pm.keys().chain(nm.keys()).collect();
                 for k in keys {
                     path.push(PathStep::Key(k.to_string()));
-                    replaced_block(
-                        block,
-                        pm.get(k).unwrap_or(&null),
-                        nm.get(k).unwrap_or(&null),
-                        path,
-                        out,
-                        depth + 1,
-                    );
+                    replaced_block(block, get3([p, n, c], k.as_str()), path, out, depth + 1);
                     path.pop();
                 }
             }

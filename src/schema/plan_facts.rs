@@ -9,6 +9,97 @@ use crate::number::Number;
 use crate::types::Type;
 use crate::value::Value;
 
+/// When a change of a [`requires_replace`](Attribute::requires_replace) attribute
+/// replaces the resource (terraform-plugin-framework's `RequiresReplaceIfConfigured` and
+/// `RequiresReplaceIf`); without one, every change does.
+///
+/// ```
+/// use tfvalue::schema::{Attribute, Block, Planner};
+/// use tfvalue::{Type, Value};
+///
+/// // A zone that moving replaces, but not one the provider chose (left out of config).
+/// let block = Block::new().attribute(
+///     "zone",
+///     Attribute::optional_computed(Type::String).requires_replace_if_configured(),
+/// );
+/// let obj = |zone: Value| Value::Object([("zone".to_owned(), zone)].into());
+/// let prior = obj(Value::from("a"));
+/// let plan = Planner::new(block.clone()).plan(&prior, &obj(Value::from("b")), &obj(Value::from("b")));
+/// assert_eq!(plan.requires_replace.len(), 1);
+/// // Configuration no longer sets it: no replacement for that.
+/// let plan = Planner::new(block).plan(&prior, &obj(Value::from("b")), &obj(Value::Null));
+/// assert!(plan.requires_replace.is_empty());
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReplaceIf {
+    /// Only when configuration sets the attribute (not null).
+    Configured,
+    /// When the function says so, given the prior, the planned and the configured value.
+    Custom(ReplaceFn),
+}
+
+/// A condition of [`ReplaceIf::Custom`]: `f(prior, planned, config)`; compared by name.
+#[derive(Clone)]
+pub struct ReplaceFn {
+    name: String,
+    f: std::sync::Arc<ReplaceCheck>,
+}
+
+/// The function of a [`ReplaceFn`].
+type ReplaceCheck = dyn Fn(&Value, &Value, &Value) -> bool + Send + Sync;
+
+impl ReplaceFn {
+    /// A condition named `name`.
+    pub fn new<F>(name: impl Into<String>, f: F) -> Self
+    where
+        F: Fn(&Value, &Value, &Value) -> bool + Send + Sync + 'static,
+    {
+        ReplaceFn {
+            name: name.into(),
+            f: std::sync::Arc::new(f),
+        }
+    }
+
+    /// The condition's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl PartialEq for ReplaceFn {
+    fn eq(&self, other: &ReplaceFn) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for ReplaceFn {}
+
+impl fmt::Debug for ReplaceFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ReplaceFn").field(&self.name).finish()
+    }
+}
+
+impl fmt::Debug for ReplaceIf {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplaceIf::Configured => f.write_str("Configured"),
+            ReplaceIf::Custom(r) => f.debug_tuple("Custom").field(r).finish(),
+        }
+    }
+}
+
+impl ReplaceIf {
+    /// Whether a change from `prior` to `planned` (configured as `config`) replaces.
+    pub(crate) fn holds(&self, prior: &Value, planned: &Value, config: &Value) -> bool {
+        match self {
+            ReplaceIf::Configured => !config.is_null(),
+            ReplaceIf::Custom(r) => (r.f)(prior, planned, config),
+        }
+    }
+}
+
 /// A static default: what [`Planner`](super::Planner) plans for an attribute that
 /// configuration leaves null (terraform-plugin-framework's `Default` with
 /// `stringdefault.StaticString` and its kin). A configured value, known or unknown, always
