@@ -350,6 +350,11 @@ pub mod __private {
         a
     }
 
+    /// An object value of these attributes (a default written `{ name = .. }`).
+    pub fn object(pairs: Vec<(&str, crate::value::Value)>) -> crate::value::Value {
+        crate::value::Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+    }
+
     /// A pattern the derive has checked.
     pub fn pattern(source: &str) -> crate::schema::Pattern {
         crate::schema::Pattern::unchecked(source)

@@ -1184,3 +1184,127 @@ mod replace_if {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Defaults of lists, sets, maps and whole nested objects (terraform-plugin-framework's
+// `listdefault`, `setdefault`, `mapdefault`, `objectdefault`; #726, #777), written in the
+// derive as HCL writes them.
+
+mod collection_defaults {
+    use super::*;
+
+    #[derive(TfValue, Serialize, Deserialize)]
+    struct Listener {
+        #[tfvalue(optional)]
+        port: Unknown<Option<i64>>,
+        #[tfvalue(optional)]
+        host: Unknown<Option<String>>,
+    }
+
+    #[derive(TfValue, Serialize, Deserialize)]
+    struct Service {
+        #[tfvalue(optional, computed, default = ["eu-1a", "eu-1b"])]
+        zones: Unknown<Option<Vec<String>>>,
+        #[tfvalue(optional, computed, default = ["b", "a", "b"])]
+        labels: Unknown<Option<BTreeSet<String>>>,
+        #[tfvalue(optional, computed, default = { env = "dev", "team-name" = "web" })]
+        tags: Unknown<Option<BTreeMap<String, String>>>,
+        #[tfvalue(optional, computed, nested_type, default = { port = 80 })]
+        listener: Unknown<Option<Listener>>,
+        #[tfvalue(optional, computed, nested_type = "list", default = [{ port = 1, host = "a" }, { host = "b" }])]
+        backends: Unknown<Option<Vec<Listener>>>,
+        #[tfvalue(optional, computed, default = [])]
+        empty: Unknown<Option<Vec<i64>>>,
+    }
+
+    #[test]
+    fn defaults_of_collections_and_objects_fill_what_configuration_leaves_null() {
+        let planner = Planner::for_model::<Service>();
+        assert!(
+            planner.block().check_schema().is_empty(),
+            "{}",
+            planner.block().check_schema()
+        );
+        let config = obj(&[
+            ("zones", Value::Null),
+            ("labels", Value::Null),
+            ("tags", Value::Null),
+            ("listener", Value::Null),
+            ("backends", Value::Null),
+            ("empty", Value::Null),
+        ]);
+        let planned = planner.plan(&Value::Null, &config, &config).planned;
+        assert_eq!(planned["zones"], Value::List(vec![s("eu-1a"), s("eu-1b")]));
+        assert_eq!(
+            planned["labels"],
+            Value::Set(vec![s("a"), s("b")]),
+            "a set: canonical, once each"
+        );
+        assert_eq!(
+            planned["tags"],
+            Value::Map(
+                [("env", s("dev")), ("team-name", s("web"))]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect()
+            )
+        );
+        let listener = |port: Value, host: Value| obj(&[("host", host), ("port", port)]);
+        assert_eq!(
+            planned["listener"],
+            listener(Value::from(80), Value::Null),
+            "missing attributes null"
+        );
+        assert_eq!(
+            planned["backends"],
+            Value::List(vec![
+                listener(Value::from(1), s("a")),
+                listener(Value::Null, s("b"))
+            ])
+        );
+        assert_eq!(planned["empty"], Value::List(vec![]));
+        // The whole value conforms to the implied type, as Terraform requires of a plan.
+        planned
+            .conforms_to(&planner.block().implied_type())
+            .unwrap();
+        // A configured value wins.
+        let mut configured = config.clone();
+        configured["zones"] = Value::List(vec![s("us-1a")]);
+        let planned = planner.plan(&Value::Null, &configured, &configured).planned;
+        assert_eq!(planned["zones"], Value::List(vec![s("us-1a")]));
+        // The description the server sends says it as `terraform console` shows a map.
+        let shown = planner.block().attributes["tags"]
+            .default
+            .as_ref()
+            .unwrap()
+            .to_string();
+        assert!(shown.contains(r#""team-name" = "web""#), "{shown}");
+    }
+
+    #[test]
+    fn a_default_that_does_not_fit_is_a_schema_problem() {
+        #[derive(TfValue, Serialize, Deserialize)]
+        struct Bad {
+            #[tfvalue(optional, computed, nested_type, default = { prot = 80 })]
+            listener: Unknown<Option<Listener>>,
+            #[tfvalue(optional, computed, default = [1, "x"])]
+            ports: Unknown<Option<Vec<i64>>>,
+        }
+        let found: Vec<String> = Bad::block()
+            .check_schema()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            found[0].contains("the default { host = null, port = null, prot = 80 } does not fit"),
+            "{}",
+            found[0]
+        );
+        assert!(
+            found[1].contains("the default [1, \"x\"] does not fit"),
+            "{}",
+            found[1]
+        );
+    }
+}

@@ -19,6 +19,12 @@ pub enum Literal {
     /// A number with a fraction or an exponent, as text with its sign.
     Float(String),
     Bool(bool),
+    /// `null`, inside a list or an object.
+    Null,
+    /// `[a, b]`: a list or set.
+    List(Vec<Literal>),
+    /// `{ name = value, .. }`: a map or an object, as HCL writes one.
+    Object(Vec<(String, Literal)>),
 }
 
 impl Literal {
@@ -27,6 +33,23 @@ impl Literal {
             Literal::Str(_) => "a string",
             Literal::Int(_) | Literal::Float(_) => "a number",
             Literal::Bool(_) => "a bool",
+            Literal::Null => "null",
+            Literal::List(_) => "a list",
+            Literal::Object(_) => "an object",
+        }
+    }
+
+    fn composite(&self) -> bool {
+        matches!(self, Literal::List(_) | Literal::Object(_))
+    }
+
+    /// Every number inside fits tfvalue's `Number`.
+    fn numbers_fit(&self) -> bool {
+        match self {
+            Literal::Int(t) | Literal::Float(t) => number_fits(t),
+            Literal::List(vs) => vs.iter().all(Literal::numbers_fit),
+            Literal::Object(ps) => ps.iter().all(|(_, v)| v.numbers_fit()),
+            _ => true,
         }
     }
 
@@ -114,6 +137,67 @@ fn literal(expr: &Expr) -> Option<Literal> {
     }
 }
 
+/// A literal as HCL writes it: a string, number, bool or `null`, `[..]` of literals, or
+/// `{ name = literal, .. }` (names bare or quoted, commas optional). Returns `None`
+/// (having read the tokens) for anything else, with the span of the first token.
+fn value_literal(input: syn::parse::ParseStream) -> syn::Result<(Option<Literal>, Option<Span>)> {
+    let span = input.span();
+    if input.peek(syn::token::Brace) {
+        let content;
+        syn::braced!(content in input);
+        let mut pairs: Vec<(String, Literal)> = Vec::new();
+        let mut ok = true;
+        while !content.is_empty() {
+            let key = if content.peek(syn::LitStr) {
+                content.parse::<syn::LitStr>()?.value()
+            } else {
+                syn::ext::IdentExt::unraw(
+                    &content.call(<syn::Ident as syn::ext::IdentExt>::parse_any)?,
+                )
+                .to_string()
+            };
+            if content.peek(Token![:]) {
+                content.parse::<Token![:]>()?;
+            } else {
+                content.parse::<Token![=]>()?;
+            }
+            let (v, _) = value_literal(&content)?;
+            match v {
+                Some(v) if !pairs.iter().any(|(k, _)| *k == key) => pairs.push((key, v)),
+                _ => ok = false,
+            }
+            if content.peek(Token![,]) {
+                content.parse::<Token![,]>()?;
+            }
+        }
+        return Ok((ok.then_some(Literal::Object(pairs)), Some(span)));
+    }
+    if input.peek(syn::token::Bracket) {
+        let content;
+        syn::bracketed!(content in input);
+        let mut items = Vec::new();
+        let mut ok = true;
+        while !content.is_empty() {
+            match value_literal(&content)?.0 {
+                Some(v) => items.push(v),
+                None => ok = false,
+            }
+            if content.peek(Token![,]) {
+                content.parse::<Token![,]>()?;
+            }
+        }
+        return Ok((ok.then_some(Literal::List(items)), Some(span)));
+    }
+    let expr: Expr = input.parse()?;
+    let span = expr.span();
+    if let Expr::Path(p) = &expr {
+        if p.path.is_ident("null") {
+            return Ok((Some(Literal::Null), Some(span)));
+        }
+    }
+    Ok((literal(&expr), Some(span)))
+}
+
 /// Whether number text is within what tfvalue's `Number` reads.
 fn number_fits(text: &str) -> bool {
     let body = text.trim_start_matches('-');
@@ -171,20 +255,24 @@ pub fn default(
         skip_value(meta)?;
         return Ok(());
     }
-    let expr: Expr = meta.value()?.parse()?;
-    let value = match literal(&expr) {
-        Some(l) if l.number_text().is_some_and(|t| !number_fits(t)) => {
-            errors.push(expr.span(), "the number is too long for tfvalue's `Number`");
+    let input = meta.value()?;
+    let start = input.span();
+    let (parsed, at) = value_literal(input)?;
+    let span = at.unwrap_or(start);
+    let value = match parsed {
+        Some(l) if !l.numbers_fit() => {
+            errors.push(span, "the number is too long for tfvalue's `Number`");
             None
         }
-        Some(l) => Some(At {
-            value: l,
-            span: expr.span(),
-        }),
+        Some(Literal::Null) => {
+            errors.push(span, "a default of null is no default: leave `default` out");
+            None
+        }
+        Some(l) => Some(At { value: l, span }),
         None => {
             errors.push(
-                expr.span(),
-                "`default` expects a string, number or bool literal: `default = \"eu\"`, `default = 3600`, `default = true`",
+                span,
+                "`default` expects a literal as HCL writes it: `default = \"eu\"`, `default = 3600`, `default = true`, `default = [\"a\", \"b\"]`, `default = { env = \"dev\" }`",
             );
             None
         }
@@ -392,7 +480,14 @@ pub fn check(p: &PlanAttrs, k: &FieldKind<'_>, errors: &mut Errors) {
                 "`refine` has no effect with `default`: an attribute with a default is never planned unknown",
             );
         }
-        let mismatch = if k.nested {
+        let mismatch = if d.value.composite() {
+            // Its shape against the type is the schema check's (the derive cannot see
+            // into the models of nested attributes).
+            k.primitive
+                .filter(|n| *n != "Dynamic")
+                .filter(|_| !k.collection && !k.nested)
+                .map(|name| format!("`{name}`"))
+        } else if k.nested {
             Some("an attribute with nested attributes".to_owned())
         } else if k.dynamic {
             Some("a `dynamic` attribute".to_owned())
@@ -407,6 +502,7 @@ pub fn check(p: &PlanAttrs, k: &FieldKind<'_>, errors: &mut Errors) {
                     }
                     Literal::Float(_) => matches!(name, "f32" | "f64" | "Number"),
                     Literal::Bool(_) => name == "bool",
+                    Literal::Null | Literal::List(_) | Literal::Object(_) => true,
                 };
                 (!fits).then(|| format!("`{name}`"))
             })
@@ -475,6 +571,29 @@ pub fn check(p: &PlanAttrs, k: &FieldKind<'_>, errors: &mut Errors) {
     }
 }
 
+/// A literal as a `tfvalue::Value` expression (a tuple for `[..]`, an object for `{..}`:
+/// `Attribute::default_value` converts them to the attribute's type).
+fn value_tokens(l: &Literal, krate: &TokenStream) -> TokenStream {
+    let v = quote!(#krate::Value);
+    match l {
+        Literal::Str(s) => quote!(#v::String(::std::string::String::from(#s))),
+        Literal::Int(t) | Literal::Float(t) => quote!(#v::Number(#krate::__private::number(#t))),
+        Literal::Bool(b) => quote!(#v::Bool(#b)),
+        Literal::Null => quote!(#v::Null),
+        Literal::List(items) => {
+            let items = items.iter().map(|i| value_tokens(i, krate));
+            quote!(#v::Tuple(#krate::__private::vec![#(#items),*]))
+        }
+        Literal::Object(pairs) => {
+            let pairs = pairs.iter().map(|(k, x)| {
+                let x = value_tokens(x, krate);
+                quote!((#k, #x))
+            });
+            quote!(#krate::__private::object(#krate::__private::vec![#(#pairs),*]))
+        }
+    }
+}
+
 /// The builder calls that set the facts on the attribute.
 pub fn tokens(p: &PlanAttrs, krate: &TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
@@ -489,6 +608,10 @@ pub fn tokens(p: &PlanAttrs, krate: &TokenStream) -> TokenStream {
                 quote!(#krate::__private::DefaultValue::Number(#n))
             }
             Literal::Bool(b) => quote!(#krate::__private::DefaultValue::Bool(#b)),
+            composite => {
+                let v = value_tokens(composite, krate);
+                quote!(#krate::__private::DefaultValue::Value(#v))
+            }
         };
         out.extend(quote!(.default_value(#value)));
     }

@@ -599,7 +599,7 @@ impl Attribute {
     /// ```
     #[must_use]
     pub fn default_value(mut self, value: impl Into<DefaultValue>) -> Self {
-        self.default = Some(value.into());
+        self.default = Some(value.into().fitted(&self.implied_type()));
         self
     }
 

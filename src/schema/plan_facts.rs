@@ -113,7 +113,7 @@ impl ReplaceIf {
 /// assert_eq!(ttl.default, Some(DefaultValue::from(3600)));
 /// assert_eq!(DefaultValue::from("eu").to_value(), Value::from("eu"));
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum DefaultValue {
     /// A string.
@@ -122,7 +122,16 @@ pub enum DefaultValue {
     Number(Number),
     /// A bool.
     Bool(bool),
+    /// A list, set, map or object (terraform-plugin-framework's `listdefault`,
+    /// `setdefault`, `mapdefault`, `objectdefault`), or any value of the attribute's type.
+    /// [`Attribute::default_value`] converts it to the attribute's type as Terraform
+    /// converts a literal: a tuple to a list or set, an object to a map, an object's
+    /// missing attributes to null.
+    Value(Value),
 }
+
+// A default holds no unknown, and `Value`'s equality is an equivalence on known values.
+impl Eq for DefaultValue {}
 
 impl DefaultValue {
     /// The value.
@@ -131,27 +140,91 @@ impl DefaultValue {
             DefaultValue::String(s) => Value::from(s.as_str()),
             DefaultValue::Number(n) => Value::Number(n.clone()),
             DefaultValue::Bool(b) => Value::Bool(*b),
+            DefaultValue::Value(v) => v.clone(),
         }
     }
 
-    /// The type of the value: `string`, `number` or `bool`.
+    /// The type of the value: `string`, `number` or `bool`; `dynamic` for a
+    /// [`DefaultValue::Value`], whose type is the attribute's.
     pub fn ty(&self) -> Type {
         match self {
             DefaultValue::String(_) => Type::String,
             DefaultValue::Number(_) => Type::Number,
             DefaultValue::Bool(_) => Type::Bool,
+            DefaultValue::Value(_) => Type::Dynamic,
+        }
+    }
+
+    /// The default converted to `ty` where a literal's shape allows (see
+    /// [`DefaultValue::Value`]); a scalar as it is.
+    pub(crate) fn fitted(self, ty: &Type) -> DefaultValue {
+        match self {
+            DefaultValue::Value(v) => DefaultValue::Value(fit(v, ty, 0)),
+            other => other,
         }
     }
 }
 
+/// `v` as a value of `ty`, where its shape allows: a tuple or list as a list or set, an
+/// object as a map or as an object with its missing attributes null. What does not fit
+/// is left as it is, for the schema check to report.
+fn fit(v: Value, ty: &Type, depth: usize) -> Value {
+    if depth > crate::limits::DEFAULT_MAX_DEPTH {
+        return v;
+    }
+    match (ty, v) {
+        (Type::List(t), Value::Tuple(vs) | Value::List(vs)) => {
+            Value::List(vs.into_iter().map(|e| fit(e, t, depth + 1)).collect())
+        }
+        (Type::Set(t), Value::Tuple(vs) | Value::List(vs) | Value::Set(vs)) => {
+            let mut vs: Vec<Value> = vs.into_iter().map(|e| fit(e, t, depth + 1)).collect();
+            crate::value::canonicalize_set(&mut vs);
+            Value::Set(vs)
+        }
+        (Type::Map(t), Value::Object(m) | Value::Map(m)) => Value::Map(
+            m.into_iter()
+                .map(|(k, e)| (k, fit(e, t, depth + 1)))
+                .collect(),
+        ),
+        (Type::Object(o), Value::Object(mut m)) => {
+            let mut out = crate::value::Map::new();
+            for (name, t) in o.attributes() {
+                let e = m.remove(name.as_str()).unwrap_or(Value::Null);
+                out.insert(name.clone(), fit(e, t, depth + 1));
+            }
+            // Attributes the type lacks stay, for the check to name.
+            for (k, e) in m {
+                out.insert(k, e);
+            }
+            Value::Object(out)
+        }
+        (Type::Tuple(ts), Value::Tuple(vs) | Value::List(vs)) if ts.len() == vs.len() => {
+            Value::Tuple(
+                vs.into_iter()
+                    .zip(ts)
+                    .map(|(e, t)| fit(e, t, depth + 1))
+                    .collect(),
+            )
+        }
+        (_, v) => v,
+    }
+}
+
 impl fmt::Display for DefaultValue {
-    /// As HCL writes it: `"eu"`, `3600`, `true`.
+    /// As HCL writes it: `"eu"`, `3600`, `true`, `["a", "b"]`, `{ env = "dev" }`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DefaultValue::String(s) => write!(f, "{s:?}"),
             DefaultValue::Number(n) => write!(f, "{n}"),
             DefaultValue::Bool(b) => write!(f, "{b}"),
+            DefaultValue::Value(v) => write!(f, "{v}"),
         }
+    }
+}
+
+impl From<Value> for DefaultValue {
+    fn from(v: Value) -> Self {
+        DefaultValue::Value(v)
     }
 }
 
@@ -247,7 +320,14 @@ pub(crate) fn problems(attr: &Attribute) -> Vec<String> {
         }
         return out;
     }
-    if let Some(d) = &attr.default {
+    if let Some(DefaultValue::Value(v)) = &attr.default {
+        let t = attr.implied_type();
+        if let Err(e) = v.conforms_to(&t) {
+            out.push(format!(
+                "the default {v} does not fit the attribute's type {t}: {e}"
+            ));
+        }
+    } else if let Some(d) = &attr.default {
         match attr.plain_type() {
             Some(t) if *t == d.ty() => {}
             Some(t) => out.push(format!(
