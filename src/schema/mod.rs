@@ -578,7 +578,10 @@ impl Attribute {
     #[must_use]
     pub fn requires_replace_if<F>(mut self, name: impl Into<String>, f: F) -> Self
     where
-        F: Fn(&crate::Value, &crate::Value, &crate::Value) -> bool + Send + Sync + 'static,
+        F: Fn(&crate::value::Value, &crate::value::Value, &crate::value::Value) -> bool
+            + Send
+            + Sync
+            + 'static,
     {
         self.requires_replace = true;
         self.replace_if = Some(ReplaceIf::Custom(ReplaceFn::new(name, f)));

@@ -44,6 +44,7 @@ pub struct Ctx<C = ()> {
     config: Option<(DynamicValue, Arc<Type>)>,
     renew_at: Mutex<Option<SystemTime>>,
     deferred: Mutex<Option<Deferred>>,
+    deadline: Mutex<Option<std::time::Instant>>,
 }
 
 fn take<T: Default>(m: &Mutex<T>) -> T {
@@ -63,6 +64,7 @@ impl<C> Ctx<C> {
             config: None,
             renew_at: Mutex::new(None),
             deferred: Mutex::new(None),
+            deadline: Mutex::new(None),
         }
     }
 
@@ -78,6 +80,18 @@ impl<C> Ctx<C> {
             json: Vec::new(),
         };
         self.config.as_ref().map_or(&NONE, |(dv, _)| dv)
+    }
+
+    pub(crate) fn set_deadline(&self, at: std::time::Instant) {
+        *self.deadline.lock().unwrap_or_else(PoisonError::into_inner) = Some(at);
+    }
+
+    /// When the handler's time is up ([`Timeouts`](super::Timeouts)): it is cancelled
+    /// then. `None` when the operation has no time limit. A handler that waits on
+    /// something of its own (polling an API until a cluster is ready) can use it to stop
+    /// waiting in time, or to pass a deadline on to its client.
+    pub fn deadline(&self) -> Option<std::time::Instant> {
+        *self.deadline.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(crate) fn with_terraform_version(mut self, version: String) -> Self {

@@ -57,6 +57,7 @@ mod ephemeral;
 mod function;
 mod identity;
 mod moves;
+mod timeouts;
 mod traits;
 
 #[cfg(test)]
@@ -80,6 +81,7 @@ use self::function::AnyFunction;
 pub use self::function::{Arg, Args, Function, FunctionDefinition, Variadic};
 pub use self::identity::ResourceIdentity;
 pub use self::moves::StateMove;
+pub use self::timeouts::{parse_duration, TimeoutDefaults, Timeouts};
 pub use self::traits::{DataSource, Model, NoConfig, ProviderConfig, Resource};
 pub use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::function::{CallFunctionRequest, CallFunctionResponse, FunctionError};
@@ -550,6 +552,9 @@ struct Registered<R: Resource<C>, C: Send + Sync + 'static> {
     moves: Vec<StateMove<R::Model>>,
     identity: Option<ResourceIdentity<R::Model>>,
     type_name: String,
+    timeouts: TimeoutDefaults,
+    /// The schema has a `timeouts` block or attribute to read.
+    configurable_timeouts: bool,
     _client: std::marker::PhantomData<fn() -> C>,
 }
 
@@ -563,8 +568,13 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
     }
 
     fn new(resource: R, type_name: &str) -> Self {
+        let schema = resource.schema();
+        let configurable_timeouts = schema.block.attributes.contains_key("timeouts")
+            || schema.block.block_types.contains_key("timeouts");
         Registered {
-            wire: Wire::new::<R::Model>(resource.schema()),
+            timeouts: resource.timeouts(),
+            configurable_timeouts,
+            wire: Wire::new::<R::Model>(schema),
             planner: resource.planner(),
             codec: resource.upgrade(),
             moves: resource.moves(),
@@ -640,6 +650,55 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         Ok(resp)
     }
 
+    /// How long `op` may take: as the value (the plan, or the state for read and
+    /// delete) configures it in `timeouts`, else the resource's default.
+    fn time_limit(&self, op: &str, value: &DynamicValue) -> Result<Option<std::time::Duration>> {
+        if self.configurable_timeouts {
+            if let Ok(v) = value.decode_value(&self.wire.ty) {
+                if let Some(d) = timeouts::configured(&v, op).map_err(|e| {
+                    Diagnostics::from(
+                        Diagnostic::error(format!("invalid timeouts.{op}"))
+                            .with_detail(e)
+                            .at(tfvalue::AttributePath::new().attr("timeouts").attr(op)),
+                    )
+                })? {
+                    return Ok(Some(d));
+                }
+            }
+        }
+        Ok(self.timeouts.for_operation(op))
+    }
+
+    /// Runs `handler` (operation `op`) within its time limit, if it has one: past it,
+    /// the handler is dropped (cancelled) and the error names the operation and the
+    /// timeout.
+    async fn within<T>(
+        &self,
+        cx: &Ctx<C>,
+        op: &str,
+        value: &DynamicValue,
+        handler: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let Some(limit) = self.time_limit(op, value)? else {
+            return handler.await;
+        };
+        cx.set_deadline(std::time::Instant::now() + limit);
+        match tokio::time::timeout(limit, handler).await {
+            Ok(r) => r,
+            Err(_) => Err(
+                Diagnostic::error(format!("{} of {} timed out", op, self.type_name))
+                    .with_detail(format!(
+                "The {op} did not finish within its timeout of {} (`timeouts.{op}`, or the \
+                 provider's default), and was stopped. The real object may be left half \
+                 done: see it in the API, then run Terraform again, with a longer \
+                 timeout if it needs one.",
+                timeouts::show_duration(limit)
+            ))
+                    .into(),
+            ),
+        }
+    }
+
     async fn apply_inner(
         &self,
         cx: &Ctx<C>,
@@ -648,10 +707,32 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         let prior = self.decode(&req.prior_state, "the prior state")?;
         let planned = self.decode(&req.planned_state, "the planned state")?;
         let new = match (prior, planned) {
-            (None, Some(planned)) => Some(self.resource.create(cx, planned).await?),
-            (Some(prior), Some(planned)) => Some(self.resource.update(cx, prior, planned).await?),
+            (None, Some(planned)) => Some(
+                self.within(
+                    cx,
+                    "create",
+                    &req.planned_state,
+                    self.resource.create(cx, planned),
+                )
+                .await?,
+            ),
+            (Some(prior), Some(planned)) => Some(
+                self.within(
+                    cx,
+                    "update",
+                    &req.planned_state,
+                    self.resource.update(cx, prior, planned),
+                )
+                .await?,
+            ),
             (Some(prior), None) => {
-                self.resource.delete(cx, prior).await?;
+                self.within(
+                    cx,
+                    "delete",
+                    &req.prior_state,
+                    self.resource.delete(cx, prior),
+                )
+                .await?;
                 None
             }
             (None, None) => None,
@@ -788,7 +869,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 let Some(state) = self.decode(&req.current_state, "the current state")? else {
                     return Ok((convert::null(), None));
                 };
-                let found = self.resource.read(&cx, state).await?;
+                let found = self
+                    .within(
+                        &cx,
+                        "read",
+                        &req.current_state,
+                        self.resource.read(&cx, state),
+                    )
+                    .await?;
                 let identity = self.identity_of(found.as_ref())?;
                 Ok((self.encode(found.as_ref(), "the state read")?, identity))
             }

@@ -110,6 +110,13 @@ where
         None
     }
 
+    /// How long each operation may take when configuration does not say (see
+    /// [`Timeouts`](super::Timeouts)): past it, the handler is cancelled with an error.
+    /// By default no limit. Called once, when the resource is registered.
+    fn timeouts(&self) -> super::TimeoutDefaults {
+        super::TimeoutDefaults::new()
+    }
+
     /// The resource types whose state this one takes with a `moved` block from one type
     /// to another (Terraform 1.8+): `moved { from = old_type.x  to = new_type.x }`.
     /// By default none, and Terraform refuses such a block. Called once, when the
