@@ -563,7 +563,7 @@ fn field_role<'a>(
     }
     if let Some(p) = &a.pattern {
         if let Err(e) = crate::pattern::check(&p.value) {
-            errors.push(p.span, format_args!("unsupported pattern: {e}"));
+            errors.push(p.span, format_args!("invalid pattern: {e}"));
         }
     }
 

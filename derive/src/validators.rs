@@ -79,7 +79,7 @@ pub fn parse_one(
         "pattern" => match attr::string_value(meta, errors)? {
             Some(p) => {
                 if let Err(e) = crate::pattern::check(&p.value) {
-                    errors.push(p.span, format_args!("unsupported pattern: {e}"));
+                    errors.push(p.span, format_args!("invalid pattern: {e}"));
                 }
                 at(Spec::Pattern(p.value))
             }

@@ -565,7 +565,7 @@ impl Validator {
                     "value must match the pattern `{}`, found {s:?}",
                     p.source
                 )),
-                Err(e) => Some(format!("unsupported pattern `{}`: {e}", p.source)),
+                Err(e) => Some(format!("invalid pattern `{}`: {e}", p.source)),
             },
             _ => None,
         }
@@ -578,7 +578,7 @@ impl Validator {
                 .compiled
                 .as_ref()
                 .err()
-                .map(|e| format!("unsupported pattern `{}`: {e}", p.source)),
+                .map(|e| format!("invalid pattern `{}`: {e}", p.source)),
             Validator::Length {
                 min: Some(min),
                 max: Some(max),
@@ -632,15 +632,15 @@ impl Bound {
     }
 }
 
-/// A pattern for [`Validator::Pattern`]: a small, safe subset of regular expressions.
+/// A pattern for [`Validator::Pattern`]: a regular expression in the syntax of the
+/// `regex` crate (through `regex-lite`), which is Go's `regexp` syntax for what
+/// terraform-plugin-framework's `RegexMatches` patterns use: groups, alternation,
+/// classes (`[a-z0-9_]`, `\d`, `\w`, `\s`, ASCII), repetitions, anchors.
 ///
-/// Supported: literal characters; `.`; the escapes `\d`, `\w`, `\s` and `\` before any
-/// punctuation; classes such as `[a-z0-9_]` and `[^,]`; the quantifiers `*`, `+`, `?`,
-/// `{n}`, `{n,}` and `{n,m}` (counts up to 1000); `^` at the start and `$` at the end.
-/// Without them the pattern may match anywhere, as Go's `regexp.MatchString` (used by
-/// terraform-plugin-framework's `RegexMatches`) does. Groups and alternation are not
-/// supported: [`Validator::OneOf`] covers lists of values. Matching never backtracks:
-/// its time is the string's length times the pattern's size, whatever the input.
+/// **Where it matches:** anywhere in the value, unless anchored, as Go's
+/// `regexp.MatchString` does: `"b"` matches `"abc"`; write `^...$` to match the whole
+/// value. Matching time is the value's length times the pattern's size, whatever the
+/// value, and patterns are limited in size and nesting.
 ///
 /// ```
 /// use tfvalue::schema::Pattern;
@@ -648,7 +648,12 @@ impl Bound {
 /// let p = Pattern::new(r"^[a-z]{2}-[a-z]+-\d$")?;
 /// assert!(p.is_match("eu-west-1"));
 /// assert!(!p.is_match("eu-west-one"));
-/// assert!(Pattern::new("(a|b)").is_err());
+/// // An IPv4 address, octet by octet.
+/// let octet = r"(25[0-5]|2[0-4]\d|1?\d?\d)";
+/// let ipv4 = Pattern::new(&format!(r"^{octet}(\.{octet}){{3}}$"))?;
+/// assert!(ipv4.is_match("10.0.255.1"));
+/// assert!(!ipv4.is_match("10.0.256.1"));
+/// assert!(Pattern::new("(a|b").is_err());
 /// # Ok::<(), tfvalue::Error>(())
 /// ```
 #[derive(Clone)]
@@ -669,9 +674,7 @@ impl Pattern {
                 source: source.to_owned(),
                 compiled: Ok(c),
             }),
-            Err(e) => Err(Error::data(format_args!(
-                "unsupported pattern `{source}`: {e}"
-            ))),
+            Err(e) => Err(Error::data(format_args!("invalid pattern `{source}`: {e}"))),
         }
     }
 
@@ -689,7 +692,7 @@ impl Pattern {
         &self.source
     }
 
-    /// Whether `s` matches (false for an unsupported pattern).
+    /// Whether `s` matches (false for an invalid pattern).
     pub fn is_match(&self, s: &str) -> bool {
         self.compiled.as_ref().is_ok_and(|c| c.is_match(s))
     }
@@ -743,11 +746,22 @@ mod tests {
         assert!(!m("^.*x.*x.*x.*y$", &"x".repeat(5000)));
         assert!(m("^[a-]+$", "a-a"));
         assert!(m("^é+$", "éé"));
-        for bad in [
-            "(a)", "a|b", "*a", "a**", "[a", "a{2,1}", "a{5000}", r"\q", "a^", "$a",
-        ] {
+        // Groups and alternation (the `regex` crate's syntax).
+        assert!(m("^(ab|cd)+$", "abcdab"));
+        assert!(!m("^(ab|cd)+$", "abc"));
+        assert!(m("^(?:dev|prod)-[0-9]+$", "prod-12"));
+        let octet = r"(25[0-5]|2[0-4]\d|1?\d?\d)";
+        let ipv4 = format!(r"^{octet}(\.{octet}){{3}}$");
+        assert!(m(&ipv4, "192.168.0.1"));
+        assert!(!m(&ipv4, "192.168.0.256"));
+        assert!(!m(&ipv4, "1.2.3"));
+        // Linear time on a value built to make a backtracking engine explode.
+        assert!(!m("^(a+)+$", &format!("{}b", "a".repeat(100_000))));
+        for bad in ["(a", "*a", "[a", "a{2,1}", r"\q", "(?P<x>a)(?P<x>b)"] {
             assert!(Pattern::new(bad).is_err(), "{bad}");
         }
+        // A pattern too big for the engine's limit is refused, not built.
+        assert!(Pattern::new(&"(a{1000}){1000}".repeat(10)).is_err());
     }
 
     #[test]

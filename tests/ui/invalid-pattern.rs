@@ -2,7 +2,7 @@ use tfvalue::TfValue;
 
 #[derive(TfValue)]
 struct Disk {
-    #[tfvalue(pattern = "^(ssd|hdd)$")]
+    #[tfvalue(pattern = "^(ssd|hdd$")]
     kind: String,
 }
 
