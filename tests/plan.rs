@@ -1079,6 +1079,86 @@ mod match_by {
     }
 
     #[test]
+    fn inside_a_set_element_a_match_by_list_keeps_the_proposals_values() {
+        // A set element has no prior element of its own: the proposal's copy stands.
+        let target = Block::new()
+            .attribute("host", Attribute::required(Type::String))
+            .attribute(
+                "id",
+                Attribute::computed(Type::String).use_state_for_unknown(),
+            );
+        let rule = Block::new()
+            .attribute("name", Attribute::required(Type::String))
+            .block("target", NestedBlock::list(target).match_by("host"));
+        let block = Block::new()
+            .attribute("note", Attribute::optional(Type::String))
+            .block("rule", NestedBlock::set(rule));
+        let t = |host: &str, id: Value| obj(&[("host", s(host)), ("id", id)]);
+        let state = |note: &str, id: Value| {
+            obj(&[
+                ("note", s(note)),
+                (
+                    "rule",
+                    Value::Set(vec![obj(&[
+                        ("name", s("r")),
+                        ("target", Value::List(vec![t("h", id)])),
+                    ])]),
+                ),
+            ])
+        };
+        let prior = state("a", s("t-1"));
+        let proposed = state("b", s("t-1"));
+        let config = state("b", Value::Null);
+        let planned = Planner::new(block).plan(&prior, &proposed, &config).planned;
+        assert_eq!(planned, state("b", s("t-1")));
+    }
+
+    #[test]
+    fn a_set_inside_an_element_that_moved_keeps_nothing_of_its_neighbour() {
+        let route = Block::new()
+            .attribute("cidr", Attribute::required(Type::String))
+            .attribute(
+                "id",
+                Attribute::computed(Type::String).use_state_for_unknown(),
+            );
+        let subnet = Block::new()
+            .attribute("name", Attribute::required(Type::String))
+            .block("route", NestedBlock::set(route));
+        let block = Block::new().block("subnet", NestedBlock::list(subnet).match_by("name"));
+        let sub = |name: &str, id: Value| {
+            obj(&[
+                ("name", s(name)),
+                (
+                    "route",
+                    Value::Set(vec![obj(&[("cidr", s("0.0.0.0/0")), ("id", id)])]),
+                ),
+            ])
+        };
+        let list = |subs: Vec<Value>| obj(&[("subnet", Value::List(subs))]);
+        let prior = list(vec![sub("a", s("r-a")), sub("b", s("r-b"))]);
+        // `z` inserted first: by position, Terraform proposes a's route id for z, b's for a.
+        let proposed = list(vec![
+            sub("z", s("r-a")),
+            sub("a", s("r-b")),
+            sub("b", Value::Null),
+        ]);
+        let config = list(vec![
+            sub("z", Value::Null),
+            sub("a", Value::Null),
+            sub("b", Value::Null),
+        ]);
+        let planned = Planner::new(block).plan(&prior, &proposed, &config).planned;
+        let route_id = |i: usize| planned["subnet"][i]["route"].clone();
+        for i in 0..3 {
+            let Value::Set(rs) = route_id(i) else {
+                panic!()
+            };
+            assert!(rs[0]["id"] != s("r-a") || i != 0, "z took a's route id");
+            assert!(rs[0]["id"] != s("r-b") || i != 1, "a took b's route id");
+        }
+    }
+
+    #[test]
     fn the_schema_check_finds_a_match_by_that_cannot_work() {
         let elem = || {
             Block::new()

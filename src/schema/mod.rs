@@ -212,8 +212,9 @@ pub struct NestedBlock {
     pub max_items: u64,
     /// The attribute that identifies a block of a `LIST` or `SET`: [`Planner`] pairs each
     /// planned block with the prior block of the same value of it (not the one at the
-    /// same position) for `use_state_for_unknown` and `requires_replace`. Provider-side:
-    /// not part of the wire schema.
+    /// same position) for `use_state_for_unknown`, and, in a list, for
+    /// `requires_replace` (a set is compared whole, as without it). Provider-side: not
+    /// part of the wire schema.
     pub match_by: Option<String>,
 }
 

@@ -561,8 +561,11 @@ impl Walk<'_> {
                     Prior::Absent | Prior::Proposal(None) => (&[], false),
                     Prior::Proposal(Some(v)) => (elems(v), false),
                 };
+                // Without the prior elements (inside a set element, which has no prior
+                // element of its own), the proposal's copy is all there is.
+                let known_prior = !matches!(prior, Prior::Proposal(None));
                 let by_key = match (shape.match_by, self.pass, self.update) {
-                    (Some(key), Pass::Unknowns, true) => Some({
+                    (Some(key), Pass::Unknowns, true) if known_prior => Some({
                         let ps = prior_elems;
                         let keys: Vec<Option<&Value>> = vs
                             .iter()
@@ -580,6 +583,13 @@ impl Walk<'_> {
                 for (i, e) in vs.iter_mut().enumerate() {
                     let ce = pairs.get(i).copied().flatten().and_then(|j| cs.get(j));
                     let pe = match &by_key {
+                        // Paired at its own position in a list: Terraform's copy there is
+                        // the right one (and holds what the proposal made of it).
+                        Some((ps, paired))
+                            if nesting == NestingMode::List && paired[i] == Some(i) =>
+                        {
+                            Prior::Proposal(ps.get(i))
+                        }
                         Some((ps, paired)) => paired[i]
                             .and_then(|j| ps.get(j))
                             .map_or(Prior::Absent, Prior::Value),
@@ -587,6 +597,9 @@ impl Walk<'_> {
                         None if positional && nesting == NestingMode::List => {
                             prior_elems.get(i).map_or(Prior::Absent, Prior::Value)
                         }
+                        // A set inside an element paired away from its position: the
+                        // proposal copied another element's values, so none are kept.
+                        None if positional => Prior::Absent,
                         None => Prior::Proposal(
                             (nesting == NestingMode::List)
                                 .then(|| prior_elems.get(i))
@@ -628,21 +641,22 @@ fn pair_by_key(key: &str, prior: &[Value], keys: &[Option<&Value>]) -> Vec<Optio
         .collect();
     let kv = |j: usize| prior[j].get(key).unwrap_or(&Value::Null);
     order.sort_by(|&a, &b| cmp_canonical(kv(a), kv(b), false).then(a.cmp(&b)));
-    let mut used = vec![false; prior.len()];
+    // Within a run of equal keys, prior elements are taken in order: a cursor per run
+    // (at the run's first position) says how many are taken, so repeated keys cost no
+    // more than distinct ones.
+    let mut taken = vec![0usize; order.len()];
     keys.iter()
         .map(|k| {
             let k = (*k).filter(|k| usable(k))?;
             let start =
                 order.partition_point(|&j| cmp_canonical(kv(j), k, false) == Ordering::Less);
-            let found = order[start..]
-                .iter()
-                .take_while(|&&j| cmp_canonical(kv(j), k, false) == Ordering::Equal)
-                .find(|&&j| !used[j])
-                .copied();
-            if let Some(j) = found {
-                used[j] = true;
+            let at = start + *taken.get(start)?;
+            let j = *order.get(at)?;
+            if cmp_canonical(kv(j), k, false) != Ordering::Equal {
+                return None;
             }
-            found
+            taken[start] += 1;
+            Some(j)
         })
         .collect()
 }

@@ -327,8 +327,10 @@ pub(crate) fn problems(attr: &Attribute) -> Vec<String> {
                 "the default {v} does not fit the attribute's type {t}: {e}"
             ));
         }
-    } else if let Some(d) = &attr.default {
+    }
+    if let Some(d) = &attr.default {
         match attr.plain_type() {
+            _ if matches!(d, DefaultValue::Value(_)) => {}
             Some(t) if *t == d.ty() => {}
             Some(t) => out.push(format!(
                 "the default {d} is {}, but the attribute is {}",

@@ -635,7 +635,9 @@ impl Bound {
 /// A pattern for [`Validator::Pattern`]: a regular expression in the syntax of the
 /// `regex` crate (through `regex-lite`), which is Go's `regexp` syntax for what
 /// terraform-plugin-framework's `RegexMatches` patterns use: groups, alternation,
-/// classes (`[a-z0-9_]`, `\d`, `\w`, `\s`, ASCII), repetitions, anchors.
+/// classes (`[a-z0-9_]`, `\d`, `\w`, `\s`, ASCII), repetitions, anchors. Where the two
+/// differ: `\<` and `\>` are word boundaries here (write `<` and `>` for the
+/// characters), and a class takes `&&`, `--` and `~~` as set operations.
 ///
 /// **Where it matches:** anywhere in the value, unless anchored, as Go's
 /// `regexp.MatchString` does: `"b"` matches `"abc"`; write `^...$` to match the whole

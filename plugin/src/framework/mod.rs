@@ -569,8 +569,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
 
     fn new(resource: R, type_name: &str) -> Self {
         let schema = resource.schema();
-        let configurable_timeouts = schema.block.attributes.contains_key("timeouts")
-            || schema.block.block_types.contains_key("timeouts");
+        let configurable_timeouts = timeouts::in_schema(&schema.block);
         Registered {
             timeouts: resource.timeouts(),
             configurable_timeouts,
@@ -682,7 +681,11 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         let Some(limit) = self.time_limit(op, value)? else {
             return handler.await;
         };
-        cx.set_deadline(std::time::Instant::now() + limit);
+        // A limit too far to reach (`Duration::MAX` for "none") is no limit.
+        let Some(deadline) = std::time::Instant::now().checked_add(limit) else {
+            return handler.await;
+        };
+        cx.set_deadline(deadline);
         match tokio::time::timeout(limit, handler).await {
             Ok(r) => r,
             Err(_) => Err(

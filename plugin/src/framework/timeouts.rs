@@ -218,6 +218,28 @@ pub(crate) fn show_duration(d: Duration) -> String {
     }
 }
 
+/// Whether `block` has the framework's `timeouts` (a block or nested attribute of
+/// [`Timeouts`]' string attributes): a `timeouts` of the provider's own making is left
+/// to it.
+pub(crate) fn in_schema(block: &tfvalue::schema::Block) -> bool {
+    let ours = |attrs: &std::collections::BTreeMap<String, tfvalue::schema::Attribute>| {
+        !attrs.is_empty()
+            && attrs.iter().all(|(name, a)| {
+                matches!(name.as_str(), "create" | "read" | "update" | "delete")
+                    && a.plain_type() == Some(&tfvalue::Type::String)
+                    && !a.required
+            })
+    };
+    match (
+        block.attributes.get("timeouts"),
+        block.block_types.get("timeouts"),
+    ) {
+        (Some(a), _) => a.nested_type().is_some_and(|n| ours(&n.attributes)),
+        (None, Some(nb)) => nb.block.block_types.is_empty() && ours(&nb.block.attributes),
+        (None, None) => false,
+    }
+}
+
 /// The configured timeout of `op` in a resource's value (`timeouts.<op>`), if any.
 pub(crate) fn configured(value: &Value, op: &str) -> Result<Option<Duration>, String> {
     match value
@@ -233,6 +255,28 @@ pub(crate) fn configured(value: &Value, op: &str) -> Result<Option<Duration>, St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_frameworks_timeouts_are_read() {
+        use tfvalue::schema::{Attribute, Block, NestedBlock};
+        use tfvalue::{TfModel, Type};
+        #[derive(TfValue, Serialize, Deserialize)]
+        struct Ours {
+            #[tfvalue(block)]
+            timeouts: Unknown<Option<Timeouts>>,
+        }
+        assert!(in_schema(&Ours::block()));
+        // A provider's own `timeouts` (seconds as numbers, other names) is not ours.
+        let own = Block::new().block(
+            "timeouts",
+            NestedBlock::single(
+                Block::new().attribute("create", Attribute::optional(Type::Number)),
+            ),
+        );
+        assert!(!in_schema(&own));
+        let own = Block::new().attribute("timeouts", Attribute::optional(Type::map(Type::String)));
+        assert!(!in_schema(&own));
+    }
 
     #[test]
     fn durations_as_go_reads_them() {

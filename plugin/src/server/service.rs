@@ -107,13 +107,14 @@ macro_rules! provider_service {
                 let s = &self.core.schemas;
                 let mut diags = Vec::new();
                 let mut convert = |what: &str, name: &str, schema: &tfvalue::schema::Schema| {
-                    // A schema that breaks Terraform's rules, or whose validators or
-                    // planner facts cannot work, is the provider's bug: said at once,
-                    // where its author sees it, rather than as odd plans later.
+                    // A schema whose validators or planner facts cannot work (or that
+                    // breaks Terraform's rules) is the provider's bug: said at once, as
+                    // a warning (a schema served so far keeps working), rather than
+                    // as odd plans later.
                     let problems = schema.block.check_schema();
                     if !problems.is_empty() {
                         let detail: Vec<String> = problems.iter().map(ToString::to_string).collect();
-                        diags.push(crate::Diagnostic::error(format!(
+                        diags.push(crate::Diagnostic::warning(format!(
                             "the schema of {what}{name} is not valid"
                         )).with_detail(detail.join("\n")));
                     }
