@@ -9,11 +9,13 @@
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
+mod action;
 mod convert;
 mod diagnostic;
 pub mod framework;
 mod function;
 mod identity;
+mod list;
 mod provider;
 mod server;
 pub mod testing;
@@ -38,11 +40,19 @@ pub(crate) mod proto {
     }
 }
 
+pub use action::{
+    ActionProgress, CollectedProgress, InvokeActionRequest, PlanActionRequest, PlanActionResponse,
+    ProgressClosed,
+};
 pub use diagnostic::{has_errors, Diagnostic, Diagnostics, Severity};
 pub use function::{CallFunctionRequest, CallFunctionResponse, Function, FunctionError, Parameter};
 pub use identity::{
     same_version_identity, IdentityAttribute, IdentitySchema, UpgradeResourceIdentityRequest,
     UpgradeResourceIdentityResponse,
+};
+pub use list::{
+    CollectedResults, ListClosed, ListResourceRequest, ListResult, ListResults,
+    ValidateListResourceConfigRequest,
 };
 pub use server::DEFAULT_MAX_MESSAGE_SIZE;
 

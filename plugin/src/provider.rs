@@ -14,6 +14,8 @@ use crate::identity::{
     same_version_identity, IdentitySchema, UpgradeResourceIdentityRequest,
     UpgradeResourceIdentityResponse,
 };
+use crate::action::{InvokeActionRequest, PlanActionRequest, PlanActionResponse};
+use crate::list::{ListResourceRequest, ValidateListResourceConfigRequest};
 
 /// Every schema a provider has: its own configuration, its managed resources, its data
 /// sources and the signatures of its functions.
@@ -46,6 +48,13 @@ pub struct Schemas {
     pub ephemeral_resources: BTreeMap<String, Schema>,
     /// Identity schemas (Terraform 1.12+), by resource type.
     pub identities: BTreeMap<String, IdentitySchema>,
+    /// List resource types (Terraform 1.14+ `list` blocks, `terraform query`), by type
+    /// name: each is a managed resource type with an identity, and its schema is that
+    /// of the `list` block's `config` block (the filter). See [`crate::ListResults`].
+    pub list_resources: BTreeMap<String, Schema>,
+    /// Action types (Terraform 1.14+ `action` blocks), by type name: the schema of the
+    /// action's configuration.
+    pub actions: BTreeMap<String, Schema>,
     /// What the provider offers beyond the schemas, told to Terraform in
     /// `GetProviderSchema` and `GetMetadata`.
     pub capabilities: ServerCapabilities,
@@ -67,6 +76,11 @@ pub struct ServerCapabilities {
     /// Terraform 1.8+ then takes `moved` blocks from one resource type to another
     /// (otherwise it refuses them: "Unsupported `moved` across resource types").
     pub move_resource_state: bool,
+    /// The provider answers `GenerateResourceConfig`
+    /// ([`Provider::generate_resource_config`]): Terraform 1.14+ then asks it for the
+    /// configuration it writes with `-generate-config-out`, instead of guessing one
+    /// from the state itself.
+    pub generate_resource_config: bool,
 }
 
 impl ServerCapabilities {
@@ -74,6 +88,14 @@ impl ServerCapabilities {
     #[must_use]
     pub fn with_move_resource_state(mut self, on: bool) -> Self {
         self.move_resource_state = on;
+        self
+    }
+
+    /// With [`generate_resource_config`](ServerCapabilities::generate_resource_config)
+    /// as given.
+    #[must_use]
+    pub fn with_generate_resource_config(mut self, on: bool) -> Self {
+        self.generate_resource_config = on;
         self
     }
 }
@@ -133,6 +155,23 @@ impl Schemas {
     #[must_use]
     pub fn capabilities(mut self, capabilities: ServerCapabilities) -> Self {
         self.capabilities = capabilities;
+        self
+    }
+
+    /// Adds a list resource type (Terraform 1.14+): `type_name` is a managed resource
+    /// type of the provider with an identity, and `schema` that of the `list` block's
+    /// `config` block, the filter; [`Provider::list_resource`] answers.
+    #[must_use]
+    pub fn list_resource(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
+        self.list_resources.insert(type_name.into(), schema);
+        self
+    }
+
+    /// Adds an action type (Terraform 1.14+): the schema of its configuration;
+    /// [`Provider::plan_action`] and [`Provider::invoke_action`] answer.
+    #[must_use]
+    pub fn action(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
+        self.actions.insert(type_name.into(), schema);
         self
     }
 
@@ -913,6 +952,91 @@ impl ReadDataSourceResponse {
     }
 }
 
+/// `GenerateResourceConfig` (Terraform 1.14+, `-generate-config-out`): the configuration
+/// Terraform writes for an imported or listed object, from its state.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct GenerateResourceConfigRequest {
+    /// The resource type.
+    pub type_name: String,
+    /// The object's state, wholly known.
+    pub state: DynamicValue,
+    /// The resource type's schema.
+    pub schema: Arc<Schema>,
+    /// Stop signal.
+    pub ctx: Context,
+}
+
+impl GenerateResourceConfigRequest {
+    /// A request, as the server builds it (useful in tests); its context is never
+    /// stopped.
+    pub fn new(type_name: impl Into<String>, state: DynamicValue, schema: Arc<Schema>) -> Self {
+        GenerateResourceConfigRequest {
+            type_name: type_name.into(),
+            state,
+            schema,
+            ctx: Context::detached(),
+        }
+    }
+}
+
+/// The answer to [`GenerateResourceConfigRequest`].
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct GenerateResourceConfigResponse {
+    /// The configuration, of the resource type's schema, wholly known: Terraform writes
+    /// every attribute that is not null.
+    pub config: DynamicValue,
+    /// Problems found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl GenerateResourceConfigResponse {
+    /// A configuration.
+    pub fn new(config: DynamicValue) -> Self {
+        GenerateResourceConfigResponse {
+            config,
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// The default `GenerateResourceConfig`: the state with what a configuration cannot
+/// set made null ([`Block::config_from_state`](tfvalue::schema::Block::config_from_state):
+/// computed-only and write-only attributes, at any depth), so that the configuration
+/// Terraform writes from it plans with no change.
+///
+/// ```
+/// use std::sync::Arc;
+/// use tfvalue::schema::{Attribute, Block, Schema};
+/// use tfvalue::{DynamicValue, Type, Value};
+/// use tfvalue_plugin::{config_from_state, GenerateResourceConfigRequest};
+///
+/// let schema = Schema::new(0, Block::new()
+///     .attribute("id", Attribute::computed(Type::String))
+///     .attribute("name", Attribute::required(Type::String)));
+/// let state = DynamicValue::encode(&serde_json::json!({ "id": "i-1", "name": "web" })).unwrap();
+/// let resp = config_from_state(&GenerateResourceConfigRequest::new("acme_thing", state, Arc::new(schema.clone())));
+/// let config = resp.config.decode_value(&schema.implied_type()).unwrap();
+/// assert_eq!(config["id"], Value::Null);
+/// assert_eq!(config["name"], "web");
+/// ```
+pub fn config_from_state(req: &GenerateResourceConfigRequest) -> GenerateResourceConfigResponse {
+    let ty: Type = req.schema.implied_type();
+    let state = match req.state.decode_value(&ty) {
+        Ok(v) => v,
+        Err(e) => {
+            return Diagnostic::from_value_error("the state to generate configuration from does not decode", &e)
+                .into()
+        }
+    };
+    let config = req.schema.block.config_from_state(state);
+    match DynamicValue::encode_value(&config, &ty) {
+        Ok(dv) => GenerateResourceConfigResponse::new(dv),
+        Err(e) => Diagnostic::from_value_error("the generated configuration does not encode", &e).into(),
+    }
+}
+
 fn unsupported(what: &str, type_name: &str) -> Diagnostic {
     Diagnostic::error(format!("{what} is not supported")).with_detail(format!(
         "This provider does not implement {what} for `{type_name}`."
@@ -939,6 +1063,11 @@ fn unsupported(what: &str, type_name: &str) -> Diagnostic {
 /// | open an ephemeral resource | an "unsupported" error |
 /// | renew, close an ephemeral resource | nothing to do |
 /// | call function | an error: no such function |
+/// | generate resource config | [`config_from_state`] (called only when [`ServerCapabilities::generate_resource_config`] is on) |
+/// | validate a list resource, validate an action | no diagnostics |
+/// | list resource | an "unsupported" error |
+/// | plan action | no diagnostics |
+/// | invoke action | an "unsupported" error |
 /// | stop | nothing to do |
 ///
 /// Requests hold their values as [`DynamicValue`]s whose bytes were moved out of the gRPC
@@ -1181,6 +1310,70 @@ pub trait Provider: Send + Sync + 'static {
         }
     }
 
+    /// Writes the configuration of an object from its state (Terraform 1.14+,
+    /// `-generate-config-out` of `plan` and `query`). Terraform calls it only when
+    /// [`Schemas::capabilities`] says [`ServerCapabilities::generate_resource_config`];
+    /// the server checks the answer against the resource's schema. By default
+    /// [`config_from_state`].
+    fn generate_resource_config(
+        &self,
+        req: GenerateResourceConfigRequest,
+    ) -> impl Future<Output = GenerateResourceConfigResponse> + Send {
+        async move { config_from_state(&req) }
+    }
+
+    /// Validates a `list` block (Terraform 1.14+) of a type declared in
+    /// [`Schemas::list_resources`]; the server has checked it against the schema.
+    fn validate_list_resource_config(
+        &self,
+        req: ValidateListResourceConfigRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// Lists the objects a `list` block selects (Terraform 1.14+, `terraform query`),
+    /// sending each through [`ListResourceRequest::results`] as it is found; returns
+    /// the diagnostics of the listing as a whole (an error after some results keeps
+    /// them). The server checks each result against the resource type's identity and
+    /// resource schemas, and stops the listing at Terraform's limit.
+    fn list_resource(
+        &self,
+        req: ListResourceRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        async move { vec![unsupported("listing resources", &req.type_name)] }
+    }
+
+    /// Validates an `action` block (Terraform 1.14+) of a type declared in
+    /// [`Schemas::actions`]; the server has checked it against the schema.
+    fn validate_action_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// Plans an action (Terraform 1.14+): whether it can run with this configuration
+    /// (which may hold unknowns). By default, nothing to say.
+    fn plan_action(
+        &self,
+        req: PlanActionRequest,
+    ) -> impl Future<Output = PlanActionResponse> + Send {
+        let _ = req;
+        async { PlanActionResponse::default() }
+    }
+
+    /// Invokes an action (Terraform 1.14+), sending progress through
+    /// [`InvokeActionRequest::progress`]; returns the diagnostics of the whole action
+    /// (an error means it failed).
+    fn invoke_action(
+        &self,
+        req: InvokeActionRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        async move { vec![unsupported("invoking an action", &req.action_type)] }
+    }
+
     /// Called when Terraform asks the provider to stop (Ctrl-C). The server cancels the
     /// requests in flight itself; an error string is reported to Terraform.
     fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
@@ -1307,5 +1500,6 @@ failed_responses!(
     ReadDataSourceResponse,
     MoveResourceStateResponse,
     OpenEphemeralResourceResponse,
-    RenewEphemeralResourceResponse
+    RenewEphemeralResourceResponse,
+    GenerateResourceConfigResponse
 );

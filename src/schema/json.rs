@@ -170,11 +170,13 @@ struct RawBlock {
     description_kind: StringKind,
     #[serde(default)]
     deprecated: bool,
+    #[serde(default)]
+    deprecation_message: Option<String>,
 }
 
 impl Serialize for Block {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Block", 5)?;
+        let mut st = s.serialize_struct("Block", 6)?;
         if !self.attributes.is_empty() {
             st.serialize_field("attributes", &self.attributes)?;
         }
@@ -187,6 +189,9 @@ impl Serialize for Block {
         st.serialize_field("description_kind", &self.description_kind)?;
         if self.deprecated {
             st.serialize_field("deprecated", &true)?;
+        }
+        if let Some(m) = &self.deprecation_message {
+            st.serialize_field("deprecation_message", m)?;
         }
         st.end()
     }
@@ -201,6 +206,7 @@ impl<'de> Deserialize<'de> for Block {
             description: raw.description.filter(|s| !s.is_empty()),
             description_kind: raw.description_kind,
             deprecated: raw.deprecated,
+            deprecation_message: raw.deprecation_message.filter(|s| !s.is_empty()),
             validators: Vec::new(),
         })
     }

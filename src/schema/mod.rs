@@ -33,6 +33,7 @@
 mod apply;
 mod check;
 mod diagnostics;
+mod genconfig;
 mod json;
 mod pattern;
 mod plan;
@@ -107,6 +108,9 @@ pub struct Block {
     pub description_kind: StringKind,
     /// Whether the block is deprecated.
     pub deprecated: bool,
+    /// Why the block is deprecated and what to use instead (protocol 5.10/6.10
+    /// `deprecation_message`, Terraform 1.15+ shows it).
+    pub deprecation_message: Option<String>,
     /// Checks of its attributes together, run on configuration by
     /// [`Block::validate_config`]. Provider-side: not part of the wire schema.
     pub validators: Vec<ObjectValidator>,
@@ -128,7 +132,8 @@ pub struct Attribute {
     pub sensitive: bool,
     /// The attribute is deprecated.
     pub deprecated: bool,
-    /// Why the attribute is deprecated (the JSON's `deprecation_message`).
+    /// Why the attribute is deprecated and what to use instead (protocol 5.10/6.10
+    /// `deprecation_message`, Terraform 1.15+ shows it; the JSON's too).
     pub deprecation_message: Option<String>,
     /// The value is only in configuration, never in plan or state (tfplugin6 `write_only`).
     pub write_only: bool,
@@ -294,6 +299,22 @@ impl Block {
     #[must_use]
     pub fn deprecated(mut self) -> Self {
         self.deprecated = true;
+        self
+    }
+
+    /// Marks the block deprecated, saying why and what to use instead.
+    ///
+    /// ```
+    /// use tfvalue::schema::Block;
+    ///
+    /// let b = Block::new().deprecation_message("use `rule` blocks");
+    /// assert!(b.deprecated);
+    /// assert_eq!(b.deprecation_message.as_deref(), Some("use `rule` blocks"));
+    /// ```
+    #[must_use]
+    pub fn deprecation_message(mut self, message: impl Into<String>) -> Self {
+        self.deprecated = true;
+        self.deprecation_message = Some(message.into());
         self
     }
 
@@ -548,6 +569,23 @@ impl Attribute {
     #[must_use]
     pub fn deprecated(mut self) -> Self {
         self.deprecated = true;
+        self
+    }
+
+    /// Marks the attribute deprecated, saying why and what to use instead.
+    ///
+    /// ```
+    /// use tfvalue::schema::Attribute;
+    /// use tfvalue::Type;
+    ///
+    /// let a = Attribute::optional(Type::String).deprecation_message("use `name`");
+    /// assert!(a.deprecated);
+    /// assert_eq!(a.deprecation_message.as_deref(), Some("use `name`"));
+    /// ```
+    #[must_use]
+    pub fn deprecation_message(mut self, message: impl Into<String>) -> Self {
+        self.deprecated = true;
+        self.deprecation_message = Some(message.into());
         self
     }
 

@@ -446,7 +446,8 @@ macro_rules! common_conversions {
                 block_types,
                 description: b.description.clone().unwrap_or_default(),
                 description_kind: string_kind(b.description_kind),
-                deprecated: b.deprecated,
+                deprecated: b.deprecated || b.deprecation_message.is_some(),
+                deprecation_message: b.deprecation_message.clone().unwrap_or_default(),
             })
         }
 
@@ -483,7 +484,13 @@ macro_rules! common_conversions {
             if !b.description.is_empty() {
                 out = out.description(b.description, from_string_kind(b.description_kind));
             }
-            Ok(if b.deprecated { out.deprecated() } else { out })
+            if b.deprecated {
+                out = out.deprecated();
+            }
+            if !b.deprecation_message.is_empty() {
+                out = out.deprecation_message(b.deprecation_message);
+            }
+            Ok(out)
         }
 
         fn facts(
@@ -507,6 +514,9 @@ macro_rules! common_conversions {
             }
             if a.write_only {
                 out = out.write_only();
+            }
+            if !a.deprecation_message.is_empty() {
+                out = out.deprecation_message(a.deprecation_message.clone());
             }
             if !a.description.is_empty() {
                 out = out.description(a.description.clone(), from_string_kind(a.description_kind));

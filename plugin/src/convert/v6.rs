@@ -25,8 +25,10 @@ fn to_attribute(
         computed: a.computed,
         sensitive: a.sensitive,
         description_kind: string_kind(a.description_kind),
-        deprecated: a.deprecated,
+        // Terraform refuses a deprecation message on what is not deprecated.
+        deprecated: a.deprecated || a.deprecation_message.is_some(),
         write_only: a.write_only,
+        deprecation_message: a.deprecation_message.clone().unwrap_or_default(),
     })
 }
 

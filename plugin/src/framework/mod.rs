@@ -51,11 +51,13 @@
 //! The crate documentation has a table from terraform-plugin-framework's concepts to
 //! these ("terraform-plugin-framework's concepts here").
 
+mod action;
 mod convert;
 mod ctx;
 mod ephemeral;
 mod function;
 mod identity;
+mod list;
 mod moves;
 mod timeouts;
 mod traits;
@@ -72,6 +74,8 @@ use tfvalue::codec::Codec;
 use tfvalue::schema::{Planner, Schema};
 use tfvalue::DynamicValue;
 
+pub use self::action::Action;
+use self::action::AnyAction;
 pub use self::convert::import_stub;
 use self::convert::Wire;
 pub use self::ctx::Ctx;
@@ -80,6 +84,8 @@ pub use self::ephemeral::EphemeralResource;
 use self::function::AnyFunction;
 pub use self::function::{Arg, Args, Function, FunctionDefinition, Variadic};
 pub use self::identity::ResourceIdentity;
+use self::list::AnyList;
+pub use self::list::{ListResource, Listed};
 pub use self::moves::StateMove;
 pub use self::timeouts::{parse_duration, TimeoutDefaults, Timeouts};
 pub use self::traits::{DataSource, Model, NoConfig, ProviderConfig, Resource};
@@ -106,6 +112,8 @@ pub struct Framework<C = ()> {
     data_sources: BTreeMap<String, Box<dyn AnyDataSource<C>>>,
     ephemerals: BTreeMap<String, Box<dyn AnyEphemeral<C>>>,
     functions: BTreeMap<String, Box<dyn AnyFunction>>,
+    lists: BTreeMap<String, Box<dyn AnyList<C>>>,
+    actions: BTreeMap<String, Box<dyn AnyAction<C>>>,
 }
 
 type ConfigureFn<C> =
@@ -124,6 +132,8 @@ impl<C> std::fmt::Debug for Framework<C> {
                 &self.ephemerals.keys().collect::<Vec<_>>(),
             )
             .field("functions", &self.functions.keys().collect::<Vec<_>>())
+            .field("list_resources", &self.lists.keys().collect::<Vec<_>>())
+            .field("actions", &self.actions.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -209,6 +219,8 @@ impl<C: Send + Sync + 'static> Framework<C> {
             data_sources: BTreeMap::new(),
             ephemerals: BTreeMap::new(),
             functions: BTreeMap::new(),
+            lists: BTreeMap::new(),
+            actions: BTreeMap::new(),
         }
     }
 
@@ -272,6 +284,27 @@ impl<C: Send + Sync + 'static> Framework<C> {
         self
     }
 
+    /// Adds a list resource (Terraform 1.14+ `list` blocks, `terraform query`) under the
+    /// type name of the resource it lists (`kv_entry`), which must be registered too,
+    /// with an identity.
+    #[must_use]
+    pub fn list_resource<L: ListResource<C>>(mut self, type_name: impl Into<String>, list: L) -> Self {
+        let type_name = type_name.into();
+        let registered = list::Registered::new::<C>(list, &type_name);
+        self.lists.insert(type_name, Box::new(registered));
+        self
+    }
+
+    /// Adds an action type (Terraform 1.14+ `action` blocks) under its Terraform name
+    /// (`kv_compact`, used as `action "kv_compact" "x" { config { .. } }`).
+    #[must_use]
+    pub fn action<A: Action<C>>(mut self, type_name: impl Into<String>, action: A) -> Self {
+        let type_name = type_name.into();
+        let registered = action::Registered::new::<C>(action, &type_name);
+        self.actions.insert(type_name, Box::new(registered));
+        self
+    }
+
     fn client(&self) -> Result<Arc<C>, Diagnostic> {
         self.client
             .read()
@@ -308,8 +341,68 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         for (name, f) in &self.functions {
             s = s.function(name.clone(), f.signature().clone());
         }
+        for (name, l) in &self.lists {
+            s = s.list_resource(name.clone(), l.wire().schema.clone());
+        }
+        for (name, a) in &self.actions {
+            s = s.action(name.clone(), a.wire().schema.clone());
+        }
         let moves = self.resources.values().any(|r| r.has_moves());
-        s.capabilities(ServerCapabilities::default().with_move_resource_state(moves))
+        // Configuration is generated from each resource's schema (required and optional
+        // values kept, computed-only and write-only ones null): see `config_from_state`.
+        s.capabilities(
+            ServerCapabilities::default()
+                .with_move_resource_state(moves)
+                .with_generate_resource_config(true),
+        )
+    }
+
+    async fn validate_list_resource_config(
+        &self,
+        req: crate::list::ValidateListResourceConfigRequest,
+    ) -> Vec<Diagnostic> {
+        list::validate(&self.lists, &req)
+    }
+
+    async fn list_resource(&self, req: crate::list::ListResourceRequest) -> Vec<Diagnostic> {
+        let Some(l) = self.lists.get(&req.type_name) else {
+            return vec![unknown_type("list resource", &req.type_name)];
+        };
+        let resource = self.resources.get(&req.type_name).map(|r| r.as_any());
+        match self.client() {
+            Ok(client) => l.list(client, resource, req).await,
+            Err(d) => vec![d],
+        }
+    }
+
+    async fn validate_action_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
+        match self.actions.get(&req.type_name) {
+            Some(a) => a.validate(&req.config),
+            None => vec![unknown_type("action", &req.type_name)],
+        }
+    }
+
+    async fn plan_action(
+        &self,
+        req: crate::action::PlanActionRequest,
+    ) -> crate::action::PlanActionResponse {
+        let Some(a) = self.actions.get(&req.action_type) else {
+            return unknown_type("action", &req.action_type).into();
+        };
+        match self.client() {
+            Ok(client) => a.plan(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn invoke_action(&self, req: crate::action::InvokeActionRequest) -> Vec<Diagnostic> {
+        let Some(a) = self.actions.get(&req.action_type) else {
+            return vec![unknown_type("action", &req.action_type)];
+        };
+        match self.client() {
+            Ok(client) => a.invoke(client, req).await,
+            Err(d) => vec![d],
+        }
     }
 
     async fn move_resource_state(
@@ -516,6 +609,8 @@ fn ensure_error(d: Diagnostics) -> Vec<Diagnostic> {
 /// A [`Resource`] with its type parameters erased, as the framework stores it.
 trait AnyResource<C>: Send + Sync {
     fn wire(&self) -> &Wire;
+    /// The `Registered<R, C>` itself, for a list resource that knows its `R`.
+    fn as_any(&self) -> &(dyn std::any::Any + Send + Sync);
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
     fn upgrade(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse;
     fn has_moves(&self) -> bool;
@@ -776,6 +871,10 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
 
     fn has_moves(&self) -> bool {
         !self.moves.is_empty()
+    }
+
+    fn as_any(&self) -> &(dyn std::any::Any + Send + Sync) {
+        self
     }
 
     fn identity_schema(&self) -> Option<&crate::identity::IdentitySchema> {

@@ -86,6 +86,8 @@ pub(crate) struct Core<P> {
     resources: BTreeMap<String, Entry>,
     data_sources: BTreeMap<String, Entry>,
     ephemerals: BTreeMap<String, Entry>,
+    lists: BTreeMap<String, Entry>,
+    actions: BTreeMap<String, Entry>,
     /// The identity schemas, with their types, by resource type.
     identities: BTreeMap<String, (Arc<IdentitySchema>, Type)>,
     provider_entry: Entry,
@@ -159,6 +161,7 @@ pub(crate) enum ConfigKind {
     Resource,
     DataSource,
     Ephemeral,
+    Action,
 }
 
 /// A deferral the client did not allow becomes an error naming the RPC (and the
@@ -196,7 +199,7 @@ fn is_null(dv: &DynamicValue) -> bool {
 
 /// Whether a value may hold unknowns where it comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Known {
+pub(crate) enum Known {
     /// Configurations and plans: unknowns are the point.
     Maybe,
     /// Stored state, an apply's configuration, a data source's configuration: Terraform
@@ -266,6 +269,16 @@ impl<P: Provider> Core<P> {
             .iter()
             .map(|(k, s)| (k.clone(), Entry::new(s)))
             .collect();
+        let lists = schemas
+            .list_resources
+            .iter()
+            .map(|(k, s)| (k.clone(), Entry::new(s)))
+            .collect();
+        let actions = schemas
+            .actions
+            .iter()
+            .map(|(k, s)| (k.clone(), Entry::new(s)))
+            .collect();
         let identities = schemas
             .identities
             .iter()
@@ -292,6 +305,8 @@ impl<P: Provider> Core<P> {
             resources,
             data_sources,
             ephemerals,
+            lists,
+            actions,
             identities,
             provider_entry,
             meta_type,
@@ -349,6 +364,14 @@ impl<P: Provider> Core<P> {
 
     pub(crate) fn ephemeral_type(&self, name: &str) -> Option<&Type> {
         self.ephemerals.get(name).map(|e| &e.ty)
+    }
+
+    pub(crate) fn list_type(&self, name: &str) -> Option<&Type> {
+        self.lists.get(name).map(|e| &e.ty)
+    }
+
+    pub(crate) fn action_type(&self, name: &str) -> Option<&Type> {
+        self.actions.get(name).map(|e| &e.ty)
     }
 
     pub(crate) fn provider_type(&self) -> &Type {
@@ -443,36 +466,14 @@ impl<P: Provider> Core<P> {
         }
     }
 
-    /// Checks a value the provider answers with: of its type (and wholly known where
-    /// Terraform requires it). An empty value is written as nil, which is how Terraform
-    /// reads it.
+    /// Checks a value the provider answers with; see [`check_output`].
     fn check_output(
         what: &str,
         dv: &mut DynamicValue,
         ty: &Type,
         known: Known,
     ) -> Result<Validated, Diagnostic> {
-        if dv.is_empty() {
-            dv.msgpack.push(0xc0);
-        }
-        let checked = dv.validate(ty).map_err(|e| {
-            Diagnostic::from_value_error(
-                format!("the provider's {what} does not match its schema"),
-                &e,
-            )
-        })?;
-        if known == Known::Wholly && !checked.is_wholly_known() {
-            let path = first_unknown(dv, ty);
-            return Err(
-                Diagnostic::error(format!("the provider's {what} holds an unknown value"))
-                    .with_detail(format!(
-                        "Every value of the {what} must be known; {} is unknown. This is a bug in the provider.",
-                        describe(&path)
-                    ))
-                    .at(path),
-            );
-        }
-        Ok(checked)
+        check_output(what, dv, ty, known)
     }
 
     /// Runs a handler to its end: a panic becomes an error diagnostic
@@ -704,6 +705,11 @@ impl<P: Provider> Core<P> {
                 "ephemeral resource",
                 self.ephemerals.get(&type_name),
             ),
+            ConfigKind::Action => (
+                "ValidateActionConfig",
+                "action",
+                self.actions.get(&type_name),
+            ),
         };
         let Some(entry) = entry else {
             return vec![Self::unknown_type(what, &type_name)];
@@ -750,6 +756,15 @@ impl<P: Provider> Core<P> {
                     rpc,
                     cancel,
                     async move { p.validate_ephemeral_resource_config(req).await },
+                    |d| vec![d],
+                )
+                .await
+            }
+            ConfigKind::Action => {
+                self.run(
+                    rpc,
+                    cancel,
+                    async move { p.validate_action_config(req).await },
                     |d| vec![d],
                 )
                 .await
@@ -1511,6 +1526,297 @@ impl<P: Provider> Core<P> {
 
     /// Stops as for `StopProvider`, then waits (at most `limit`) for the handlers in
     /// flight to end: the provider's parent is gone.
+    /// `GenerateResourceConfig`: the state checked (wholly known, of the resource's
+    /// type), the handler, and its configuration checked the same way.
+    pub(crate) async fn generate_config(
+        &self,
+        type_name: String,
+        state: DynamicValue,
+    ) -> GenerateResourceConfigResponse {
+        const RPC: &str = "GenerateResourceConfig";
+        let Some(entry) = self.resources.get(&type_name) else {
+            return Self::unknown_type("resource", &type_name).into();
+        };
+        let field = Field {
+            rpc: RPC,
+            name: "state",
+        };
+        if let Err(d) = self.check_input(field, &state, &entry.ty, Known::Wholly) {
+            return d.into();
+        }
+        let (ctx, cancel) = self.request_ctx();
+        let req = GenerateResourceConfigRequest {
+            type_name,
+            state,
+            schema: entry.schema.clone(),
+            ctx,
+        };
+        let p = self.provider.clone();
+        let mut resp = self
+            .run(
+                RPC,
+                cancel,
+                async move { p.generate_resource_config(req).await },
+                GenerateResourceConfigResponse::from,
+            )
+            .await;
+        if !has_errors(&resp.diagnostics) {
+            if let Err(d) = check_output(
+                "generated configuration",
+                &mut resp.config,
+                &entry.ty,
+                Known::Wholly,
+            ) {
+                resp.diagnostics.push(d);
+            } else if let Err(d) = entry.check_write_only("generated configuration", &resp.config) {
+                resp.diagnostics.push(d);
+            }
+        }
+        resp
+    }
+
+    /// `ValidateListResourceConfig`: the filter checked against the list resource's
+    /// schema, `include_resource` as a bool and `limit` as a whole number that is not
+    /// negative (each may be null or unknown), then the handler.
+    pub(crate) async fn validate_list_config(
+        &self,
+        type_name: String,
+        config: DynamicValue,
+        include_resource_object: DynamicValue,
+        limit: DynamicValue,
+    ) -> Vec<Diagnostic> {
+        const RPC: &str = "ValidateListResourceConfig";
+        let Some(entry) = self.lists.get(&type_name) else {
+            return vec![Self::unknown_type("list resource", &type_name)];
+        };
+        let field = Field {
+            rpc: RPC,
+            name: "config",
+        };
+        let mut diags = self.schema_checks(field, &config, entry);
+        diags.extend(check_list_argument(
+            "include_resource",
+            &include_resource_object,
+            &Type::Bool,
+        ));
+        diags.extend(check_list_argument("limit", &limit, &Type::Number));
+        if has_errors(&diags) {
+            return diags;
+        }
+        let (ctx, cancel) = self.request_ctx();
+        let req = crate::list::ValidateListResourceConfigRequest {
+            type_name,
+            config,
+            include_resource_object,
+            limit,
+            ctx,
+        };
+        let p = self.provider.clone();
+        diags.extend(
+            self.run(
+                RPC,
+                cancel,
+                async move { p.validate_list_resource_config(req).await },
+                |d| vec![d],
+            )
+            .await,
+        );
+        diags
+    }
+
+    /// `PlanAction`: the configuration checked against the action's schema (it may
+    /// hold unknowns), then the handler; a deferral only where the client allows it.
+    pub(crate) async fn plan_action(
+        &self,
+        action_type: String,
+        config: DynamicValue,
+        capabilities: ClientCapabilities,
+    ) -> crate::action::PlanActionResponse {
+        const RPC: &str = "PlanAction";
+        let Some(entry) = self.actions.get(&action_type) else {
+            return Self::unknown_type("action", &action_type).into();
+        };
+        let field = Field {
+            rpc: RPC,
+            name: "config",
+        };
+        if let Err(d) = self.check_input(field, &config, &entry.ty, Known::Maybe) {
+            return d.into();
+        }
+        let (ctx, cancel) = self.request_ctx_with(capabilities);
+        let req = crate::action::PlanActionRequest {
+            action_type,
+            config,
+            ctx,
+        };
+        let p = self.provider.clone();
+        let mut resp = self
+            .run(
+                RPC,
+                cancel,
+                async move { p.plan_action(req).await },
+                crate::action::PlanActionResponse::from,
+            )
+            .await;
+        check_deferral(RPC, &mut resp.deferred, capabilities, &mut resp.diagnostics);
+        resp
+    }
+
+    /// `InvokeAction`: the configuration checked (wholly known), then the handler on a
+    /// task of its own, whose progress and final diagnostics come out of the returned
+    /// channel; the last event is always `Completed`. When Terraform stops reading, the
+    /// handler's context is cancelled.
+    pub(crate) fn invoke_action(
+        self: &Arc<Self>,
+        action_type: String,
+        config: DynamicValue,
+        capabilities: ClientCapabilities,
+    ) -> tokio::sync::mpsc::Receiver<crate::action::ActionEvent> {
+        use crate::action::{ActionEvent, ActionProgress};
+        const RPC: &str = "InvokeAction";
+        let (tx, rx) = tokio::sync::mpsc::channel(crate::list::LIST_BUFFER);
+        let checked = match self.actions.get(&action_type) {
+            None => Err(Self::unknown_type("action", &action_type)),
+            Some(entry) => self
+                .check_input(
+                    Field {
+                        rpc: RPC,
+                        name: "config",
+                    },
+                    &config,
+                    &entry.ty,
+                    Known::Wholly,
+                )
+                .map(drop),
+        };
+        if let Err(d) = checked {
+            let _ = tx.try_send(ActionEvent::Completed(vec![d]));
+            return rx;
+        }
+        let core = self.clone();
+        let shared = Arc::new(Mutex::new(Some(tx.clone())));
+        self.spawn_stream(tx.clone(), async move {
+            let (ctx, cancel) = core.request_ctx_with(capabilities);
+            let req = crate::action::InvokeActionRequest {
+                action_type,
+                config,
+                progress: ActionProgress::channel(shared.clone()),
+                ctx,
+            };
+            let p = core.provider.clone();
+            let run = core.run(RPC, cancel, async move { p.invoke_action(req).await }, |d| {
+                vec![d]
+            });
+            let diags = run.await;
+            // Progress sent after the handler returned (from a task it left running)
+            // is dropped: Completed is the last event.
+            shared.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let _ = tx.send(ActionEvent::Completed(diags)).await;
+        });
+        rx
+    }
+
+    /// `ListResource`: the filter checked (the list resource's schema), then the
+    /// handler on a task of its own, whose results (each checked against the resource
+    /// type's identity and resource schemas) and final diagnostics come out of the
+    /// returned channel. When Terraform stops reading, the handler's context is
+    /// cancelled and its next [`crate::ListResults::send`] fails.
+    pub(crate) fn list(
+        self: &Arc<Self>,
+        type_name: String,
+        config: DynamicValue,
+        include_resource_object: bool,
+        limit: i64,
+    ) -> tokio::sync::mpsc::Receiver<crate::list::ListEvent> {
+        use crate::list::{ListEvent, ListResults};
+        const RPC: &str = "ListResource";
+        let (tx, rx) = tokio::sync::mpsc::channel(crate::list::LIST_BUFFER);
+        let types = match (
+            self.lists.get(&type_name),
+            self.resources.get(&type_name),
+            self.identities.get(&type_name),
+        ) {
+            (None, _, _) => Err(Self::unknown_type("list resource", &type_name)),
+            (Some(_), None, _) | (Some(_), _, None) => Err(Diagnostic::error(
+                "list resource without an identity",
+            )
+            .with_detail(format!(
+                "The list resource `{type_name}` needs a managed resource type of the same \
+                 name with an identity schema; this provider has none. This is a bug in the \
+                 provider."
+            ))),
+            (Some(list), Some(resource), Some((_, identity))) => self
+                .check_input(
+                    Field {
+                        rpc: RPC,
+                        name: "config",
+                    },
+                    &config,
+                    &list.ty,
+                    Known::Maybe,
+                )
+                .map(|_| (Arc::new(identity.clone()), Arc::new(resource.ty.clone()))),
+        };
+        let (identity, resource) = match types {
+            Ok(t) => t,
+            Err(d) => {
+                let _ = tx.try_send(ListEvent::Diagnostics(vec![d]));
+                return rx;
+            }
+        };
+        let core = self.clone();
+        let shared = Arc::new(Mutex::new(Some(tx.clone())));
+        self.spawn_stream(tx.clone(), async move {
+            let (ctx, cancel) = core.request_ctx();
+            let results = ListResults::channel(
+                shared.clone(),
+                identity,
+                resource,
+                include_resource_object,
+                limit,
+            );
+            let req = crate::list::ListResourceRequest {
+                type_name,
+                config,
+                include_resource_object,
+                limit,
+                results,
+                ctx,
+            };
+            let p = core.provider.clone();
+            let run = core.run(RPC, cancel, async move { p.list_resource(req).await }, |d| {
+                vec![d]
+            });
+            let diags = run.await;
+            shared.lock().unwrap_or_else(PoisonError::into_inner).take();
+            // Terraform reads an event without an identity only for its diagnostics.
+            if !diags.is_empty() {
+                let _ = tx.send(ListEvent::Diagnostics(diags)).await;
+            }
+        });
+        rx
+    }
+
+    /// Runs a streaming RPC's work on the server's runtime until it ends or Terraform
+    /// stops reading (`tx` closed): then the work is dropped, which cancels the
+    /// handler's context (its thread runs on to its end, as for any request).
+    fn spawn_stream<T: Send + 'static>(
+        &self,
+        tx: tokio::sync::mpsc::Sender<T>,
+        work: impl Future<Output = ()> + Send + 'static,
+    ) {
+        let runtime = self
+            .handlers
+            .clone()
+            .unwrap_or_else(tokio::runtime::Handle::current);
+        runtime.spawn(async move {
+            tokio::select! {
+                () = work => {}
+                () = tx.closed() => {}
+            }
+        });
+    }
+
     pub(crate) async fn stop_and_drain(&self, limit: std::time::Duration) {
         let _ = self.stop().await;
         let _ = tokio::time::timeout(limit, self.in_flight.idle()).await;
@@ -1597,6 +1903,67 @@ impl<P: Provider> Core<P> {
             Err(_) => "the provider was stopping when the server shut down".to_owned(),
         }
     }
+}
+
+/// Checks a value the provider answers with: of its type (and wholly known where
+/// Terraform requires it). An empty value is written as nil, which is how Terraform
+/// reads it.
+pub(crate) fn check_output(
+    what: &str,
+    dv: &mut DynamicValue,
+    ty: &Type,
+    known: Known,
+) -> Result<Validated, Diagnostic> {
+    if dv.is_empty() {
+        dv.msgpack.push(0xc0);
+    }
+    let checked = dv.validate(ty).map_err(|e| {
+        Diagnostic::from_value_error(
+            format!("the provider's {what} does not match its schema"),
+            &e,
+        )
+    })?;
+    if known == Known::Wholly && !checked.is_wholly_known() {
+        let path = first_unknown(dv, ty);
+        return Err(
+            Diagnostic::error(format!("the provider's {what} holds an unknown value"))
+                .with_detail(format!(
+                    "Every value of the {what} must be known; {} is unknown. This is a bug in the provider.",
+                    describe(&path)
+                ))
+                .at(path),
+        );
+    }
+    Ok(checked)
+}
+
+/// A `list` block argument as `ValidateListResourceConfig` carries it: of its type,
+/// null or unknown when not known; a `limit` a whole number that is not negative.
+fn check_list_argument(name: &str, dv: &DynamicValue, ty: &Type) -> Option<Diagnostic> {
+    if dv.is_empty() {
+        return None;
+    }
+    let value = match dv.decode_value(ty) {
+        Ok(v) => v,
+        Err(e) => {
+            return Some(Diagnostic::from_value_error(
+                format!("ValidateListResourceConfig: `{name}` does not decode"),
+                &e,
+            ))
+        }
+    };
+    let Value::Number(n) = &value else {
+        return None;
+    };
+    if n.to_i64().is_some_and(|n| n >= 0) {
+        return None;
+    }
+    Some(
+        Diagnostic::error(format!("invalid `{name}`"))
+            .with_detail(format!(
+                "The `{name}` of a list block is a whole number, zero or more; it is {n}."
+            )),
+    )
 }
 
 /// A configured write-only value, where the Terraform calling did not say it supports

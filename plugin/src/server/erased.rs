@@ -13,6 +13,8 @@ use std::pin::Pin;
 use crate::diagnostic::Diagnostic;
 use crate::function::{CallFunctionRequest, CallFunctionResponse};
 use crate::identity::{UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse};
+use crate::action::{InvokeActionRequest, PlanActionRequest, PlanActionResponse};
+use crate::list::{ListResourceRequest, ValidateListResourceConfigRequest};
 use crate::provider::*;
 
 /// A handler's future, boxed.
@@ -77,6 +79,12 @@ erase! {
     close_ephemeral_resource: CloseEphemeralResourceRequest => Vec<Diagnostic>,
     move_resource_state: MoveResourceStateRequest => MoveResourceStateResponse,
     call_function: CallFunctionRequest => CallFunctionResponse,
+    generate_resource_config: GenerateResourceConfigRequest => GenerateResourceConfigResponse,
+    validate_list_resource_config: ValidateListResourceConfigRequest => Vec<Diagnostic>,
+    list_resource: ListResourceRequest => Vec<Diagnostic>,
+    validate_action_config: ValidateConfigRequest => Vec<Diagnostic>,
+    plan_action: PlanActionRequest => PlanActionResponse,
+    invoke_action: InvokeActionRequest => Vec<Diagnostic>,
 }
 
 /// The one provider type the server is compiled for.

@@ -5,6 +5,7 @@ pub(crate) mod core;
 pub(crate) mod erased;
 mod goplugin;
 mod service;
+pub(crate) mod state_store;
 #[cfg(test)]
 mod tests_grpc;
 pub(crate) mod tls;

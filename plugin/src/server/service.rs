@@ -33,12 +33,16 @@ macro_rules! provider_service {
         validate_data: $validate_data:ident / $validate_data_msg:ident,
         configure: $configure:ident / $configure_msg:ident,
         stop: $stop:ident / $stop_msg:ident,
-        validate_provider_response: $vpr:expr
+        validate_provider_response: $vpr:expr,
+        metadata_extra: { $($metadata_extra:tt)* },
+        schema_extra: { $($schema_extra:tt)* },
+        state_store_rpcs: { $($state_store_rpcs:tt)* }
     ) => {
         /// What the provider offers, as the protocol says it.
         fn server_capabilities(schemas: &crate::provider::Schemas) -> pb::ServerCapabilities {
             pb::ServerCapabilities {
                 move_resource_state: schemas.capabilities.move_resource_state,
+                generate_resource_config: schemas.capabilities.generate_resource_config,
                 ..Default::default()
             }
         }
@@ -97,6 +101,17 @@ macro_rules! provider_service {
                         .keys()
                         .map(|k| pb::get_metadata::EphemeralMetadata { type_name: k.clone() })
                         .collect(),
+                    list_resources: s
+                        .list_resources
+                        .keys()
+                        .map(|k| pb::get_metadata::ListResourceMetadata { type_name: k.clone() })
+                        .collect(),
+                    actions: s
+                        .actions
+                        .keys()
+                        .map(|k| pb::get_metadata::ActionMetadata { type_name: k.clone() })
+                        .collect(),
+                    $($metadata_extra)*
                 }))
             }
 
@@ -145,6 +160,29 @@ macro_rules! provider_service {
                     .iter()
                     .filter_map(|(k, v)| Some((k.clone(), convert("ephemeral resource ", k, v)?)))
                     .collect();
+                let list_resource_schemas = s
+                    .list_resources
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.clone(), convert("list resource ", k, v)?)))
+                    .collect();
+                let action_schemas = s
+                    .actions
+                    .iter()
+                    .filter_map(|(k, v)| {
+                        Some((k.clone(), pb::ActionSchema { schema: Some(convert("action ", k, v)?) }))
+                    })
+                    .collect();
+                for name in s.list_resources.keys() {
+                    if !s.resources.contains_key(name) || !s.identities.contains_key(name) {
+                        diags.push(crate::Diagnostic::warning(format!(
+                            "the list resource `{name}` has no resource type with an identity"
+                        )).with_detail(format!(
+                            "Terraform lists objects of a managed resource type by their identity: \
+                             `{name}` needs a resource type of that name with an identity schema, \
+                             or `terraform query` fails on it."
+                        )));
+                    }
+                }
                 let functions = functions(&self.core.schemas, &mut diags);
                 Ok(Response::new(pb::get_provider_schema::Response {
                     provider,
@@ -152,6 +190,9 @@ macro_rules! provider_service {
                     data_source_schemas,
                     functions,
                     ephemeral_resource_schemas,
+                    list_resource_schemas,
+                    action_schemas,
+                    $($schema_extra)*
                     diagnostics: $cv::to_diagnostics(diags, None),
                     provider_meta,
                     server_capabilities: Some(server_capabilities(&self.core.schemas)),
@@ -557,6 +598,153 @@ macro_rules! provider_service {
                 }))
             }
 
+            async fn generate_resource_config(
+                &self,
+                request: Request<pb::generate_resource_config::Request>,
+            ) -> Result<Response<pb::generate_resource_config::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.resource_type(&r.type_name).cloned();
+                let resp = self
+                    .core
+                    .generate_config(r.type_name, $cv::dynamic_value(r.state))
+                    .await;
+                Ok(Response::new(pb::generate_resource_config::Response {
+                    config: $cv::to_dynamic_value(resp.config),
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                }))
+            }
+
+            async fn validate_list_resource_config(
+                &self,
+                request: Request<pb::validate_list_resource_config::Request>,
+            ) -> Result<Response<pb::validate_list_resource_config::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.list_type(&r.type_name).cloned();
+                let diags = self
+                    .core
+                    .validate_list_config(
+                        r.type_name,
+                        $cv::dynamic_value(r.config),
+                        $cv::dynamic_value(r.include_resource_object),
+                        $cv::dynamic_value(r.limit),
+                    )
+                    .await;
+                Ok(Response::new(pb::validate_list_resource_config::Response {
+                    diagnostics: $cv::to_diagnostics(diags, ty.as_ref()),
+                }))
+            }
+
+            type ListResourceStream = std::pin::Pin<
+                Box<dyn tokio_stream::Stream<Item = Result<pb::list_resource::Event, Status>> + Send>,
+            >;
+
+            async fn list_resource(
+                &self,
+                request: Request<pb::list_resource::Request>,
+            ) -> Result<Response<Self::ListResourceStream>, Status> {
+                use tokio_stream::StreamExt as _;
+                let r = request.into_inner();
+                let resource = self.core.resource_type(&r.type_name).cloned();
+                let list = self.core.list_type(&r.type_name).cloned();
+                let rx = self.core.list(
+                    r.type_name,
+                    $cv::dynamic_value(r.config),
+                    r.include_resource_object,
+                    r.limit,
+                );
+                let events = tokio_stream::wrappers::ReceiverStream::new(rx).map(move |event| {
+                    Ok(match event {
+                        crate::list::ListEvent::Result(r) => pb::list_resource::Event {
+                            identity: $cv::to_identity(Some(r.identity)),
+                            display_name: r.display_name,
+                            resource_object: r.resource_object.and_then($cv::to_dynamic_value),
+                            diagnostic: $cv::to_diagnostics(r.diagnostics, resource.as_ref()),
+                        },
+                        crate::list::ListEvent::Diagnostics(d) => pb::list_resource::Event {
+                            diagnostic: $cv::to_diagnostics(d, list.as_ref()),
+                            ..Default::default()
+                        },
+                    })
+                });
+                Ok(Response::new(Box::pin(events)))
+            }
+
+            async fn validate_action_config(
+                &self,
+                request: Request<pb::validate_action_config::Request>,
+            ) -> Result<Response<pb::validate_action_config::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.action_type(&r.type_name).cloned();
+                let diags = self
+                    .core
+                    .validate_config(
+                        crate::server::core::ConfigKind::Action,
+                        r.type_name,
+                        $cv::dynamic_value(r.config),
+                        Default::default(),
+                    )
+                    .await;
+                Ok(Response::new(pb::validate_action_config::Response {
+                    diagnostics: $cv::to_diagnostics(diags, ty.as_ref()),
+                }))
+            }
+
+            async fn plan_action(
+                &self,
+                request: Request<pb::plan_action::Request>,
+            ) -> Result<Response<pb::plan_action::Response>, Status> {
+                let r = request.into_inner();
+                let ty = self.core.action_type(&r.action_type).cloned();
+                let resp = self
+                    .core
+                    .plan_action(
+                        r.action_type,
+                        $cv::dynamic_value(r.config),
+                        $cv::capabilities(r.client_capabilities),
+                    )
+                    .await;
+                Ok(Response::new(pb::plan_action::Response {
+                    diagnostics: $cv::to_diagnostics(resp.diagnostics, ty.as_ref()),
+                    deferred: resp.deferred.map($cv::to_deferred),
+                }))
+            }
+
+            type InvokeActionStream = std::pin::Pin<
+                Box<dyn tokio_stream::Stream<Item = Result<pb::invoke_action::Event, Status>> + Send>,
+            >;
+
+            async fn invoke_action(
+                &self,
+                request: Request<pb::invoke_action::Request>,
+            ) -> Result<Response<Self::InvokeActionStream>, Status> {
+                use pb::invoke_action::event;
+                use tokio_stream::StreamExt as _;
+                let r = request.into_inner();
+                let ty = self.core.action_type(&r.action_type).cloned();
+                let rx = self.core.invoke_action(
+                    r.action_type,
+                    $cv::dynamic_value(r.config),
+                    $cv::capabilities(r.client_capabilities),
+                );
+                let events = tokio_stream::wrappers::ReceiverStream::new(rx).map(move |e| {
+                    Ok(pb::invoke_action::Event {
+                        r#type: Some(match e {
+                            crate::action::ActionEvent::Progress(message) => {
+                                event::Type::Progress(event::Progress { message })
+                            }
+                            crate::action::ActionEvent::Completed(d) => {
+                                event::Type::Completed(event::Completed {
+                                    diagnostics: $cv::to_diagnostics(d, ty.as_ref()),
+                                })
+                            }
+                        }),
+                    })
+                });
+                Ok(Response::new(Box::pin(events)))
+            }
+
+            $($state_store_rpcs)*
+
             async fn $stop(
                 &self,
                 _request: Request<pb::$stop_msg::Request>,
@@ -581,7 +769,112 @@ mod v6 {
         validate_data: validate_data_resource_config / validate_data_resource_config,
         configure: configure_provider / configure_provider,
         stop: stop_provider / stop_provider,
-        validate_provider_response: |diagnostics, _config| pb::validate_provider_config::Response { diagnostics }
+        validate_provider_response: |diagnostics, _config| pb::validate_provider_config::Response { diagnostics },
+        metadata_extra: { state_stores: Vec::new(), },
+        schema_extra: { state_store_schemas: Default::default(), },
+        state_store_rpcs: {
+            async fn validate_state_store_config(
+                &self,
+                request: Request<pb::validate_state_store::Request>,
+            ) -> Result<Response<pb::validate_state_store::Response>, Status> {
+                let r = request.into_inner();
+                let d = crate::server::state_store::no_state_store(&r.type_name);
+                Ok(Response::new(pb::validate_state_store::Response {
+                    diagnostics: cv::to_diagnostics(vec![d], None),
+                }))
+            }
+
+            async fn configure_state_store(
+                &self,
+                request: Request<pb::configure_state_store::Request>,
+            ) -> Result<Response<pb::configure_state_store::Response>, Status> {
+                let r = request.into_inner();
+                let d = crate::server::state_store::no_state_store(&r.type_name);
+                Ok(Response::new(pb::configure_state_store::Response {
+                    diagnostics: cv::to_diagnostics(vec![d], None),
+                    capabilities: None,
+                }))
+            }
+
+            type ReadStateBytesStream = std::pin::Pin<
+                Box<dyn tokio_stream::Stream<Item = Result<pb::read_state_bytes::Response, Status>> + Send>,
+            >;
+
+            async fn read_state_bytes(
+                &self,
+                request: Request<pb::read_state_bytes::Request>,
+            ) -> Result<Response<Self::ReadStateBytesStream>, Status> {
+                let r = request.into_inner();
+                let d = crate::server::state_store::no_state_store(&r.type_name);
+                let event = pb::read_state_bytes::Response {
+                    diagnostics: cv::to_diagnostics(vec![d], None),
+                    ..Default::default()
+                };
+                Ok(Response::new(Box::pin(tokio_stream::once(Ok(event)))))
+            }
+
+            async fn write_state_bytes(
+                &self,
+                request: Request<tonic::Streaming<pb::write_state_bytes::RequestChunk>>,
+            ) -> Result<Response<pb::write_state_bytes::Response>, Status> {
+                let mut chunks = request.into_inner();
+                // The first chunk names the store; nothing more is read.
+                let type_name = match chunks.message().await {
+                    Ok(Some(c)) => c.meta.map(|m| m.type_name).unwrap_or_default(),
+                    _ => String::new(),
+                };
+                let d = crate::server::state_store::no_state_store(&type_name);
+                Ok(Response::new(pb::write_state_bytes::Response {
+                    diagnostics: cv::to_diagnostics(vec![d], None),
+                }))
+            }
+
+            async fn lock_state(
+                &self,
+                request: Request<pb::lock_state::Request>,
+            ) -> Result<Response<pb::lock_state::Response>, Status> {
+                let r = request.into_inner();
+                let d = crate::server::state_store::no_state_store(&r.type_name);
+                Ok(Response::new(pb::lock_state::Response {
+                    lock_id: String::new(),
+                    diagnostics: cv::to_diagnostics(vec![d], None),
+                }))
+            }
+
+            async fn unlock_state(
+                &self,
+                request: Request<pb::unlock_state::Request>,
+            ) -> Result<Response<pb::unlock_state::Response>, Status> {
+                let r = request.into_inner();
+                let d = crate::server::state_store::no_state_store(&r.type_name);
+                Ok(Response::new(pb::unlock_state::Response {
+                    diagnostics: cv::to_diagnostics(vec![d], None),
+                }))
+            }
+
+            async fn get_states(
+                &self,
+                request: Request<pb::get_states::Request>,
+            ) -> Result<Response<pb::get_states::Response>, Status> {
+                let r = request.into_inner();
+                let d = crate::server::state_store::no_state_store(&r.type_name);
+                Ok(Response::new(pb::get_states::Response {
+                    state_id: Vec::new(),
+                    diagnostics: cv::to_diagnostics(vec![d], None),
+                }))
+            }
+
+            async fn delete_state(
+                &self,
+                request: Request<pb::delete_state::Request>,
+            ) -> Result<Response<pb::delete_state::Response>, Status> {
+                let r = request.into_inner();
+                let d = crate::server::state_store::no_state_store(&r.type_name);
+                Ok(Response::new(pb::delete_state::Response {
+                    diagnostics: cv::to_diagnostics(vec![d], None),
+                }))
+            }
+        }
     );
 }
 
@@ -601,6 +894,9 @@ mod v5 {
         validate_provider_response: |diagnostics, config| pb::prepare_provider_config::Response {
             prepared_config: cv::to_dynamic_value(config),
             diagnostics,
-        }
+        },
+        metadata_extra: {},
+        schema_extra: {},
+        state_store_rpcs: {}
     );
 }

@@ -1,0 +1,188 @@
+//! Actions in the framework (Terraform 1.14+ `action` blocks; terraform-plugin-framework's
+//! `action.Action`).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt as _;
+use tfvalue::schema::Schema;
+use tfvalue::{DynamicValue, TfModel as _};
+
+use super::convert::{self, Wire};
+use super::{ensure_error, Ctx, Model, Result};
+use crate::action::{ActionProgress, InvokeActionRequest, PlanActionRequest, PlanActionResponse};
+use crate::diagnostic::Diagnostic;
+
+/// An action type (`action "kv_compact" "now" { .. }`, Terraform 1.14+): something done
+/// once, invoked by a resource's `lifecycle { action_trigger { .. } }` or by `terraform
+/// apply -invoke=action.kv_compact.now`. It has a configuration (its model) and no
+/// state.
+///
+/// Terraform validates the block, [`plan`](Action::plan)s it (the configuration may
+/// hold unknowns then), and on apply [`invoke`](Action::invoke)s it with the
+/// configuration wholly known; every progress message sent shows at once in
+/// Terraform's output.
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use tfvalue::{TfValue, Unknown};
+/// use tfvalue_plugin::framework::*;
+/// use tfvalue_plugin::ActionProgress;
+///
+/// /// Restarts a service.
+/// #[derive(TfValue, Serialize, Deserialize)]
+/// struct Restart {
+///     service: Unknown<String>,
+/// }
+///
+/// struct RestartAction;
+///
+/// impl Action for RestartAction {
+///     type Model = Restart;
+///
+///     async fn invoke(&self, _cx: &Ctx, r: Restart, progress: &ActionProgress) -> Result<()> {
+///         let service = r.service.into_known().unwrap_or_default();
+///         let _ = progress.send(format!("stopping {service}")).await;
+///         let _ = progress.send(format!("starting {service}")).await;
+///         Ok(())
+///     }
+/// }
+///
+/// let provider = Framework::new().action("svc_restart", RestartAction);
+/// # let _ = provider;
+/// ```
+pub trait Action<C = ()>: Send + Sync + 'static
+where
+    C: Send + Sync + 'static,
+{
+    /// The model of the action's configuration.
+    type Model: Model;
+
+    /// The schema; by default the model's.
+    fn schema(&self) -> Schema {
+        Self::Model::schema()
+    }
+
+    /// Checks a configuration beyond what the schema says; it may hold unknowns.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the configuration.
+    fn validate(&self, config: &Self::Model) -> Result<()> {
+        let _ = config;
+        Ok(())
+    }
+
+    /// Checks, at plan time, that the action can run (the configuration may hold
+    /// unknowns). By default, nothing to check.
+    ///
+    /// # Errors
+    ///
+    /// The action cannot run: the plan fails.
+    fn plan(&self, cx: &Ctx<C>, config: &Self::Model) -> impl Future<Output = Result<()>> + Send {
+        let _ = (cx, config);
+        async { Ok(()) }
+    }
+
+    /// Does it: `config` is wholly known. Send progress through `progress` (a message
+    /// that cannot be sent means Terraform is gone; [`Ctx::is_stopped`] says whether
+    /// it asked the action to stop).
+    ///
+    /// # Errors
+    ///
+    /// The action failed; Terraform shows the error and the apply fails.
+    fn invoke(
+        &self,
+        cx: &Ctx<C>,
+        config: Self::Model,
+        progress: &ActionProgress,
+    ) -> impl Future<Output = Result<()>> + Send;
+}
+
+/// An [`Action`] with its type parameters erased.
+pub(super) trait AnyAction<C>: Send + Sync {
+    fn wire(&self) -> &Wire;
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
+    fn plan(&self, client: Arc<C>, req: PlanActionRequest) -> BoxFuture<'_, PlanActionResponse>;
+    fn invoke(&self, client: Arc<C>, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+}
+
+pub(super) struct Registered<A> {
+    action: A,
+    wire: Wire,
+    type_name: String,
+}
+
+impl<A> Registered<A> {
+    pub(super) fn new<C>(action: A, type_name: &str) -> Self
+    where
+        C: Send + Sync + 'static,
+        A: Action<C>,
+    {
+        Registered {
+            wire: Wire::new::<A::Model>(action.schema()),
+            action,
+            type_name: type_name.to_owned(),
+        }
+    }
+}
+
+impl<C: Send + Sync + 'static, A: Action<C>> AnyAction<C> for Registered<A> {
+    fn wire(&self) -> &Wire {
+        &self.wire
+    }
+
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
+        match convert::decode::<A::Model>(config, &self.wire, "the configuration", &self.type_name)
+        {
+            Ok(Some(m)) => self.action.validate(&m).err().map(Vec::from).unwrap_or_default(),
+            Ok(None) => Vec::new(),
+            Err(d) => d.into(),
+        }
+    }
+
+    fn plan(&self, client: Arc<C>, req: PlanActionRequest) -> BoxFuture<'_, PlanActionResponse> {
+        async move {
+            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
+            let result = async {
+                let what = "the configuration";
+                match convert::decode::<A::Model>(&req.config, &self.wire, what, &self.type_name)? {
+                    Some(config) => self.action.plan(&cx, &config).await,
+                    None => Ok(()),
+                }
+            }
+            .await;
+            let mut diagnostics = cx.take_warnings();
+            if let Err(e) = result {
+                diagnostics.extend(ensure_error(e));
+            }
+            let mut resp = PlanActionResponse::from(diagnostics);
+            resp.deferred = cx.take_deferred();
+            resp
+        }
+        .boxed()
+    }
+
+    fn invoke(&self, client: Arc<C>, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+        async move {
+            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
+            let result = async {
+                let what = "the configuration";
+                let Some(config) =
+                    convert::decode::<A::Model>(&req.config, &self.wire, what, &self.type_name)?
+                else {
+                    return Err(Diagnostic::error("the action's configuration is null").into());
+                };
+                self.action.invoke(&cx, config, &req.progress).await
+            }
+            .await;
+            let mut diagnostics = cx.take_warnings();
+            if let Err(e) = result {
+                diagnostics.extend(ensure_error(e));
+            }
+            diagnostics
+        }
+        .boxed()
+    }
+}
