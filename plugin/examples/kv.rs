@@ -14,6 +14,11 @@
 //!   a `moved` block takes its state into a `kv_entry` (Terraform 1.8+).
 //! - An entry's identity is its key (Terraform 1.12+:
 //!   `import { identity = { key = "a" } }`).
+//! - `list "kv_entry"` blocks list entries by key prefix (Terraform 1.14+ `terraform
+//!   query`, streamed as they are read); `-generate-config-out` writes their
+//!   configuration (from the model's roles: what only the provider sets is left out).
+//! - Action `kv_compact` rewrites the store, every entry in its canonical form, with
+//!   progress (Terraform 1.14+ `terraform apply -invoke=action.kv_compact.x`).
 //!
 //! `KV_PROTOCOL=5` or `6` serves one protocol only.
 //!
@@ -32,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tfvalue::{AttributePath, Dynamic, Number, TfValue, Unknown};
 use tfvalue_plugin::framework::*;
-use tfvalue_plugin::{serve_main, FunctionError, ServeConfig};
+use tfvalue_plugin::{serve_main, ActionProgress, FunctionError, ServeConfig};
 
 /// The provider block.
 #[derive(TfValue, Serialize, Deserialize)]
@@ -464,6 +469,66 @@ impl EphemeralResource<Store> for LeaseResource {
     }
 }
 
+/// The filter of a `list "kv_entry"` block.
+#[derive(TfValue, Serialize, Deserialize)]
+struct EntryFilter {
+    /// Only entries whose key starts with it.
+    #[tfvalue(optional)]
+    prefix: Unknown<Option<String>>,
+}
+
+struct ListEntries;
+
+impl ListResource<Store> for ListEntries {
+    type Resource = EntryResource;
+    type Filter = EntryFilter;
+
+    async fn list(&self, cx: &Ctx<Store>, f: EntryFilter, out: &mut Listed<'_, Entry>) -> Result<()> {
+        let prefix = f.prefix.into_known().flatten().unwrap_or_default();
+        // The matching entries' JSON, read under the lock; each is decoded when sent, and
+        // sending waits for Terraform to read: a few decoded entries at a time.
+        let raw: Vec<(String, Box<RawValue>)> = cx.client().file.read(|raw: Raw| {
+            let matching = raw.into_iter().filter(|(k, _)| k.starts_with(&prefix));
+            Ok::<_, Diagnostics>(matching.collect())
+        })?;
+        for (key, json) in raw {
+            let entry = tfvalue::json::from_str(renamed(json.get(), "secret", "secret_wo")?.get())?;
+            if !out.send(&key, &entry).await? {
+                break; // Terraform has all it wants.
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `kv_compact`: rewrites the store.
+#[derive(TfValue, Serialize, Deserialize)]
+struct Compact {
+    /// Refuse to rewrite a store of fewer entries (a guard against the wrong file).
+    #[tfvalue(optional, at_least = 0)]
+    min_entries: Unknown<Option<u64>>,
+}
+
+struct CompactAction;
+
+impl Action<Store> for CompactAction {
+    type Model = Compact;
+
+    async fn invoke(&self, cx: &Ctx<Store>, c: Compact, progress: &ActionProgress) -> Result<()> {
+        let min = c.min_entries.into_known().flatten().unwrap_or(0);
+        // Every entry decoded and written again, atomically, under the exclusive lock.
+        let n = cx.client().update(|db| {
+            if (db.len() as u64) < min {
+                return Err(at("min_entries", "the store has fewer entries").into());
+            }
+            Ok(db.len())
+        })?;
+        // Progress is shown, not needed: a Terraform gone away does not undo the work.
+        let _ = progress.send(format!("rewrote {n} entries")).await;
+        Ok(())
+    }
+}
+
 /// `provider::kv::id(key)`: the id an entry of that key gets.
 struct IdFunction;
 
@@ -511,6 +576,8 @@ pub fn provider() -> impl tfvalue_plugin::Provider {
         .resource("kv_legacy_entry", LegacyEntryResource)
         .data_source("kv_lookup", LookupSource)
         .ephemeral_resource("kv_lease", LeaseResource)
+        .list_resource("kv_entry", ListEntries)
+        .action("kv_compact", CompactAction)
         .function("id", IdFunction)
         .function("merge", MergeFunction)
 }

@@ -6,6 +6,10 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+// The kv example, taken into the server's replay tests, names this crate.
+#[cfg(test)]
+extern crate self as tfvalue_plugin;
+
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;

@@ -8,6 +8,8 @@ mod service;
 pub(crate) mod state_store;
 #[cfg(test)]
 mod tests_grpc;
+#[cfg(test)]
+mod tests_replay;
 pub(crate) mod tls;
 
 use std::fmt;

@@ -1,0 +1,519 @@
+//! The calls Terraform 1.14+ makes for what is newer than the Terraforms on these
+//! machines, replayed with a gRPC client against the kv example, over protocols 5
+//! and 6: `terraform query` (with `-generate-config-out`), an action invoked with
+//! `terraform apply -invoke`, and `terraform plan -generate-config-out`.
+//!
+//! The sequences follow Terraform v1.15.9's code:
+//! - query: `internal/terraform/node_resource_validate.go` (the validate walk calls
+//!   `ValidateListResourceConfig`), `internal/terraform/node_resource_plan_instance_query.go`
+//!   (`ValidateListResourceConfig` again, then `ListResource` with `limit`, 100 by
+//!   default, and `include_resource_object`, forced on by `-generate-config-out`), the
+//!   stream read in `internal/plugin6/grpc_provider.go` `ListResource` (and
+//!   `internal/plugin/grpc_provider.go` for protocol 5): at most `limit` events, an
+//!   error diagnostic ends the reading, an event without identity is only read for its
+//!   warnings;
+//! - generated configuration: `internal/terraform/node_resource_plan_instance.go`
+//!   `generateResourceConfig` (`GenerateResourceConfig` when the provider's
+//!   `ServerCapabilities.generate_resource_config` says so, with the imported or listed
+//!   state), then the configuration it wrote is validated and planned
+//!   (`ValidateResourceConfig`, `PlanResourceChange`);
+//! - actions: `internal/terraform/node_action_validate.go` (`ValidateActionConfig`),
+//!   `node_action_invoke.go` (`PlanAction`) and `node_action_trigger_instance_apply.go`
+//!   (`InvokeAction`, its stream read to its end, `Completed` the last event).
+
+use std::path::{Path, PathBuf};
+
+use tfvalue::schema::Schema;
+use tfvalue::{DynamicValue, Type, Value};
+use tokio::net::TcpListener;
+use tonic::transport::{Channel, Endpoint};
+
+use super::{start, Listening};
+use crate::proto::{tfplugin5 as pb5, tfplugin6 as pb6};
+
+/// The kv example, served in this test's process.
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../examples/kv.rs"]
+mod kv;
+
+async fn serve_kv() -> (Listening, Channel) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(kv::provider(), listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    (running, channel)
+}
+
+/// A fresh store of `n` entries `app/0`.. (even) and `sys/1`.. (odd), as the kv
+/// example writes it.
+fn store(n: usize) -> (tempdir::Dir, PathBuf) {
+    let dir = tempdir::Dir::new();
+    let path = dir.0.join("store.json");
+    let mut entries = serde_json::Map::new();
+    for i in 0..n {
+        let key = if i % 2 == 0 {
+            format!("app/{i}")
+        } else {
+            format!("sys/{i}")
+        };
+        entries.insert(
+            key.clone(),
+            serde_json::json!({
+                "key": key, "value": format!("v{i}"), "ttl": 3600, "id": format!("kv-{key}"),
+                "version": 1, "tags": {"n": i.to_string()}, "rule": [{"name": "r", "priority": i}],
+                "acl": [], "meta": null, "secret": "hidden", "secret_wo_version": 1,
+            }),
+        );
+    }
+    std::fs::write(&path, serde_json::to_vec(&entries).unwrap()).unwrap();
+    (dir, path)
+}
+
+/// A temporary folder, removed when dropped.
+mod tempdir {
+    pub(super) struct Dir(pub(super) std::path::PathBuf);
+
+    impl Dir {
+        pub(super) fn new() -> Dir {
+            static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let path = std::env::temp_dir().join(format!(
+                "tfvalue-replay-{}-{n}",
+                std::process::id()
+            ));
+            std::fs::create_dir_all(&path).unwrap();
+            Dir(path)
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn msgpack(v: &serde_json::Value, ty: &Type) -> Vec<u8> {
+    let value = Value::from_json_value(v, ty).unwrap();
+    DynamicValue::encode_value(&value, ty).unwrap().msgpack
+}
+
+fn json_of(bytes: &[u8], ty: &Type) -> serde_json::Value {
+    Value::from_msgpack(bytes, ty)
+        .and_then(|v| v.to_json_value(ty))
+        .unwrap()
+}
+
+fn provider_config(path: &Path) -> serde_json::Value {
+    serde_json::json!({ "path": path.to_str().unwrap() })
+}
+
+/// The replays over one protocol major (`$pb`, its client, and its names of the RPCs
+/// that differ).
+macro_rules! replays {
+    ($pb:ident, $cv:path, $get_schema:ident, $validate_provider:ident($vp_msg:ident), $configure:ident($conf_msg:ident), $validate_resource:ident($vr_msg:ident)) => {
+        use super::*;
+        use $pb as pb;
+        use $cv as cv;
+
+        type Client = pb::provider_client::ProviderClient<Channel>;
+
+        fn dv(bytes: Vec<u8>) -> Option<pb::DynamicValue> {
+            Some(pb::DynamicValue {
+                msgpack: bytes,
+                json: Vec::new(),
+            })
+        }
+
+        fn errors(diags: &[pb::Diagnostic]) -> Vec<String> {
+            diags
+                .iter()
+                .filter(|d| d.severity == pb::diagnostic::Severity::Error as i32)
+                .map(|d| format!("{}: {}", d.summary, d.detail))
+                .collect()
+        }
+
+        struct Schemas {
+            entry: Schema,
+            list: Schema,
+            action: Schema,
+            identity: Type,
+        }
+
+        /// `GetProviderSchema` (and the identity schemas), `ValidateProviderConfig` and
+        /// `ConfigureProvider`, as every Terraform command starts.
+        async fn start_provider(client: &mut Client, store: &Path) -> Schemas {
+            let schema = client
+                .$get_schema(pb::get_provider_schema::Request {})
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(errors(&schema.diagnostics), Vec::<String>::new());
+            assert!(
+                schema.server_capabilities.unwrap().generate_resource_config,
+                "the framework generates configuration"
+            );
+            let entry = cv::schema(schema.resource_schemas["kv_entry"].clone()).unwrap();
+            let list = cv::schema(schema.list_resource_schemas["kv_entry"].clone()).unwrap();
+            let action = cv::schema(
+                schema.action_schemas["kv_compact"].schema.clone().unwrap(),
+            )
+            .unwrap();
+            let meta = client
+                .get_metadata(pb::get_metadata::Request {})
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(meta.list_resources[0].type_name, "kv_entry");
+            assert_eq!(meta.actions[0].type_name, "kv_compact");
+            let identities = client
+                .get_resource_identity_schemas(pb::get_resource_identity_schemas::Request {})
+                .await
+                .unwrap()
+                .into_inner();
+            let identity = Type::object(
+                identities.identity_schemas["kv_entry"]
+                    .identity_attributes
+                    .iter()
+                    .map(|a| (a.name.clone(), Type::from_json(&a.r#type).unwrap())),
+            );
+            let config = msgpack(&provider_config(store), &Type::object([("path", Type::String)]));
+            let resp = client
+                .$validate_provider(pb::$vp_msg::Request {
+                    config: dv(config.clone()),
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+            let resp = client
+                .$configure(pb::$conf_msg::Request {
+                    terraform_version: "1.15.9".into(),
+                    config: dv(config),
+                    client_capabilities: None,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+            Schemas {
+                entry,
+                list,
+                action,
+                identity,
+            }
+        }
+
+        /// `ListResource`, read as Terraform reads it: up to `limit` events, stopping at
+        /// an error; each result as (identity, display name, state).
+        async fn list(
+            client: &mut Client,
+            s: &Schemas,
+            filter: serde_json::Value,
+            include: bool,
+            limit: i64,
+        ) -> (Vec<(serde_json::Value, String, Option<serde_json::Value>)>, Vec<String>) {
+            let list_ty = s.list.implied_type();
+            let entry_ty = s.entry.implied_type();
+            let mut stream = client
+                .list_resource(pb::list_resource::Request {
+                    type_name: "kv_entry".into(),
+                    config: dv(msgpack(&filter, &list_ty)),
+                    include_resource_object: include,
+                    limit,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let mut results = Vec::new();
+            let mut errs = Vec::new();
+            while (results.len() as i64) < limit {
+                let Some(event) = stream.message().await.unwrap() else {
+                    break;
+                };
+                errs.extend(errors(&event.diagnostic));
+                if !errs.is_empty() {
+                    break;
+                }
+                let Some(identity) = event.identity.and_then(|i| i.identity_data) else {
+                    assert!(!event.diagnostic.is_empty(), "an event without identity or diagnostics");
+                    continue;
+                };
+                let state = event
+                    .resource_object
+                    .map(|o| json_of(&o.msgpack, &entry_ty));
+                results.push((json_of(&identity.msgpack, &s.identity), event.display_name, state));
+            }
+            (results, errs)
+        }
+
+        /// `terraform query`: the list block validated twice, then listed; with and
+        /// without the objects, within the limit, filtered by prefix.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn terraform_query() {
+            let (_server, channel) = serve_kv().await;
+            let mut client = Client::new(channel);
+            let (_dir, path) = store(10);
+            let s = start_provider(&mut client, &path).await;
+            let list_ty = s.list.implied_type();
+            let filter = serde_json::json!({ "prefix": "app/" });
+            for _ in 0..2 {
+                let resp = client
+                    .validate_list_resource_config(pb::validate_list_resource_config::Request {
+                        type_name: "kv_entry".into(),
+                        config: dv(msgpack(&filter, &list_ty)),
+                        include_resource_object: None,
+                        limit: None,
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+            }
+
+            // include_resource = true: identity, name and state of each app/ entry.
+            let (results, errs) = list(&mut client, &s, filter.clone(), true, 100).await;
+            assert_eq!(errs, Vec::<String>::new());
+            let names: Vec<&str> = results.iter().map(|r| r.1.as_str()).collect();
+            assert_eq!(names, ["app/0", "app/2", "app/4", "app/6", "app/8"]);
+            for (identity, name, state) in &results {
+                assert_eq!(identity["key"], serde_json::json!(name));
+                let state = state.as_ref().expect("the object, as asked");
+                assert_eq!(state["key"], serde_json::json!(name));
+                assert_eq!(state["id"], serde_json::json!(format!("kv-{name}")));
+                assert_eq!(state["secret_wo"], serde_json::Value::Null, "write-only in a state");
+            }
+
+            // include_resource = false: no objects; the limit cuts the listing.
+            let (results, errs) = list(&mut client, &s, serde_json::json!({ "prefix": null }), false, 3).await;
+            assert_eq!(errs, Vec::<String>::new());
+            assert_eq!(results.len(), 3);
+            assert!(results.iter().all(|r| r.2.is_none()), "objects sent unasked");
+
+            // limit = 0: Terraform opens the stream and reads nothing; the server holds
+            // nothing back either (the handler's first send is refused).
+            let (results, _) = list(&mut client, &s, serde_json::json!({ "prefix": null }), true, 0).await;
+            assert!(results.is_empty());
+
+            // A filter that does not fit the schema is an error event, not a hang.
+            let mut stream = client
+                .list_resource(pb::list_resource::Request {
+                    type_name: "kv_entry".into(),
+                    config: dv(b"\x81\xa6prefix\x01".to_vec()),
+                    include_resource_object: false,
+                    limit: 10,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let event = stream.message().await.unwrap().unwrap();
+            assert!(event.identity.is_none());
+            assert!(!errors(&event.diagnostic).is_empty(), "{:?}", event.diagnostic);
+            assert!(stream.message().await.unwrap().is_none());
+
+            // An unknown list resource type: an error event.
+            let mut stream = client
+                .list_resource(pb::list_resource::Request {
+                    type_name: "kv_nothing".into(),
+                    config: dv(b"\xc0".to_vec()),
+                    include_resource_object: false,
+                    limit: 10,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let event = stream.message().await.unwrap().unwrap();
+            assert!(errors(&event.diagnostic)[0].contains("unknown list resource type"));
+        }
+
+        /// `terraform query -generate-config-out`: each listed state turned into
+        /// configuration; and `terraform plan -generate-config-out` of an import, whose
+        /// generated configuration then validates and plans with no change.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn generated_configuration_plans_with_no_change() {
+            let (_server, channel) = serve_kv().await;
+            let mut client = Client::new(channel);
+            let (_dir, path) = store(4);
+            let s = start_provider(&mut client, &path).await;
+            let entry_ty = s.entry.implied_type();
+            let (results, errs) = list(&mut client, &s, serde_json::json!({ "prefix": "sys/" }), true, 100).await;
+            assert_eq!(errs, Vec::<String>::new());
+            assert_eq!(results.len(), 2);
+            for (_, name, state) in results {
+                let state = state.unwrap();
+                let resp = client
+                    .generate_resource_config(pb::generate_resource_config::Request {
+                        type_name: "kv_entry".into(),
+                        state: dv(msgpack(&state, &entry_ty)),
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+                let config = json_of(&resp.config.unwrap().msgpack, &entry_ty);
+                // What only the provider sets is left out; what configuration sets is kept.
+                assert_eq!(config["id"], serde_json::Value::Null);
+                assert_eq!(config["version"], serde_json::Value::Null);
+                assert_eq!(config["key"], serde_json::json!(name));
+                assert_eq!(config["value"], state["value"]);
+                assert_eq!(config["ttl"], serde_json::json!(3600));
+                assert_eq!(config["tags"], state["tags"]);
+                assert_eq!(config["rule"], state["rule"]);
+                assert_eq!(config["secret_wo_version"], serde_json::json!(1));
+
+                // The configuration Terraform writes from it, planned against the state:
+                // validated, then planned (the proposed new state is the state, since the
+                // configuration holds each of its configurable values) with no change.
+                let config_mp = msgpack(&config, &entry_ty);
+                let resp = client
+                    .$validate_resource(pb::$vr_msg::Request {
+                        type_name: "kv_entry".into(),
+                        config: dv(config_mp.clone()),
+                        client_capabilities: None,
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+                let prior = msgpack(&state, &entry_ty);
+                let plan = client
+                    .plan_resource_change(pb::plan_resource_change::Request {
+                        type_name: "kv_entry".into(),
+                        prior_state: dv(prior.clone()),
+                        proposed_new_state: dv(prior.clone()),
+                        config: dv(config_mp),
+                        prior_identity: Some(pb::ResourceIdentityData {
+                            identity_data: dv(msgpack(&serde_json::json!({ "key": name }), &s.identity)),
+                        }),
+                        ..Default::default()
+                    })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                assert_eq!(errors(&plan.diagnostics), Vec::<String>::new());
+                assert!(plan.requires_replace.is_empty());
+                assert_eq!(json_of(&plan.planned_state.unwrap().msgpack, &entry_ty), state);
+            }
+
+            // A listed object without its state (include_resource off): the empty
+            // configuration, an object, never null (Terraform does not expect null).
+            let resp = client
+                .generate_resource_config(pb::generate_resource_config::Request {
+                    type_name: "kv_entry".into(),
+                    state: dv(b"\xc0".to_vec()),
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let config = json_of(&resp.config.unwrap().msgpack, &entry_ty);
+            assert_eq!(config["key"], serde_json::Value::Null);
+            assert_eq!(config["rule"], serde_json::json!([]));
+        }
+
+        /// `terraform apply -invoke=action.kv_compact.now`: validated, planned, invoked;
+        /// progress, then `Completed` as the last event; the store rewritten.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn an_action_invoked() {
+            let (_server, channel) = serve_kv().await;
+            let mut client = Client::new(channel);
+            let (_dir, path) = store(3);
+            // Written by hand, not as the provider writes it.
+            let before = std::fs::read(&path).unwrap();
+            let s = start_provider(&mut client, &path).await;
+            let ty = s.action.implied_type();
+            let config = dv(msgpack(&serde_json::json!({ "min_entries": 2 }), &ty));
+            let resp = client
+                .validate_action_config(pb::validate_action_config::Request {
+                    type_name: "kv_compact".into(),
+                    config: config.clone(),
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+            let resp = client
+                .plan_action(pb::plan_action::Request {
+                    action_type: "kv_compact".into(),
+                    config: config.clone(),
+                    client_capabilities: None,
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+            assert!(resp.deferred.is_none());
+
+            let invoke = |config| pb::invoke_action::Request {
+                action_type: "kv_compact".into(),
+                config,
+                client_capabilities: None,
+            };
+            let mut stream = client.invoke_action(invoke(config)).await.unwrap().into_inner();
+            let mut events = Vec::new();
+            while let Some(e) = stream.message().await.unwrap() {
+                events.push(e.r#type.expect("an event has a type"));
+            }
+            use pb::invoke_action::event::Type as E;
+            let Some(E::Completed(done)) = events.pop() else {
+                panic!("the last event is not Completed");
+            };
+            assert_eq!(errors(&done.diagnostics), Vec::<String>::new());
+            let progress: Vec<String> = events
+                .into_iter()
+                .map(|e| match e {
+                    E::Progress(p) => p.message,
+                    E::Completed(_) => panic!("Completed before the end"),
+                })
+                .collect();
+            assert_eq!(progress.last().map(String::as_str), Some("rewrote 3 entries"));
+            assert_ne!(std::fs::read(&path).unwrap(), before, "the store was not rewritten");
+
+            // A failing action: Completed with its error.
+            let config = dv(msgpack(&serde_json::json!({ "min_entries": 5 }), &ty));
+            let mut stream = client.invoke_action(invoke(config)).await.unwrap().into_inner();
+            let mut last = None;
+            while let Some(e) = stream.message().await.unwrap() {
+                last = e.r#type;
+            }
+            let Some(E::Completed(done)) = last else {
+                panic!("the last event is not Completed");
+            };
+            assert!(errors(&done.diagnostics)[0].contains("fewer entries"), "{:?}", done.diagnostics);
+
+            // A configuration that is not wholly known at apply: refused, Completed.
+            let unknown = dv(b"\x81\xabmin_entries\xd4\x00\x00".to_vec());
+            let mut stream = client.invoke_action(invoke(unknown)).await.unwrap().into_inner();
+            let e = stream.message().await.unwrap().unwrap();
+            let Some(E::Completed(done)) = e.r#type else {
+                panic!("not Completed");
+            };
+            assert!(!errors(&done.diagnostics).is_empty());
+            assert!(stream.message().await.unwrap().is_none());
+        }
+    };
+}
+
+mod protocol6 {
+    replays!(
+        pb6,
+        crate::convert::v6,
+        get_provider_schema,
+        validate_provider_config(validate_provider_config),
+        configure_provider(configure_provider),
+        validate_resource_config(validate_resource_config)
+    );
+}
+
+mod protocol5 {
+    replays!(
+        pb5,
+        crate::convert::v5,
+        get_schema,
+        prepare_provider_config(prepare_provider_config),
+        configure(configure),
+        validate_resource_type_config(validate_resource_type_config)
+    );
+}
