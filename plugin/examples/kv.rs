@@ -483,7 +483,12 @@ impl ListResource<Store> for ListEntries {
     type Resource = EntryResource;
     type Filter = EntryFilter;
 
-    async fn list(&self, cx: &Ctx<Store>, f: EntryFilter, out: &mut Listed<'_, Entry>) -> Result<()> {
+    async fn list(
+        &self,
+        cx: &Ctx<Store>,
+        f: EntryFilter,
+        out: &mut Listed<'_, Entry>,
+    ) -> Result<()> {
         let prefix = f.prefix.into_known().flatten().unwrap_or_default();
         // The matching entries' JSON, read under the lock; each is decoded when sent, and
         // sending waits for Terraform to read: a few decoded entries at a time.

@@ -10,10 +10,10 @@
 #[cfg(test)]
 extern crate self as tfvalue_plugin;
 
+mod action;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
-mod action;
 mod convert;
 mod diagnostic;
 pub mod framework;

@@ -8,13 +8,13 @@ use tfvalue::codec::RawState;
 use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, DynamicValue, Type};
 
+use crate::action::{InvokeActionRequest, PlanActionRequest, PlanActionResponse};
 use crate::diagnostic::Diagnostic;
 use crate::function::{CallFunctionRequest, CallFunctionResponse, Function, FunctionError};
 use crate::identity::{
     same_version_identity, IdentitySchema, UpgradeResourceIdentityRequest,
     UpgradeResourceIdentityResponse,
 };
-use crate::action::{InvokeActionRequest, PlanActionRequest, PlanActionResponse};
 use crate::list::{ListResourceRequest, ValidateListResourceConfigRequest};
 
 /// Every schema a provider has: its own configuration, its managed resources, its data
@@ -1026,14 +1026,19 @@ pub fn config_from_state(req: &GenerateResourceConfigRequest) -> GenerateResourc
     let state = match req.state.decode_value(&ty) {
         Ok(v) => v,
         Err(e) => {
-            return Diagnostic::from_value_error("the state to generate configuration from does not decode", &e)
-                .into()
+            return Diagnostic::from_value_error(
+                "the state to generate configuration from does not decode",
+                &e,
+            )
+            .into()
         }
     };
     let config = req.schema.block.config_from_state(state);
     match DynamicValue::encode_value(&config, &ty) {
         Ok(dv) => GenerateResourceConfigResponse::new(dv),
-        Err(e) => Diagnostic::from_value_error("the generated configuration does not encode", &e).into(),
+        Err(e) => {
+            Diagnostic::from_value_error("the generated configuration does not encode", &e).into()
+        }
     }
 }
 

@@ -136,7 +136,12 @@ impl<C: Send + Sync + 'static, A: Action<C>> AnyAction<C> for Registered<A> {
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         match convert::decode::<A::Model>(config, &self.wire, "the configuration", &self.type_name)
         {
-            Ok(Some(m)) => self.action.validate(&m).err().map(Vec::from).unwrap_or_default(),
+            Ok(Some(m)) => self
+                .action
+                .validate(&m)
+                .err()
+                .map(Vec::from)
+                .unwrap_or_default(),
             Ok(None) => Vec::new(),
             Err(d) => d.into(),
         }

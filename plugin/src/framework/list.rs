@@ -13,7 +13,9 @@ use tfvalue::{DynamicValue, TfModel as _};
 use super::convert::{self, Wire};
 use super::{ensure_error, Ctx, Model, Resource, ResourceIdentity, Result};
 use crate::diagnostic::Diagnostic;
-use crate::list::{ListResourceRequest, ListResult, ListResults, ValidateListResourceConfigRequest};
+use crate::list::{
+    ListResourceRequest, ListResult, ListResults, ValidateListResourceConfigRequest,
+};
 
 /// A list resource (`list "kv_entry" "all" { config { prefix = "app/" } }` in a
 /// `.tfquery.hcl` file, run by `terraform query`, Terraform 1.14+): finds the existing
@@ -225,7 +227,12 @@ impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList<C> for Registered<L> 
 
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         match convert::decode::<L::Filter>(config, &self.wire, "the filter", &self.type_name) {
-            Ok(Some(f)) => self.list.validate(&f).err().map(Vec::from).unwrap_or_default(),
+            Ok(Some(f)) => self
+                .list
+                .validate(&f)
+                .err()
+                .map(Vec::from)
+                .unwrap_or_default(),
             Ok(None) => Vec::new(),
             Err(d) => d.into(),
         }
@@ -243,14 +250,15 @@ impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList<C> for Registered<L> 
             let Some((identity, wire)) =
                 registered.and_then(|r| Some((r.identity.as_ref()?, &r.wire)))
             else {
-                return vec![Diagnostic::error("list resource without its resource")
-                    .with_detail(format!(
+                return vec![
+                    Diagnostic::error("list resource without its resource").with_detail(format!(
                         "The list resource `{}` lists objects of the resource type {} registered \
                          under the same name, with an identity; the framework has none. This \
                          is a bug in the provider.",
                         self.type_name,
                         std::any::type_name::<L::Resource>()
-                    ))];
+                    )),
+                ];
             };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let mut listed = Listed {
@@ -260,8 +268,12 @@ impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList<C> for Registered<L> 
                 type_name: &self.type_name,
             };
             let result = async {
-                let Some(filter) =
-                    convert::decode::<L::Filter>(&req.config, &self.wire, "the filter", &self.type_name)?
+                let Some(filter) = convert::decode::<L::Filter>(
+                    &req.config,
+                    &self.wire,
+                    "the filter",
+                    &self.type_name,
+                )?
                 else {
                     return Err(Diagnostic::error("the list resource's filter is null").into());
                 };

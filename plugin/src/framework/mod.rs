@@ -288,7 +288,11 @@ impl<C: Send + Sync + 'static> Framework<C> {
     /// type name of the resource it lists (`kv_entry`), which must be registered too,
     /// with an identity.
     #[must_use]
-    pub fn list_resource<L: ListResource<C>>(mut self, type_name: impl Into<String>, list: L) -> Self {
+    pub fn list_resource<L: ListResource<C>>(
+        mut self,
+        type_name: impl Into<String>,
+        list: L,
+    ) -> Self {
         let type_name = type_name.into();
         let registered = list::Registered::new::<C>(list, &type_name);
         self.lists.insert(type_name, Box::new(registered));

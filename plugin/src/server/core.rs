@@ -1704,9 +1704,12 @@ impl<P: Provider> Core<P> {
                 ctx,
             };
             let p = core.provider.clone();
-            let run = core.run(RPC, cancel, async move { p.invoke_action(req).await }, |d| {
-                vec![d]
-            });
+            let run = core.run(
+                RPC,
+                cancel,
+                async move { p.invoke_action(req).await },
+                |d| vec![d],
+            );
             let diags = run.await;
             // Progress sent after the handler returned (from a task it left running)
             // is dropped: Completed is the last event.
@@ -1784,9 +1787,12 @@ impl<P: Provider> Core<P> {
                 ctx,
             };
             let p = core.provider.clone();
-            let run = core.run(RPC, cancel, async move { p.list_resource(req).await }, |d| {
-                vec![d]
-            });
+            let run = core.run(
+                RPC,
+                cancel,
+                async move { p.list_resource(req).await },
+                |d| vec![d],
+            );
             let diags = run.await;
             shared.lock().unwrap_or_else(PoisonError::into_inner).take();
             // Terraform reads an event without an identity only for its diagnostics.
@@ -1959,10 +1965,9 @@ fn check_list_argument(name: &str, dv: &DynamicValue, ty: &Type) -> Option<Diagn
         return None;
     }
     Some(
-        Diagnostic::error(format!("invalid `{name}`"))
-            .with_detail(format!(
-                "The `{name}` of a list block is a whole number, zero or more; it is {n}."
-            )),
+        Diagnostic::error(format!("invalid `{name}`")).with_detail(format!(
+            "The `{name}` of a list block is a whole number, zero or more; it is {n}."
+        )),
     )
 }
 

@@ -10,10 +10,10 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use crate::action::{InvokeActionRequest, PlanActionRequest, PlanActionResponse};
 use crate::diagnostic::Diagnostic;
 use crate::function::{CallFunctionRequest, CallFunctionResponse};
 use crate::identity::{UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse};
-use crate::action::{InvokeActionRequest, PlanActionRequest, PlanActionResponse};
 use crate::list::{ListResourceRequest, ValidateListResourceConfigRequest};
 use crate::provider::*;
 

@@ -1241,19 +1241,24 @@ async fn messages_over_the_limit_are_refused() {
     assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
 }
 
-/// The example provider `thing` in a process of its own (so that its peak memory is its
-/// own), with a protocol 6 client to it.
+/// The example provider `thing` (or another) in a process of its own (so that its peak
+/// memory is its own), with a protocol 6 client to it.
 #[cfg(target_os = "linux")]
-struct Child {
+pub(super) struct Child {
     process: std::process::Child,
-    client: pb6::provider_client::ProviderClient<Channel>,
+    pub(super) client: pb6::provider_client::ProviderClient<Channel>,
 }
 
 #[cfg(target_os = "linux")]
 impl Child {
     async fn start(ports: &str) -> Child {
+        Child::start_example("thing", ports).await
+    }
+
+    /// The example `name` started as Terraform starts a provider, on a port of `ports`.
+    pub(super) async fn start_example(name: &str, ports: &str) -> Child {
         use std::io::BufRead;
-        let thing = crate::testing::ProviderBinary::example("thing")
+        let thing = crate::testing::ProviderBinary::example(name)
             .build()
             .unwrap_or_else(|e| panic!("building the example provider: {e}"));
         let (min, max) = ports.split_once('-').unwrap();
@@ -1283,7 +1288,7 @@ impl Child {
     }
 
     /// The process's peak resident memory so far, in bytes.
-    fn peak(&self) -> u64 {
+    pub(super) fn peak(&self) -> u64 {
         let status =
             std::fs::read_to_string(format!("/proc/{}/status", self.process.id())).unwrap();
         let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();

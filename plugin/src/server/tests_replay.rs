@@ -80,10 +80,8 @@ mod tempdir {
         pub(super) fn new() -> Dir {
             static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
             let n = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let path = std::env::temp_dir().join(format!(
-                "tfvalue-replay-{}-{n}",
-                std::process::id()
-            ));
+            let path =
+                std::env::temp_dir().join(format!("tfvalue-replay-{}-{n}", std::process::id()));
             std::fs::create_dir_all(&path).unwrap();
             Dir(path)
         }
@@ -515,5 +513,193 @@ mod protocol5 {
         prepare_provider_config(prepare_provider_config),
         configure(configure),
         validate_resource_type_config(validate_resource_type_config)
+    );
+}
+
+/// A list resource that would list forever, counting what it sent.
+struct Endless {
+    sent: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    stopped: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl crate::Provider for Endless {
+    fn schemas(&self) -> crate::Schemas {
+        use tfvalue::schema::{Attribute, Block};
+        let block = Block::new().attribute("name", Attribute::required(Type::String));
+        crate::Schemas::new()
+            .resource("e_thing", Schema::new(0, block))
+            .identity(
+                "e_thing",
+                crate::IdentitySchema::new(0).attribute(
+                    crate::IdentityAttribute::required_for_import("name", Type::String),
+                ),
+            )
+            .list_resource("e_thing", Schema::new(0, Block::new()))
+    }
+
+    async fn list_resource(&self, mut req: crate::ListResourceRequest) -> Vec<crate::Diagnostic> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let mut why = None;
+        for i in 0.. {
+            let identity = DynamicValue::encode(&serde_json::json!({ "name": format!("n{i}") }));
+            let result = crate::ListResult::new(identity.unwrap(), format!("n{i}"));
+            if let Err(e) = req.results.send(result).await {
+                why = Some(e);
+                break;
+            }
+            self.sent.fetch_add(1, SeqCst);
+        }
+        assert_eq!(why, Some(crate::ListClosed::Gone));
+        // The context says so too, at once or as soon as the server sees the stream go.
+        tokio::time::timeout(std::time::Duration::from_secs(10), req.ctx.stopped())
+            .await
+            .unwrap();
+        self.stopped.store(true, SeqCst);
+        Vec::new()
+    }
+}
+
+/// A listing runs no further ahead of Terraform than the server's buffer and HTTP/2's
+/// flow control window: a client that reads slowly holds the handler back (memory
+/// stays bounded, however many objects there are), and one that stops reading (its
+/// limit reached) stops the handler, whose context is then cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_waits_for_its_reader_and_stops_when_it_goes() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let sent = std::sync::Arc::default();
+    let stopped = std::sync::Arc::default();
+    let provider = Endless {
+        sent: std::sync::Arc::clone(&sent),
+        stopped: std::sync::Arc::clone(&stopped),
+    };
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let _running = start(provider, listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", _running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let mut stream = client
+        .list_resource(pb6::list_resource::Request {
+            type_name: "e_thing".into(),
+            config: Some(pb6::DynamicValue {
+                msgpack: b"\x80".to_vec(),
+                json: Vec::new(),
+            }),
+            include_resource_object: false,
+            limit: 1_000_000,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    for i in 0..10 {
+        let e = stream.message().await.unwrap().unwrap();
+        assert_eq!(e.display_name, format!("n{i}"));
+    }
+    // Let the handler run as far as the reader lets it: it stops, then stays.
+    let mut ahead = 0;
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let now = sent.load(SeqCst);
+        if now == ahead {
+            break;
+        }
+        ahead = now;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        sent.load(SeqCst),
+        ahead,
+        "the handler runs on while nothing reads"
+    );
+    println!(
+        "a listing read 10 results in, then paused: the handler had sent {ahead}, then waited"
+    );
+    // The server's 32, what the HTTP/2 windows hold (2 MiB for this client) of ~25-byte
+    // events, and tonic's encoding buffer: bounded by bytes, not by the limit.
+    assert!(ahead < 200_000, "the handler ran {ahead} results ahead");
+    drop(stream);
+    tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        while !stopped.load(SeqCst) {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the handler did not stop when its reader went");
+}
+
+/// The kv example's `list "kv_entry"` over a store of 10,000 entries, in a process of
+/// its own: every entry streamed, and the process's peak memory grows by about the
+/// store's own size, not with what it sent (printed for the record).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kv_lists_10000_entries_in_bounded_memory() {
+    let (_dir, path) = store(10_000);
+    let store_size = std::fs::metadata(&path).unwrap().len();
+    let mut child = super::tests_grpc::Child::start_example("kv", "23000-23999").await;
+    let config = msgpack(
+        &provider_config(&path),
+        &Type::object([("path", Type::String)]),
+    );
+    let dv = |msgpack: Vec<u8>| {
+        Some(pb6::DynamicValue {
+            msgpack,
+            json: Vec::new(),
+        })
+    };
+    let resp = child
+        .client
+        .configure_provider(pb6::configure_provider::Request {
+            terraform_version: "1.15.9".into(),
+            config: dv(config),
+            client_capabilities: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+    let list = |prefix: &str, limit: i64| pb6::list_resource::Request {
+        type_name: "kv_entry".into(),
+        config: dv(msgpack(
+            &serde_json::json!({ "prefix": prefix }),
+            &Type::object([("prefix", Type::String)]),
+        )),
+        include_resource_object: true,
+        limit,
+    };
+    // A small listing first: what the process holds anyway.
+    let mut stream = child
+        .client
+        .list_resource(list("app/", 2))
+        .await
+        .unwrap()
+        .into_inner();
+    while stream.message().await.unwrap().is_some() {}
+    let before = child.peak();
+    let mut stream = child
+        .client
+        .list_resource(list("", 100_000))
+        .await
+        .unwrap()
+        .into_inner();
+    let (mut n, mut bytes) = (0usize, 0usize);
+    while let Some(e) = stream.message().await.unwrap() {
+        assert!(e.diagnostic.is_empty(), "{:?}", e.diagnostic);
+        bytes += e.resource_object.map_or(0, |o| o.msgpack.len());
+        n += 1;
+    }
+    assert_eq!(n, 10_000);
+    let grown = child.peak().saturating_sub(before);
+    println!(
+        "kv listed 10,000 entries ({} KiB of states sent) from a store of {} KiB: peak memory grew by {} KiB",
+        bytes >> 10,
+        store_size >> 10,
+        grown >> 10
+    );
+    // The store's JSON, read whole under the lock, plus one entry at a time.
+    assert!(
+        grown < 3 * store_size + (8 << 20),
+        "peak memory grew by {grown} bytes listing a store of {store_size} bytes"
     );
 }
