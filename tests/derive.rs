@@ -722,3 +722,37 @@ fn refinements_in_a_model_travel_as_the_value_encodes_them() {
     let v = Value::from_msgpack(&bytes, &PNetwork::tf_type()).unwrap();
     assert_eq!(v["public_ip"].as_unknown(), Some(&r));
 }
+
+#[test]
+fn deprecation_messages_on_attributes_blocks_and_models() {
+    #[derive(TfValue)]
+    #[tfvalue(deprecated = "use `kv_entry`")]
+    #[allow(dead_code)]
+    struct Old {
+        #[tfvalue(optional, deprecated = "use `size`")]
+        length: Option<u64>,
+        #[tfvalue(optional, deprecated)]
+        width: Option<u64>,
+        #[tfvalue(block, deprecated = "use `rule` blocks")]
+        rules: Vec<Rule>,
+        size: u64,
+    }
+    #[derive(TfValue)]
+    #[allow(dead_code)]
+    struct Rule {
+        port: u64,
+    }
+    let b = Old::block();
+    assert!(b.deprecated);
+    assert_eq!(b.deprecation_message.as_deref(), Some("use `kv_entry`"));
+    let length = &b.attributes["length"];
+    assert!(length.deprecated);
+    assert_eq!(length.deprecation_message.as_deref(), Some("use `size`"));
+    assert!(b.attributes["width"].deprecated);
+    assert_eq!(b.attributes["width"].deprecation_message, None);
+    assert!(!b.attributes["size"].deprecated);
+    let rules = &b.block_types["rules"].block;
+    assert!(rules.deprecated);
+    assert_eq!(rules.deprecation_message.as_deref(), Some("use `rule` blocks"));
+    assert!(!Rule::block().deprecated, "the model of the block is left alone");
+}

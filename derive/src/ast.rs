@@ -26,6 +26,8 @@ pub struct Field<'a> {
     pub role: Role<'a>,
     pub flags: Flags,
     pub description: Option<String>,
+    /// `deprecated = ".."`.
+    pub deprecation_message: Option<String>,
     pub markdown: bool,
     pub validators: Validators,
     /// `default`, `use_state_for_unknown`, `refine(...)`, checked.
@@ -399,6 +401,7 @@ impl<'a> Container<'a> {
                 role,
                 flags,
                 description,
+                deprecation_message: field_attrs.deprecation_message.as_ref().map(|m| m.value.clone()),
                 markdown,
                 validators,
                 match_by: field_attrs.match_by.map(|m| m.value),

@@ -66,6 +66,8 @@ pub struct FieldAttrs {
     pub computed: Option<Span>,
     pub sensitive: Option<Span>,
     pub deprecated: Option<Span>,
+    /// `deprecated = ".."`: why, and what to use instead.
+    pub deprecation_message: Option<At<String>>,
     pub write_only: Option<Span>,
     pub markdown: Option<Span>,
     pub description: Option<At<String>>,
@@ -105,6 +107,8 @@ pub struct ContainerAttrs {
     pub description: Option<At<String>>,
     pub markdown: Option<Span>,
     pub deprecated: Option<Span>,
+    /// `deprecated = ".."`: why, and what to use instead.
+    pub deprecation_message: Option<At<String>>,
     pub version: Option<At<i64>>,
     pub krate: Option<At<syn::Path>>,
     /// `exactly_one_of = [..]` and the other rules, `validate_with`.
@@ -153,6 +157,27 @@ pub(crate) fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
 }
 
 /// A flag: `sensitive`. Reports `sensitive = ...` and repeats.
+/// `deprecated`, or `deprecated = "why, and what to use instead"`.
+fn deprecated(
+    meta: &ParseNestedMeta,
+    slot: &mut Option<Span>,
+    message: &mut Option<At<String>>,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    if !meta.input.peek(Token![=]) {
+        return flag(meta, slot, errors);
+    }
+    let span = meta.path.span();
+    let v = string_value(meta, errors)?;
+    if slot.is_some() {
+        errors.push(span, "duplicate tfvalue attribute `deprecated`");
+        return Ok(());
+    }
+    *slot = Some(span);
+    *message = v;
+    Ok(())
+}
+
 pub(crate) fn flag(
     meta: &ParseNestedMeta,
     slot: &mut Option<Span>,
@@ -517,8 +542,8 @@ pub fn field_attrs(attrs: &[Attribute], errors: &mut Errors) -> FieldAttrs {
                 "computed" => flag(&meta, &mut out.computed, errors),
                 // sensitive
                 "sensitive" => flag(&meta, &mut out.sensitive, errors),
-                // deprecated
-                "deprecated" => flag(&meta, &mut out.deprecated, errors),
+                // deprecated, deprecated = "..."
+                "deprecated" => deprecated(&meta, &mut out.deprecated, &mut out.deprecation_message, errors),
                 // write_only
                 "write_only" => flag(&meta, &mut out.write_only, errors),
                 // markdown
@@ -658,8 +683,8 @@ pub fn container_attrs(attrs: &[Attribute], errors: &mut Errors) -> ContainerAtt
                 }
                 // markdown
                 "markdown" => flag(&meta, &mut out.markdown, errors),
-                // deprecated
-                "deprecated" => flag(&meta, &mut out.deprecated, errors),
+                // deprecated, deprecated = "..."
+                "deprecated" => deprecated(&meta, &mut out.deprecated, &mut out.deprecation_message, errors),
                 // version = N
                 "version" => {
                     let v = int_value(&meta, errors, "an integer")?;

@@ -152,7 +152,11 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
         field.replace_if.as_ref(),
         krate,
     );
-    let plan = quote!(#plan #extra #replace_if);
+    let deprecation = match &field.deprecation_message {
+        Some(m) => quote!(.deprecation_message(#m)),
+        None => quote!(),
+    };
+    let plan = quote!(#plan #extra #replace_if #deprecation);
     match &field.role {
         Role::Attribute => {
             let ty = &field.original.ty;
@@ -203,6 +207,13 @@ fn field_tokens(field: &Field, krate: &TokenStream) -> TokenStream {
                 },
                 None => quote!(),
             };
+            let describe = match &field.deprecation_message {
+                Some(m) => quote! {
+                    #describe
+                    __nested.block = __nested.block.deprecation_message(#m);
+                },
+                None => describe,
+            };
             quote! {
                 let __block = {
                     #[allow(unused_mut)]
@@ -248,6 +259,13 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
     let description = opt_str(&c.description);
     let markdown = c.attrs.markdown.is_some();
     let deprecated = c.attrs.deprecated.is_some();
+    let container_deprecation = match &c.attrs.deprecation_message {
+        Some(m) => {
+            let m = &m.value;
+            quote!(.deprecation_message(#m))
+        }
+        None => quote!(),
+    };
     let fields = c.fields.iter().map(|f| field_tokens(f, krate));
     let rules = crate::validators::object_tokens(&c.rules, krate);
     // Fields that must hold null, of types the derive cannot see into: the type system
@@ -280,6 +298,7 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
                 #(#fields)*
                 #rules
                 #krate::__private::describe(__block, #description, #markdown, #deprecated)
+                    #container_deprecation
             }
         }
     })
