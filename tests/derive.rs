@@ -753,6 +753,12 @@ fn deprecation_messages_on_attributes_blocks_and_models() {
     assert!(!b.attributes["size"].deprecated);
     let rules = &b.block_types["rules"].block;
     assert!(rules.deprecated);
-    assert_eq!(rules.deprecation_message.as_deref(), Some("use `rule` blocks"));
-    assert!(!Rule::block().deprecated, "the model of the block is left alone");
+    assert_eq!(
+        rules.deprecation_message.as_deref(),
+        Some("use `rule` blocks")
+    );
+    assert!(
+        !Rule::block().deprecated,
+        "the model of the block is left alone"
+    );
 }

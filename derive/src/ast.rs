@@ -401,7 +401,10 @@ impl<'a> Container<'a> {
                 role,
                 flags,
                 description,
-                deprecation_message: field_attrs.deprecation_message.as_ref().map(|m| m.value.clone()),
+                deprecation_message: field_attrs
+                    .deprecation_message
+                    .as_ref()
+                    .map(|m| m.value.clone()),
                 markdown,
                 validators,
                 match_by: field_attrs.match_by.map(|m| m.value),

@@ -471,6 +471,7 @@ impl EphemeralResource<Store> for LeaseResource {
 
 /// The filter of a `list "kv_entry"` block.
 #[derive(TfValue, Serialize, Deserialize)]
+#[tfvalue(markdown)]
 struct EntryFilter {
     /// Only entries whose key starts with it.
     #[tfvalue(optional)]
@@ -506,8 +507,9 @@ impl ListResource<Store> for ListEntries {
     }
 }
 
-/// `kv_compact`: rewrites the store.
+/// `kv_compact`: rewrites the store, every entry in its canonical form.
 #[derive(TfValue, Serialize, Deserialize)]
+#[tfvalue(markdown)]
 struct Compact {
     /// Refuse to rewrite a store of fewer entries (a guard against the wrong file).
     #[tfvalue(optional, at_least = 0)]
@@ -521,6 +523,7 @@ impl Action<Store> for CompactAction {
 
     async fn invoke(&self, cx: &Ctx<Store>, c: Compact, progress: &ActionProgress) -> Result<()> {
         let min = c.min_entries.into_known().flatten().unwrap_or(0);
+        let _ = progress.send("reading the store").await;
         // Every entry decoded and written again, atomically, under the exclusive lock.
         let n = cx.client().update(|db| {
             if (db.len() as u64) < min {

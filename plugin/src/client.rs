@@ -49,7 +49,7 @@ pub struct ProviderDescription {
     /// The protocol major version the provider chose (5 or 6).
     pub protocol_version: u32,
     /// The provider's configuration block, resources, data sources, ephemeral resources
-    /// (and list resources where the protocol has them).
+    /// and list resources (protocol 5.10/6.10).
     pub schema: ProviderSchema,
     /// The provider-defined functions, by name.
     pub functions: BTreeMap<String, Function>,
@@ -131,6 +131,7 @@ macro_rules! read_schemas {
             r.resource_schemas,
             r.data_source_schemas,
             r.ephemeral_resource_schemas,
+            r.list_resource_schemas,
             schema,
         )?;
         for (name, f) in r.functions {
@@ -465,6 +466,7 @@ fn fill<S>(
     resources: Schemas<S>,
     data_sources: Schemas<S>,
     ephemerals: Schemas<S>,
+    lists: Schemas<S>,
     schema: impl Fn(S) -> Result<tfvalue::schema::Schema, ClientError>,
 ) -> Result<(), ClientError> {
     out.schema.provider = provider;
@@ -482,6 +484,10 @@ fn fill<S>(
     for (name, s) in ephemerals {
         let s = schema(s).map_err(|e| named("ephemeral resource", &name, e))?;
         out.schema.ephemeral_resource_schemas.insert(name, s);
+    }
+    for (name, s) in lists {
+        let s = schema(s).map_err(|e| named("list resource", &name, e))?;
+        out.schema.list_resource_schemas.insert(name, s);
     }
     Ok(())
 }

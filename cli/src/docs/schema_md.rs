@@ -354,7 +354,7 @@ fn block_entry(name: &str, nb: &NestedBlock, path: &[String]) -> Entry {
     let text = describe(
         nb.block.description.as_deref(),
         nb.block.description_kind,
-        None,
+        nb.block.deprecation_message.as_deref(),
     );
     if !text.is_empty() {
         append(&mut line, &text);

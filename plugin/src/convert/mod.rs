@@ -533,6 +533,61 @@ mod tests {
     use super::*;
 
     #[test]
+    fn deprecation_messages_are_sent_on_both_majors_and_read_back() {
+        use tfvalue::schema::{Attribute, Block, NestedBlock, NestingMode, Schema};
+        let mut plain = Attribute::optional(Type::String);
+        // Set without the flag: Terraform refuses a message on what is not deprecated,
+        // so the flag goes with it.
+        plain.deprecation_message = Some("use `b`".into());
+        let block = Block::new()
+            .attribute("a", plain)
+            .attribute("old", Attribute::optional(Type::String).deprecated())
+            .block(
+                "rule",
+                NestedBlock::new(
+                    NestingMode::List,
+                    Block::new().deprecation_message("use `rules`"),
+                ),
+            );
+        let schema = Schema::new(0, block);
+        let s6 = v6::to_schema(&schema).unwrap();
+        let b6 = s6.block.clone().unwrap();
+        let a6 = b6.attributes.iter().find(|a| a.name == "a").unwrap();
+        assert!(a6.deprecated);
+        assert_eq!(a6.deprecation_message, "use `b`");
+        let old6 = b6.attributes.iter().find(|a| a.name == "old").unwrap();
+        assert!(old6.deprecated);
+        assert_eq!(old6.deprecation_message, "");
+        let rule6 = b6.block_types[0].block.as_ref().unwrap();
+        assert!(rule6.deprecated);
+        assert_eq!(rule6.deprecation_message, "use `rules`");
+        let s5 = v5::to_schema(&schema).unwrap();
+        let a5 = s5
+            .block
+            .as_ref()
+            .unwrap()
+            .attributes
+            .iter()
+            .find(|a| a.name == "a")
+            .unwrap();
+        assert!(a5.deprecated);
+        assert_eq!(a5.deprecation_message, "use `b`");
+        // And back, as a client reads it.
+        let back = v6::schema(s6).unwrap();
+        assert_eq!(
+            back.block.attributes["a"].deprecation_message.as_deref(),
+            Some("use `b`")
+        );
+        assert_eq!(
+            back.block.block_types["rule"]
+                .block
+                .deprecation_message
+                .as_deref(),
+            Some("use `rules`")
+        );
+    }
+
+    #[test]
     fn a_default_is_in_the_description_sent() {
         use tfvalue::schema::{Attribute, DefaultValue, StringKind};
         let ttl =
