@@ -19,6 +19,9 @@
 //!   configuration (from the model's roles: what only the provider sets is left out).
 //! - Action `kv_compact` rewrites the store, every entry in its canonical form, with
 //!   progress (Terraform 1.14+ `terraform apply -invoke=action.kv_compact.x`).
+//! - State store `kv_states` keeps Terraform's own state, a file per workspace in a
+//!   folder (protocol 6; `terraform { state_store "kv_states" { .. } }`, experimental in
+//!   Terraform 1.15), written atomically and locked across processes.
 //!
 //! `KV_PROTOCOL=5` or `6` serves one protocol only.
 //!
@@ -537,6 +540,101 @@ impl Action<Store> for CompactAction {
     }
 }
 
+/// `kv_states`: where Terraform's states go.
+#[derive(TfValue, Serialize, Deserialize)]
+struct StatesConfig {
+    /// The folder of the state files, `<workspace>.tfstate` each (it must exist).
+    dir: Unknown<String>,
+}
+
+struct States;
+
+/// A folder of state files, and the locks this process holds on them.
+struct StatesDir {
+    dir: PathBuf,
+    /// The lock files held open (their `flock` is the lock), by lock id.
+    locks: std::sync::Mutex<BTreeMap<String, std::fs::File>>,
+}
+
+impl StatesDir {
+    /// The file of workspace `id` (a plain name: no path can be smuggled in).
+    fn file(&self, id: &str, ext: &str) -> Result<PathBuf> {
+        if id.is_empty() || id.starts_with('.') || id.contains(['/', '\\', '\0']) {
+            return Err(Diagnostic::error(format!("`{id}` is not a workspace name")).into());
+        }
+        Ok(self.dir.join(format!("{id}.{ext}")))
+    }
+}
+
+impl StateStore<Store> for States {
+    type Model = StatesConfig;
+    type Store = StatesDir;
+
+    async fn configure(&self, _cx: &Ctx<Store>, c: StatesConfig) -> Result<StatesDir> {
+        let dir = PathBuf::from(c.dir.into_known().unwrap_or_default());
+        if !dir.is_dir() {
+            return Err(at("dir", "the folder of the states does not exist").into());
+        }
+        let locks = std::sync::Mutex::default();
+        Ok(StatesDir { dir, locks })
+    }
+
+    async fn read(&self, _: &Ctx<Store>, s: &StatesDir, id: &str) -> Result<Option<Vec<u8>>> {
+        match std::fs::read(s.file(id, "tfstate")?) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            read => Ok(Some(read?)),
+        }
+    }
+
+    async fn write(&self, _: &Ctx<Store>, s: &StatesDir, id: &str, state: Vec<u8>) -> Result<()> {
+        Ok(store::write_atomic(&s.file(id, "tfstate")?, &state)?)
+    }
+
+    async fn lock(&self, _: &Ctx<Store>, s: &StatesDir, id: &str, op: &str) -> Result<String> {
+        let path = s.file(id, "tfstate.lock")?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)?;
+        if file.try_lock().is_err() {
+            let held = format!("the state of workspace `{id}` is locked by another Terraform run");
+            return Err(Diagnostic::error(held)
+                .with_detail(path.display().to_string())
+                .into());
+        }
+        let lock_id = format!("{}-{op}-{id}", std::process::id());
+        s.locks
+            .lock()
+            .map_err(|_| Diagnostic::error("poisoned"))?
+            .insert(lock_id.clone(), file);
+        Ok(lock_id)
+    }
+
+    async fn unlock(&self, _: &Ctx<Store>, s: &StatesDir, _id: &str, lock_id: &str) -> Result<()> {
+        // Closing the file gives the lock back.
+        s.locks
+            .lock()
+            .map_err(|_| Diagnostic::error("poisoned"))?
+            .remove(lock_id);
+        Ok(())
+    }
+
+    async fn states(&self, _cx: &Ctx<Store>, s: &StatesDir) -> Result<Vec<String>> {
+        let mut ids = Vec::new();
+        for entry in std::fs::read_dir(&s.dir)? {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            ids.extend(name.strip_suffix(".tfstate").map(str::to_owned));
+        }
+        ids.sort();
+        Ok(ids)
+    }
+
+    async fn delete(&self, _cx: &Ctx<Store>, s: &StatesDir, id: &str) -> Result<()> {
+        Ok(std::fs::remove_file(s.file(id, "tfstate")?)?)
+    }
+}
+
 /// `provider::kv::id(key)`: the id an entry of that key gets.
 struct IdFunction;
 
@@ -586,6 +684,7 @@ pub fn provider() -> impl tfvalue_plugin::Provider {
         .ephemeral_resource("kv_lease", LeaseResource)
         .list_resource("kv_entry", ListEntries)
         .action("kv_compact", CompactAction)
+        .state_store("kv_states", States)
         .function("id", IdFunction)
         .function("merge", MergeFunction)
 }

@@ -22,6 +22,7 @@ mod identity;
 mod list;
 mod provider;
 mod server;
+mod state_store;
 pub mod testing;
 
 /// The code generated from `proto/`; internal, never part of the API.
@@ -59,6 +60,11 @@ pub use list::{
     ValidateListResourceConfigRequest,
 };
 pub use server::DEFAULT_MAX_MESSAGE_SIZE;
+pub use state_store::{
+    ConfigureStateStoreRequest, GetStatesResponse, LockStateRequest, LockStateResponse,
+    ReadStateBytesRequest, ReadStateBytesResponse, StateStoreRequest, UnlockStateRequest,
+    WriteStateBytesRequest,
+};
 
 /// The server's handling of a request without gRPC (the checks, the handler, the checks
 /// of its answer), for the crate's benchmarks. Not part of the API: it may change in

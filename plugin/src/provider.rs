@@ -16,6 +16,11 @@ use crate::identity::{
     UpgradeResourceIdentityResponse,
 };
 use crate::list::{ListResourceRequest, ValidateListResourceConfigRequest};
+use crate::state_store::{
+    ConfigureStateStoreRequest, GetStatesResponse, LockStateRequest, LockStateResponse,
+    ReadStateBytesRequest, ReadStateBytesResponse, StateStoreRequest, UnlockStateRequest,
+    WriteStateBytesRequest,
+};
 
 /// Every schema a provider has: its own configuration, its managed resources, its data
 /// sources and the signatures of its functions.
@@ -55,6 +60,9 @@ pub struct Schemas {
     /// Action types (Terraform 1.14+ `action` blocks), by type name: the schema of the
     /// action's configuration.
     pub actions: BTreeMap<String, Schema>,
+    /// State store types (protocol 6.10; Terraform 1.15+, experimental there), by type
+    /// name: the schema of the `state_store` block. Served over protocol 6 only.
+    pub state_stores: BTreeMap<String, Schema>,
     /// What the provider offers beyond the schemas, told to Terraform in
     /// `GetProviderSchema` and `GetMetadata`.
     pub capabilities: ServerCapabilities,
@@ -172,6 +180,15 @@ impl Schemas {
     #[must_use]
     pub fn action(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
         self.actions.insert(type_name.into(), schema);
+        self
+    }
+
+    /// Adds a state store type (protocol 6 only; Terraform 1.15+, experimental there):
+    /// the schema of its `state_store` block; [`Provider::read_state_bytes`] and the
+    /// other state store methods answer.
+    #[must_use]
+    pub fn state_store(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
+        self.state_stores.insert(type_name.into(), schema);
         self
     }
 
@@ -1073,6 +1090,8 @@ fn unsupported(what: &str, type_name: &str) -> Diagnostic {
 /// | list resource | an "unsupported" error |
 /// | plan action | no diagnostics |
 /// | invoke action | an "unsupported" error |
+/// | validate, configure a state store | no diagnostics |
+/// | read, write, lock, unlock, list, delete states | an "unsupported" error (lock and unlock: no locking) |
 /// | stop | nothing to do |
 ///
 /// Requests hold their values as [`DynamicValue`]s whose bytes were moved out of the gRPC
@@ -1377,6 +1396,68 @@ pub trait Provider: Send + Sync + 'static {
         req: InvokeActionRequest,
     ) -> impl Future<Output = Vec<Diagnostic>> + Send {
         async move { vec![unsupported("invoking an action", &req.action_type)] }
+    }
+
+    /// Validates a `state_store` block (protocol 6.10) of a type declared in
+    /// [`Schemas::state_stores`]; the server has checked it against the schema.
+    fn validate_state_store_config(
+        &self,
+        req: ValidateConfigRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// Configures a state store: called once per Terraform command, after the provider
+    /// is configured and before any state is read or written. The server answers the
+    /// chunk size itself.
+    fn configure_state_store(
+        &self,
+        req: ConfigureStateStoreRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// The state of a workspace (empty bytes: none yet); the server sends it in chunks.
+    fn read_state_bytes(
+        &self,
+        req: ReadStateBytesRequest,
+    ) -> impl Future<Output = ReadStateBytesResponse> + Send {
+        async move { unsupported("reading states", &req.type_name).into() }
+    }
+
+    /// Replaces the state of a workspace; the server has put its chunks together.
+    fn write_state_bytes(
+        &self,
+        req: WriteStateBytesRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        async move { vec![unsupported("writing states", &req.type_name)] }
+    }
+
+    /// Takes the lock of a workspace's state. By default no locking: an empty lock id.
+    fn lock_state(&self, req: LockStateRequest) -> impl Future<Output = LockStateResponse> + Send {
+        let _ = req;
+        async { LockStateResponse::default() }
+    }
+
+    /// Gives back a lock [`Provider::lock_state`] took. By default nothing to do.
+    fn unlock_state(
+        &self,
+        req: UnlockStateRequest,
+    ) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        let _ = req;
+        async { Vec::new() }
+    }
+
+    /// The workspaces that have a state (`GetStates`).
+    fn get_states(&self, req: StateStoreRequest) -> impl Future<Output = GetStatesResponse> + Send {
+        async move { unsupported("listing states", &req.type_name).into() }
+    }
+
+    /// Deletes a workspace and its state (`DeleteState`).
+    fn delete_state(&self, req: StateStoreRequest) -> impl Future<Output = Vec<Diagnostic>> + Send {
+        async move { vec![unsupported("deleting states", &req.type_name)] }
     }
 
     /// Called when Terraform asks the provider to stop (Ctrl-C). The server cancels the

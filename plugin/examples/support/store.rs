@@ -125,30 +125,7 @@ impl JsonFile {
 
     /// Writes `bytes` in place of the file, atomically.
     fn replace(&self, bytes: &[u8]) -> Result<(), StoreError> {
-        let dir = match self.path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
-            _ => PathBuf::from("."),
-        };
-        let name = self.path.file_name().unwrap_or_default().to_string_lossy();
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let written = (|| {
-            let mut f = File::create(&tmp).map_err(|e| fail(&tmp, "create", e))?;
-            f.write_all(bytes).map_err(|e| fail(&tmp, "write", e))?;
-            f.sync_all().map_err(|e| fail(&tmp, "sync", e))?;
-            std::fs::rename(&tmp, &self.path).map_err(|e| StoreError {
-                path: self.path.clone(),
-                operation: "rename",
-                cause: format!("{} onto it: {e}", tmp.display()),
-            })
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written?;
-        // The rename itself reaches the disk with the directory.
-        File::open(&dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|e| fail(&dir, "sync", e))
+        write_atomic(&self.path, bytes)
     }
 
     /// Reads the store (under a shared lock) and gives it to `f`.
@@ -176,6 +153,39 @@ impl JsonFile {
         self.replace(&bytes)?;
         Ok(out)
     }
+}
+
+/// Writes `bytes` in place of the file at `path`, atomically: a temporary file in the
+/// same directory, synced, renamed over it, the directory synced. A reader sees the old
+/// file or the new one, never a part.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    // Unique within the process too: two threads may write at once.
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+    let written = (|| {
+        let mut f = File::create(&tmp).map_err(|e| fail(&tmp, "create", e))?;
+        f.write_all(bytes).map_err(|e| fail(&tmp, "write", e))?;
+        f.sync_all().map_err(|e| fail(&tmp, "sync", e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| StoreError {
+            path: path.to_path_buf(),
+            operation: "rename",
+            cause: format!("{} onto it: {e}", tmp.display()),
+        })
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written?;
+    // The rename itself reaches the disk with the directory.
+    File::open(&dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| fail(&dir, "sync", e))
 }
 
 /// Appends `line` and a newline to the file at `path` (created if missing), in one

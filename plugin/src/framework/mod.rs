@@ -59,6 +59,7 @@ mod function;
 mod identity;
 mod list;
 mod moves;
+mod state_store;
 mod timeouts;
 mod traits;
 
@@ -87,6 +88,8 @@ pub use self::identity::ResourceIdentity;
 use self::list::AnyList;
 pub use self::list::{ListResource, Listed};
 pub use self::moves::StateMove;
+use self::state_store::AnyStateStore;
+pub use self::state_store::StateStore;
 pub use self::timeouts::{parse_duration, TimeoutDefaults, Timeouts};
 pub use self::traits::{DataSource, Model, NoConfig, ProviderConfig, Resource};
 pub use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -114,6 +117,7 @@ pub struct Framework<C = ()> {
     functions: BTreeMap<String, Box<dyn AnyFunction>>,
     lists: BTreeMap<String, Box<dyn AnyList<C>>>,
     actions: BTreeMap<String, Box<dyn AnyAction<C>>>,
+    state_stores: BTreeMap<String, Box<dyn AnyStateStore<C>>>,
 }
 
 type ConfigureFn<C> =
@@ -134,6 +138,10 @@ impl<C> std::fmt::Debug for Framework<C> {
             .field("functions", &self.functions.keys().collect::<Vec<_>>())
             .field("list_resources", &self.lists.keys().collect::<Vec<_>>())
             .field("actions", &self.actions.keys().collect::<Vec<_>>())
+            .field(
+                "state_stores",
+                &self.state_stores.keys().collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -221,6 +229,7 @@ impl<C: Send + Sync + 'static> Framework<C> {
             functions: BTreeMap::new(),
             lists: BTreeMap::new(),
             actions: BTreeMap::new(),
+            state_stores: BTreeMap::new(),
         }
     }
 
@@ -309,6 +318,17 @@ impl<C: Send + Sync + 'static> Framework<C> {
         self
     }
 
+    /// Adds a state store type (protocol 6 only; Terraform 1.15+, experimental there)
+    /// under its Terraform name (`kv_states`, used as `terraform { state_store
+    /// "kv_states" { .. } }`).
+    #[must_use]
+    pub fn state_store<S: StateStore<C>>(mut self, type_name: impl Into<String>, store: S) -> Self {
+        let type_name = type_name.into();
+        let registered = state_store::Registered::new(store, &type_name);
+        self.state_stores.insert(type_name, Box::new(registered));
+        self
+    }
+
     fn client(&self) -> Result<Arc<C>, Diagnostic> {
         self.client
             .read()
@@ -351,6 +371,9 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         for (name, a) in &self.actions {
             s = s.action(name.clone(), a.wire().schema.clone());
         }
+        for (name, st) in &self.state_stores {
+            s = s.state_store(name.clone(), st.wire().schema.clone());
+        }
         let moves = self.resources.values().any(|r| r.has_moves());
         // Configuration is generated from each resource's schema (required and optional
         // values kept, computed-only and write-only ones null): see `config_from_state`.
@@ -375,6 +398,98 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let resource = self.resources.get(&req.type_name).map(|r| r.as_any());
         match self.client() {
             Ok(client) => l.list(client, resource, req).await,
+            Err(d) => vec![d],
+        }
+    }
+
+    async fn validate_state_store_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
+        match self.state_stores.get(&req.type_name) {
+            Some(s) => s.validate(&req.config),
+            None => vec![unknown_type("state store", &req.type_name)],
+        }
+    }
+
+    async fn configure_state_store(
+        &self,
+        req: crate::state_store::ConfigureStateStoreRequest,
+    ) -> Vec<Diagnostic> {
+        let Some(s) = self.state_stores.get(&req.type_name) else {
+            return vec![unknown_type("state store", &req.type_name)];
+        };
+        match self.client() {
+            Ok(client) => s.configure(client, req).await,
+            Err(d) => vec![d],
+        }
+    }
+
+    async fn read_state_bytes(
+        &self,
+        req: crate::state_store::ReadStateBytesRequest,
+    ) -> crate::state_store::ReadStateBytesResponse {
+        let Some(s) = self.state_stores.get(&req.type_name) else {
+            return unknown_type("state store", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => s.read(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn write_state_bytes(
+        &self,
+        req: crate::state_store::WriteStateBytesRequest,
+    ) -> Vec<Diagnostic> {
+        let Some(s) = self.state_stores.get(&req.type_name) else {
+            return vec![unknown_type("state store", &req.type_name)];
+        };
+        match self.client() {
+            Ok(client) => s.write(client, req).await,
+            Err(d) => vec![d],
+        }
+    }
+
+    async fn lock_state(
+        &self,
+        req: crate::state_store::LockStateRequest,
+    ) -> crate::state_store::LockStateResponse {
+        let Some(s) = self.state_stores.get(&req.type_name) else {
+            return unknown_type("state store", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => s.lock(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn unlock_state(&self, req: crate::state_store::UnlockStateRequest) -> Vec<Diagnostic> {
+        let Some(s) = self.state_stores.get(&req.type_name) else {
+            return vec![unknown_type("state store", &req.type_name)];
+        };
+        match self.client() {
+            Ok(client) => s.unlock(client, req).await,
+            Err(d) => vec![d],
+        }
+    }
+
+    async fn get_states(
+        &self,
+        req: crate::state_store::StateStoreRequest,
+    ) -> crate::state_store::GetStatesResponse {
+        let Some(s) = self.state_stores.get(&req.type_name) else {
+            return unknown_type("state store", &req.type_name).into();
+        };
+        match self.client() {
+            Ok(client) => s.states(client, req).await,
+            Err(d) => d.into(),
+        }
+    }
+
+    async fn delete_state(&self, req: crate::state_store::StateStoreRequest) -> Vec<Diagnostic> {
+        let Some(s) = self.state_stores.get(&req.type_name) else {
+            return vec![unknown_type("state store", &req.type_name)];
+        };
+        match self.client() {
+            Ok(client) => s.delete(client, req).await,
             Err(d) => vec![d],
         }
     }

@@ -88,6 +88,11 @@ pub(crate) struct Core<P> {
     ephemerals: BTreeMap<String, Entry>,
     lists: BTreeMap<String, Entry>,
     actions: BTreeMap<String, Entry>,
+    state_stores: BTreeMap<String, Entry>,
+    /// The chunk size agreed with Terraform for each state store configured.
+    state_chunks: Mutex<BTreeMap<String, usize>>,
+    /// The largest message the server takes (a state chunk must fit in one).
+    max_message: usize,
     /// The identity schemas, with their types, by resource type.
     identities: BTreeMap<String, (Arc<IdentitySchema>, Type)>,
     provider_entry: Entry,
@@ -162,6 +167,7 @@ pub(crate) enum ConfigKind {
     DataSource,
     Ephemeral,
     Action,
+    StateStore,
 }
 
 /// A deferral the client did not allow becomes an error naming the RPC (and the
@@ -279,6 +285,11 @@ impl<P: Provider> Core<P> {
             .iter()
             .map(|(k, s)| (k.clone(), Entry::new(s)))
             .collect();
+        let state_stores = schemas
+            .state_stores
+            .iter()
+            .map(|(k, s)| (k.clone(), Entry::new(s)))
+            .collect();
         let identities = schemas
             .identities
             .iter()
@@ -307,6 +318,9 @@ impl<P: Provider> Core<P> {
             ephemerals,
             lists,
             actions,
+            state_stores,
+            state_chunks: Mutex::default(),
+            max_message: super::DEFAULT_MAX_MESSAGE_SIZE,
             identities,
             provider_entry,
             meta_type,
@@ -364,6 +378,16 @@ impl<P: Provider> Core<P> {
 
     pub(crate) fn ephemeral_type(&self, name: &str) -> Option<&Type> {
         self.ephemerals.get(name).map(|e| &e.ty)
+    }
+
+    /// The server's message size limit, which bounds the state chunks it agrees to.
+    pub(crate) fn with_max_message(mut self, bytes: usize) -> Self {
+        self.max_message = bytes;
+        self
+    }
+
+    pub(crate) fn state_store_type(&self, name: &str) -> Option<&Type> {
+        self.state_stores.get(name).map(|e| &e.ty)
     }
 
     pub(crate) fn list_type(&self, name: &str) -> Option<&Type> {
@@ -710,6 +734,11 @@ impl<P: Provider> Core<P> {
                 "action",
                 self.actions.get(&type_name),
             ),
+            ConfigKind::StateStore => (
+                "ValidateStateStoreConfig",
+                "state store",
+                self.state_stores.get(&type_name),
+            ),
         };
         let Some(entry) = entry else {
             return vec![Self::unknown_type(what, &type_name)];
@@ -765,6 +794,15 @@ impl<P: Provider> Core<P> {
                     rpc,
                     cancel,
                     async move { p.validate_action_config(req).await },
+                    |d| vec![d],
+                )
+                .await
+            }
+            ConfigKind::StateStore => {
+                self.run(
+                    rpc,
+                    cancel,
+                    async move { p.validate_state_store_config(req).await },
                     |d| vec![d],
                 )
                 .await
@@ -1801,6 +1839,229 @@ impl<P: Provider> Core<P> {
             }
         });
         rx
+    }
+
+    /// `ConfigureStateStore`: the configuration checked (wholly known), the handler,
+    /// and the chunk size agreed: Terraform's, within [`crate::state_store::MAX_CHUNK`]
+    /// and the server's message limit. Returns the diagnostics and the chunk size (0
+    /// after an error).
+    pub(crate) async fn configure_state_store(
+        &self,
+        type_name: String,
+        config: DynamicValue,
+        suggested: i64,
+    ) -> (Vec<Diagnostic>, i64) {
+        const RPC: &str = "ConfigureStateStore";
+        let Some(entry) = self.state_stores.get(&type_name) else {
+            return (vec![Self::unknown_type("state store", &type_name)], 0);
+        };
+        let field = Field {
+            rpc: RPC,
+            name: "config",
+        };
+        if let Err(d) = self.check_input(field, &config, &entry.ty, Known::Wholly) {
+            return (vec![d], 0);
+        }
+        let (ctx, cancel) = self.request_ctx();
+        let req = crate::state_store::ConfigureStateStoreRequest {
+            type_name: type_name.clone(),
+            config,
+            ctx,
+        };
+        let p = self.provider.clone();
+        let diags = self
+            .run(
+                RPC,
+                cancel,
+                async move { p.configure_state_store(req).await },
+                |d| vec![d],
+            )
+            .await;
+        if has_errors(&diags) {
+            return (diags, 0);
+        }
+        // Room in a message for the chunk's other fields.
+        let cap = crate::state_store::MAX_CHUNK
+            .min(self.max_message.saturating_sub(4 << 10))
+            .max(1);
+        let size = usize::try_from(suggested)
+            .ok()
+            .filter(|&s| s > 0)
+            .map_or(cap, |s| s.min(cap));
+        self.state_chunks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(type_name, size);
+        (diags, i64::try_from(size).unwrap_or(i64::MAX))
+    }
+
+    /// The chunk size agreed for a state store (the largest allowed if it was never
+    /// configured: Terraform configures it first).
+    pub(crate) fn state_chunk(&self, type_name: &str) -> usize {
+        self.state_chunks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(type_name)
+            .copied()
+            .unwrap_or(crate::state_store::MAX_CHUNK)
+    }
+
+    /// Runs a state store handler for a known type.
+    async fn state_store_call<T, F, Fut>(
+        &self,
+        rpc: &'static str,
+        type_name: &str,
+        call: F,
+        fail: fn(Diagnostic) -> T,
+    ) -> T
+    where
+        F: FnOnce(Arc<P>, Context) -> Fut,
+        Fut: Future<Output = T> + Send + 'static,
+        T: Send + 'static,
+    {
+        if !self.state_stores.contains_key(type_name) {
+            return fail(Self::unknown_type("state store", type_name));
+        }
+        let (ctx, cancel) = self.request_ctx();
+        let fut = call(self.provider.clone(), ctx);
+        self.run(rpc, cancel, fut, fail).await
+    }
+
+    pub(crate) async fn read_state(
+        &self,
+        type_name: String,
+        state_id: String,
+    ) -> crate::state_store::ReadStateBytesResponse {
+        let t = type_name.clone();
+        self.state_store_call(
+            "ReadStateBytes",
+            &t,
+            |p, ctx| async move {
+                let req = crate::state_store::ReadStateBytesRequest {
+                    type_name,
+                    state_id,
+                    ctx,
+                };
+                p.read_state_bytes(req).await
+            },
+            Into::into,
+        )
+        .await
+    }
+
+    pub(crate) async fn write_state(
+        &self,
+        type_name: String,
+        state_id: String,
+        bytes: Vec<u8>,
+    ) -> Vec<Diagnostic> {
+        let t = type_name.clone();
+        self.state_store_call(
+            "WriteStateBytes",
+            &t,
+            |p, ctx| async move {
+                let req = crate::state_store::WriteStateBytesRequest {
+                    type_name,
+                    state_id,
+                    bytes,
+                    ctx,
+                };
+                p.write_state_bytes(req).await
+            },
+            |d| vec![d],
+        )
+        .await
+    }
+
+    pub(crate) async fn lock_state(
+        &self,
+        type_name: String,
+        state_id: String,
+        operation: String,
+    ) -> crate::state_store::LockStateResponse {
+        let t = type_name.clone();
+        self.state_store_call(
+            "LockState",
+            &t,
+            |p, ctx| async move {
+                let req = crate::state_store::LockStateRequest {
+                    type_name,
+                    state_id,
+                    operation,
+                    ctx,
+                };
+                p.lock_state(req).await
+            },
+            Into::into,
+        )
+        .await
+    }
+
+    pub(crate) async fn unlock_state(
+        &self,
+        type_name: String,
+        state_id: String,
+        lock_id: String,
+    ) -> Vec<Diagnostic> {
+        let t = type_name.clone();
+        self.state_store_call(
+            "UnlockState",
+            &t,
+            |p, ctx| async move {
+                let req = crate::state_store::UnlockStateRequest {
+                    type_name,
+                    state_id,
+                    lock_id,
+                    ctx,
+                };
+                p.unlock_state(req).await
+            },
+            |d| vec![d],
+        )
+        .await
+    }
+
+    pub(crate) async fn get_states(
+        &self,
+        type_name: String,
+    ) -> crate::state_store::GetStatesResponse {
+        let t = type_name.clone();
+        self.state_store_call(
+            "GetStates",
+            &t,
+            |p, ctx| async move {
+                let req = crate::state_store::StateStoreRequest {
+                    type_name,
+                    state_id: String::new(),
+                    ctx,
+                };
+                p.get_states(req).await
+            },
+            Into::into,
+        )
+        .await
+    }
+
+    pub(crate) async fn delete_state(
+        &self,
+        type_name: String,
+        state_id: String,
+    ) -> Vec<Diagnostic> {
+        let t = type_name.clone();
+        self.state_store_call(
+            "DeleteState",
+            &t,
+            |p, ctx| async move {
+                let req = crate::state_store::StateStoreRequest {
+                    type_name,
+                    state_id,
+                    ctx,
+                };
+                p.delete_state(req).await
+            },
+            |d| vec![d],
+        )
+        .await
     }
 
     /// Runs a streaming RPC's work on the server's runtime until it ends or Terraform

@@ -16,6 +16,7 @@ use crate::function::{CallFunctionRequest, CallFunctionResponse};
 use crate::identity::{UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse};
 use crate::list::{ListResourceRequest, ValidateListResourceConfigRequest};
 use crate::provider::*;
+use crate::state_store::*;
 
 /// A handler's future, boxed.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -85,6 +86,14 @@ erase! {
     validate_action_config: ValidateConfigRequest => Vec<Diagnostic>,
     plan_action: PlanActionRequest => PlanActionResponse,
     invoke_action: InvokeActionRequest => Vec<Diagnostic>,
+    validate_state_store_config: ValidateConfigRequest => Vec<Diagnostic>,
+    configure_state_store: ConfigureStateStoreRequest => Vec<Diagnostic>,
+    read_state_bytes: ReadStateBytesRequest => ReadStateBytesResponse,
+    write_state_bytes: WriteStateBytesRequest => Vec<Diagnostic>,
+    lock_state: LockStateRequest => LockStateResponse,
+    unlock_state: UnlockStateRequest => Vec<Diagnostic>,
+    get_states: StateStoreRequest => GetStatesResponse,
+    delete_state: StateStoreRequest => Vec<Diagnostic>,
 }
 
 /// The one provider type the server is compiled for.

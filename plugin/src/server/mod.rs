@@ -5,7 +5,6 @@ pub(crate) mod core;
 pub(crate) mod erased;
 mod goplugin;
 mod service;
-pub(crate) mod state_store;
 #[cfg(test)]
 mod tests_grpc;
 #[cfg(test)]
@@ -527,7 +526,7 @@ fn start_std(
         }
         None => (None, None),
     };
-    let core = Arc::new(Core::new(provider));
+    let core = Arc::new(Core::new(provider).with_max_message(limits.max_message));
     let (shutdown, shutdown_rx) = watch::channel(false);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -34,8 +34,6 @@ macro_rules! provider_service {
         configure: $configure:ident / $configure_msg:ident,
         stop: $stop:ident / $stop_msg:ident,
         validate_provider_response: $vpr:expr,
-        metadata_extra: { $($metadata_extra:tt)* },
-        schema_extra: { $($schema_extra:tt)* },
         state_store_rpcs: { $($state_store_rpcs:tt)* }
     ) => {
         /// What the provider offers, as the protocol says it.
@@ -111,7 +109,7 @@ macro_rules! provider_service {
                         .keys()
                         .map(|k| pb::get_metadata::ActionMetadata { type_name: k.clone() })
                         .collect(),
-                    $($metadata_extra)*
+                    ..extra_metadata(s)
                 }))
             }
 
@@ -184,6 +182,9 @@ macro_rules! provider_service {
                     }
                 }
                 let functions = functions(&self.core.schemas, &mut diags);
+                // Protocol 5 has nothing more: every field is set above, and `extra` unused.
+                #[allow(unused_variables)]
+                let extra = extra_schema(s, &mut diags);
                 Ok(Response::new(pb::get_provider_schema::Response {
                     provider,
                     resource_schemas,
@@ -192,10 +193,10 @@ macro_rules! provider_service {
                     ephemeral_resource_schemas,
                     list_resource_schemas,
                     action_schemas,
-                    $($schema_extra)*
                     diagnostics: $cv::to_diagnostics(diags, None),
                     provider_meta,
                     server_capabilities: Some(server_capabilities(&self.core.schemas)),
+                    ..extra
                 }))
             }
 
@@ -761,6 +762,59 @@ mod v6 {
     use crate::convert::v6 as cv;
     use crate::proto::tfplugin6 as pb;
 
+    /// What protocol 6 has in `GetMetadata` beyond protocol 5: the state stores.
+    fn extra_metadata(s: &crate::provider::Schemas) -> pb::get_metadata::Response {
+        pb::get_metadata::Response {
+            state_stores: s
+                .state_stores
+                .keys()
+                .map(|k| pb::get_metadata::StateStoreMetadata {
+                    type_name: k.clone(),
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    /// What protocol 6 has in `GetProviderSchema` beyond protocol 5: the state stores'
+    /// schemas (one that cannot be served is left out with an error naming it).
+    fn extra_schema(
+        s: &crate::provider::Schemas,
+        diags: &mut Vec<crate::Diagnostic>,
+    ) -> pb::get_provider_schema::Response {
+        let mut state_store_schemas = std::collections::HashMap::new();
+        for (name, schema) in &s.state_stores {
+            if schema.block.attributes.contains_key("provider")
+                || schema.block.block_types.contains_key("provider")
+            {
+                diags.push(
+                    crate::Diagnostic::warning(format!(
+                        "the schema of state store {name} is not valid"
+                    ))
+                    .with_detail(
+                        "A state store's block holds its provider's block as `provider`: no \
+                     attribute or block of its own may have that name (Terraform refuses it).",
+                    ),
+                );
+            }
+            match cv::to_schema(schema) {
+                Ok(pb) => {
+                    state_store_schemas.insert(name.clone(), pb);
+                }
+                Err(e) => diags.push(
+                    crate::Diagnostic::error(format!(
+                        "the schema of state store {name} cannot be served over this protocol version"
+                    ))
+                    .with_detail(e),
+                ),
+            }
+        }
+        pb::get_provider_schema::Response {
+            state_store_schemas,
+            ..Default::default()
+        }
+    }
+
     provider_service!(
         tfplugin6, cv,
         get_schema: get_provider_schema,
@@ -770,17 +824,24 @@ mod v6 {
         configure: configure_provider / configure_provider,
         stop: stop_provider / stop_provider,
         validate_provider_response: |diagnostics, _config| pb::validate_provider_config::Response { diagnostics },
-        metadata_extra: { state_stores: Vec::new(), },
-        schema_extra: { state_store_schemas: Default::default(), },
         state_store_rpcs: {
             async fn validate_state_store_config(
                 &self,
                 request: Request<pb::validate_state_store::Request>,
             ) -> Result<Response<pb::validate_state_store::Response>, Status> {
                 let r = request.into_inner();
-                let d = crate::server::state_store::no_state_store(&r.type_name);
+                let ty = self.core.state_store_type(&r.type_name).cloned();
+                let diags = self
+                    .core
+                    .validate_config(
+                        crate::server::core::ConfigKind::StateStore,
+                        r.type_name,
+                        cv::dynamic_value(r.config),
+                        Default::default(),
+                    )
+                    .await;
                 Ok(Response::new(pb::validate_state_store::Response {
-                    diagnostics: cv::to_diagnostics(vec![d], None),
+                    diagnostics: cv::to_diagnostics(diags, ty.as_ref()),
                 }))
             }
 
@@ -789,10 +850,16 @@ mod v6 {
                 request: Request<pb::configure_state_store::Request>,
             ) -> Result<Response<pb::configure_state_store::Response>, Status> {
                 let r = request.into_inner();
-                let d = crate::server::state_store::no_state_store(&r.type_name);
+                let ty = self.core.state_store_type(&r.type_name).cloned();
+                let suggested = r.capabilities.map_or(0, |c| c.chunk_size);
+                let (diags, chunk_size) = self
+                    .core
+                    .configure_state_store(r.type_name, cv::dynamic_value(r.config), suggested)
+                    .await;
                 Ok(Response::new(pb::configure_state_store::Response {
-                    diagnostics: cv::to_diagnostics(vec![d], None),
-                    capabilities: None,
+                    diagnostics: cv::to_diagnostics(diags, ty.as_ref()),
+                    capabilities: (chunk_size > 0)
+                        .then_some(pb::StateStoreServerCapabilities { chunk_size }),
                 }))
             }
 
@@ -805,12 +872,45 @@ mod v6 {
                 request: Request<pb::read_state_bytes::Request>,
             ) -> Result<Response<Self::ReadStateBytesStream>, Status> {
                 let r = request.into_inner();
-                let d = crate::server::state_store::no_state_store(&r.type_name);
-                let event = pb::read_state_bytes::Response {
-                    diagnostics: cv::to_diagnostics(vec![d], None),
-                    ..Default::default()
-                };
-                Ok(Response::new(Box::pin(tokio_stream::once(Ok(event)))))
+                let size = self.core.state_chunk(&r.type_name);
+                let resp = self.core.read_state(r.type_name, r.state_id).await;
+                let bytes = resp.bytes;
+                let total = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+                let diagnostics = cv::to_diagnostics(resp.diagnostics, None);
+                let failed = diagnostics
+                    .iter()
+                    .any(|d| d.severity == pb::diagnostic::Severity::Error as i32);
+                // After an error, or without a state: the diagnostics alone, in one message
+                // with a range (Terraform reads one in every message), and no bytes.
+                if failed || bytes.is_empty() {
+                    let events = (!diagnostics.is_empty()).then(|| {
+                        Ok(pb::read_state_bytes::Response {
+                            bytes: Vec::new(),
+                            total_length: 0,
+                            range: Some(pb::StateRange { start: 0, end: -1 }),
+                            diagnostics,
+                        })
+                    });
+                    return Ok(Response::new(Box::pin(tokio_stream::iter(events))));
+                }
+                // Each chunk is copied out as it is sent: the state is held once, and a
+                // chunk at a time beside it. Warnings go with the first chunk.
+                let mut first = Some(diagnostics);
+                let chunks = bytes.len().div_ceil(size);
+                let events = (0..chunks).map(move |i| {
+                    let start = i * size;
+                    let end = (start + size).min(bytes.len());
+                    Ok(pb::read_state_bytes::Response {
+                        bytes: bytes[start..end].to_vec(),
+                        total_length: total,
+                        range: Some(pb::StateRange {
+                            start: i64::try_from(start).unwrap_or(i64::MAX),
+                            end: i64::try_from(end).unwrap_or(i64::MAX) - 1,
+                        }),
+                        diagnostics: first.take().unwrap_or_default(),
+                    })
+                });
+                Ok(Response::new(Box::pin(tokio_stream::iter(events))))
             }
 
             async fn write_state_bytes(
@@ -818,14 +918,32 @@ mod v6 {
                 request: Request<tonic::Streaming<pb::write_state_bytes::RequestChunk>>,
             ) -> Result<Response<pb::write_state_bytes::Response>, Status> {
                 let mut chunks = request.into_inner();
-                // The first chunk names the store; nothing more is read.
-                let type_name = match chunks.message().await {
-                    Ok(Some(c)) => c.meta.map(|m| m.type_name).unwrap_or_default(),
-                    _ => String::new(),
+                let mut assembly = crate::state_store::Assembly::default();
+                let failed = loop {
+                    match chunks.message().await {
+                        Ok(Some(c)) => {
+                            let chunk = crate::state_store::Chunk {
+                                meta: c.meta.map(|m| (m.type_name, m.state_id)),
+                                bytes: c.bytes,
+                                total_length: c.total_length,
+                                range: c.range.map(|r| (r.start, r.end)),
+                            };
+                            if let Err(d) = assembly.push(chunk) {
+                                break Some(d);
+                            }
+                        }
+                        Ok(None) => break None,
+                        Err(status) => return Err(status),
+                    }
                 };
-                let d = crate::server::state_store::no_state_store(&type_name);
+                let diags = match failed.map_or_else(|| assembly.finish(), Err) {
+                    Ok((type_name, state_id, bytes)) => {
+                        self.core.write_state(type_name, state_id, bytes).await
+                    }
+                    Err(d) => vec![d],
+                };
                 Ok(Response::new(pb::write_state_bytes::Response {
-                    diagnostics: cv::to_diagnostics(vec![d], None),
+                    diagnostics: cv::to_diagnostics(diags, None),
                 }))
             }
 
@@ -834,10 +952,10 @@ mod v6 {
                 request: Request<pb::lock_state::Request>,
             ) -> Result<Response<pb::lock_state::Response>, Status> {
                 let r = request.into_inner();
-                let d = crate::server::state_store::no_state_store(&r.type_name);
+                let resp = self.core.lock_state(r.type_name, r.state_id, r.operation).await;
                 Ok(Response::new(pb::lock_state::Response {
-                    lock_id: String::new(),
-                    diagnostics: cv::to_diagnostics(vec![d], None),
+                    lock_id: resp.lock_id,
+                    diagnostics: cv::to_diagnostics(resp.diagnostics, None),
                 }))
             }
 
@@ -846,9 +964,9 @@ mod v6 {
                 request: Request<pb::unlock_state::Request>,
             ) -> Result<Response<pb::unlock_state::Response>, Status> {
                 let r = request.into_inner();
-                let d = crate::server::state_store::no_state_store(&r.type_name);
+                let diags = self.core.unlock_state(r.type_name, r.state_id, r.lock_id).await;
                 Ok(Response::new(pb::unlock_state::Response {
-                    diagnostics: cv::to_diagnostics(vec![d], None),
+                    diagnostics: cv::to_diagnostics(diags, None),
                 }))
             }
 
@@ -857,10 +975,10 @@ mod v6 {
                 request: Request<pb::get_states::Request>,
             ) -> Result<Response<pb::get_states::Response>, Status> {
                 let r = request.into_inner();
-                let d = crate::server::state_store::no_state_store(&r.type_name);
+                let resp = self.core.get_states(r.type_name).await;
                 Ok(Response::new(pb::get_states::Response {
-                    state_id: Vec::new(),
-                    diagnostics: cv::to_diagnostics(vec![d], None),
+                    state_id: resp.state_ids,
+                    diagnostics: cv::to_diagnostics(resp.diagnostics, None),
                 }))
             }
 
@@ -869,9 +987,9 @@ mod v6 {
                 request: Request<pb::delete_state::Request>,
             ) -> Result<Response<pb::delete_state::Response>, Status> {
                 let r = request.into_inner();
-                let d = crate::server::state_store::no_state_store(&r.type_name);
+                let diags = self.core.delete_state(r.type_name, r.state_id).await;
                 Ok(Response::new(pb::delete_state::Response {
-                    diagnostics: cv::to_diagnostics(vec![d], None),
+                    diagnostics: cv::to_diagnostics(diags, None),
                 }))
             }
         }
@@ -882,6 +1000,20 @@ mod v5 {
     use super::*;
     use crate::convert::v5 as cv;
     use crate::proto::tfplugin5 as pb;
+
+    /// Protocol 5 has nothing in `GetMetadata` beyond what both majors have.
+    fn extra_metadata(_: &crate::provider::Schemas) -> pb::get_metadata::Response {
+        pb::get_metadata::Response::default()
+    }
+
+    /// Protocol 5 has nothing in `GetProviderSchema` beyond what both majors have (no
+    /// state stores).
+    fn extra_schema(
+        _: &crate::provider::Schemas,
+        _: &mut Vec<crate::Diagnostic>,
+    ) -> pb::get_provider_schema::Response {
+        pb::get_provider_schema::Response::default()
+    }
 
     provider_service!(
         tfplugin5, cv,
@@ -895,8 +1027,6 @@ mod v5 {
             prepared_config: cv::to_dynamic_value(config),
             diagnostics,
         },
-        metadata_extra: {},
-        schema_extra: {},
         state_store_rpcs: {}
     );
 }

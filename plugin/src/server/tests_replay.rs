@@ -703,3 +703,278 @@ async fn kv_lists_10000_entries_in_bounded_memory() {
         "peak memory grew by {grown} bytes listing a store of {store_size} bytes"
     );
 }
+
+/// A state store as Terraform v1.15.9 uses one (`internal/command/meta_backend.go`,
+/// `internal/backend/pluggable/pluggable.go`, `internal/plugin6/grpc_provider.go`
+/// `ReadStateBytes`/`WriteStateBytes`): configured after the provider, the chunk size
+/// agreed; `init` lists the workspaces and writes the default one's first state; an
+/// apply locks, reads, writes and unlocks; `workspace delete` deletes. Over the kv
+/// example's `kv_states`, with chunks of 4 bytes so that a state takes several.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_state_store_as_terraform_uses_it() {
+    let (_server, channel) = serve_kv().await;
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let (dir, path) = store(1);
+    let states = dir.0.join("states");
+    std::fs::create_dir(&states).unwrap();
+    let dv = |msgpack: Vec<u8>| {
+        Some(pb6::DynamicValue {
+            msgpack,
+            json: Vec::new(),
+        })
+    };
+    let errors = |d: &[pb6::Diagnostic]| -> Vec<String> {
+        d.iter()
+            .filter(|d| d.severity == pb6::diagnostic::Severity::Error as i32)
+            .map(|d| format!("{}: {}", d.summary, d.detail))
+            .collect()
+    };
+    let schema = client
+        .get_provider_schema(pb6::get_provider_schema::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    let ty = crate::convert::v6::schema(schema.state_store_schemas["kv_states"].clone())
+        .unwrap()
+        .implied_type();
+    let meta = client
+        .get_metadata(pb6::get_metadata::Request {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(meta.state_stores[0].type_name, "kv_states");
+    let resp = client
+        .configure_provider(pb6::configure_provider::Request {
+            terraform_version: "1.15.9".into(),
+            config: dv(msgpack(
+                &provider_config(&path),
+                &Type::object([("path", Type::String)]),
+            )),
+            client_capabilities: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+    let config = dv(msgpack(
+        &serde_json::json!({ "dir": states.to_str().unwrap() }),
+        &ty,
+    ));
+    let resp = client
+        .validate_state_store_config(pb6::validate_state_store::Request {
+            type_name: "kv_states".into(),
+            config: config.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+    let resp = client
+        .configure_state_store(pb6::configure_state_store::Request {
+            type_name: "kv_states".into(),
+            config,
+            capabilities: Some(pb6::StateStoreClientCapabilities { chunk_size: 4 }),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+    assert_eq!(resp.capabilities.unwrap().chunk_size, 4);
+
+    let c = client.clone();
+    let read = move |id: &str| {
+        let req = pb6::read_state_bytes::Request {
+            type_name: "kv_states".into(),
+            state_id: id.into(),
+        };
+        let mut c = c.clone();
+        async move {
+            let mut stream = c.read_state_bytes(req).await.unwrap().into_inner();
+            let mut chunks = Vec::new();
+            while let Some(chunk) = stream.message().await.unwrap() {
+                chunks.push(chunk);
+            }
+            chunks
+        }
+    };
+    let writer = client.clone();
+    let write = move |id: &str, state: &[u8]| {
+        let total = state.len() as i64;
+        let chunks: Vec<pb6::write_state_bytes::RequestChunk> = state
+            .chunks(4)
+            .enumerate()
+            .map(|(i, bytes)| pb6::write_state_bytes::RequestChunk {
+                meta: (i == 0).then(|| pb6::RequestChunkMeta {
+                    type_name: "kv_states".into(),
+                    state_id: id.into(),
+                }),
+                bytes: bytes.to_vec(),
+                total_length: total,
+                range: Some(pb6::StateRange {
+                    start: (i * 4) as i64,
+                    end: (i * 4 + bytes.len()) as i64 - 1,
+                }),
+            })
+            .collect();
+        let mut c = writer.clone();
+        async move {
+            c.write_state_bytes(tokio_stream::iter(chunks))
+                .await
+                .unwrap()
+                .into_inner()
+                .diagnostics
+        }
+    };
+    let get_states = client.clone();
+    let states_now = move || {
+        let mut c = get_states.clone();
+        async move {
+            c.get_states(pb6::get_states::Request {
+                type_name: "kv_states".into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .state_id
+        }
+    };
+
+    // init: no workspaces; the default one's state read (none), then its first state.
+    assert!(states_now().await.is_empty());
+    assert!(read("default").await.is_empty(), "no state is zero chunks");
+    let first = br#"{"version":4,"serial":1}"#;
+    assert_eq!(errors(&write("default", first).await), Vec::<String>::new());
+    assert_eq!(states_now().await, ["default"]);
+
+    // apply: lock, read (in chunks of the size agreed), write, unlock.
+    let lock = |op: &str| pb6::lock_state::Request {
+        type_name: "kv_states".into(),
+        state_id: "default".into(),
+        operation: op.into(),
+    };
+    let locked = client
+        .lock_state(lock("OperationTypeApply"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(errors(&locked.diagnostics), Vec::<String>::new());
+    assert!(!locked.lock_id.is_empty());
+    // Another run cannot take it meanwhile (a second lock file handle, as another
+    // process would hold).
+    let busy = client
+        .lock_state(lock("OperationTypePlan"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        errors(&busy.diagnostics)[0].contains("locked by another"),
+        "{:?}",
+        busy.diagnostics
+    );
+    let chunks = read("default").await;
+    let ranges: Vec<(i64, i64, usize)> = chunks
+        .iter()
+        .map(|c| {
+            let r = c.range.unwrap();
+            (r.start, r.end, c.bytes.len())
+        })
+        .collect();
+    assert_eq!(ranges.len(), first.len().div_ceil(4));
+    assert_eq!(ranges[0], (0, 3, 4));
+    assert!(chunks.iter().all(|c| c.total_length == first.len() as i64));
+    let whole: Vec<u8> = chunks.into_iter().flat_map(|c| c.bytes).collect();
+    assert_eq!(whole, first);
+    let second = br#"{"version":4,"serial":2,"resources":[]}"#;
+    assert_eq!(
+        errors(&write("default", second).await),
+        Vec::<String>::new()
+    );
+    let resp = client
+        .unlock_state(pb6::unlock_state::Request {
+            type_name: "kv_states".into(),
+            state_id: "default".into(),
+            lock_id: locked.lock_id,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+    let relocked = client
+        .lock_state(lock("OperationTypePlan"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        errors(&relocked.diagnostics),
+        Vec::<String>::new(),
+        "unlocked"
+    );
+    let whole: Vec<u8> = read("default")
+        .await
+        .into_iter()
+        .flat_map(|c| c.bytes)
+        .collect();
+    assert_eq!(whole, second);
+
+    // Chunks that do not add up are refused, and the state is left as it was.
+    let bad = vec![pb6::write_state_bytes::RequestChunk {
+        meta: Some(pb6::RequestChunkMeta {
+            type_name: "kv_states".into(),
+            state_id: "default".into(),
+        }),
+        bytes: b"{}".to_vec(),
+        total_length: 10,
+        range: Some(pb6::StateRange { start: 0, end: 1 }),
+    }];
+    let diags = client
+        .write_state_bytes(tokio_stream::iter(bad))
+        .await
+        .unwrap()
+        .into_inner()
+        .diagnostics;
+    assert!(errors(&diags)[0].contains("incomplete state"), "{diags:?}");
+    let whole: Vec<u8> = read("default")
+        .await
+        .into_iter()
+        .flat_map(|c| c.bytes)
+        .collect();
+    assert_eq!(whole, second);
+
+    // workspace new dev, then workspace delete dev; a name that is a path is refused.
+    assert_eq!(errors(&write("dev", first).await), Vec::<String>::new());
+    assert_eq!(states_now().await, ["default", "dev"]);
+    let delete = |id: &str| pb6::delete_state::Request {
+        type_name: "kv_states".into(),
+        state_id: id.into(),
+    };
+    let resp = client
+        .delete_state(delete("dev"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(errors(&resp.diagnostics), Vec::<String>::new());
+    assert_eq!(states_now().await, ["default"]);
+    let resp = client
+        .delete_state(delete("../store"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!errors(&resp.diagnostics).is_empty());
+    assert!(path.exists());
+
+    // An unknown state store type: an error, at once.
+    let mut stream = client
+        .read_state_bytes(pb6::read_state_bytes::Request {
+            type_name: "kv_nothing".into(),
+            state_id: "default".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let chunk = stream.message().await.unwrap().unwrap();
+    assert!(errors(&chunk.diagnostics)[0].contains("unknown state store type"));
+    assert!(
+        chunk.range.is_some(),
+        "Terraform reads a range in every message"
+    );
+}

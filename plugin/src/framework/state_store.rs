@@ -1,0 +1,408 @@
+//! State stores in the framework (protocol 6.10; Terraform 1.15+, experimental there).
+
+use std::future::Future;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt as _;
+use tfvalue::schema::Schema;
+use tfvalue::{DynamicValue, TfModel as _};
+
+use super::convert::{self, Wire};
+use super::{ensure_error, Ctx, Model, Result};
+use crate::diagnostic::Diagnostic;
+use crate::state_store::{
+    ConfigureStateStoreRequest, GetStatesResponse, LockStateRequest, LockStateResponse,
+    ReadStateBytesRequest, ReadStateBytesResponse, StateStoreRequest, UnlockStateRequest,
+    WriteStateBytesRequest,
+};
+
+/// A state store (`terraform { state_store "kv_states" { .. provider "kv" { .. } } }`,
+/// protocol 6 only): Terraform keeps its state in it, one state file per workspace
+/// (the `state_id`, `default` unless `terraform workspace` says otherwise).
+///
+/// Terraform configures it once per command ([`configure`](StateStore::configure)
+/// builds the [`Store`](StateStore::Store) every other call gets), reads and writes
+/// whole state files (the server does the protocol's chunking), takes the lock of a
+/// workspace around a plan or an apply, and lists and deletes workspaces. Terraform does
+/// not retry a lock that fails: say who holds it.
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use std::sync::Mutex;
+/// use serde::{Deserialize, Serialize};
+/// use tfvalue::{TfValue, Unknown};
+/// use tfvalue_plugin::framework::*;
+///
+/// /// States kept in memory (a real store writes them somewhere that lasts).
+/// #[derive(TfValue, Serialize, Deserialize)]
+/// struct MemoryConfig {
+///     #[tfvalue(optional)]
+///     prefix: Unknown<Option<String>>,
+/// }
+///
+/// struct Memory;
+///
+/// impl StateStore for Memory {
+///     type Model = MemoryConfig;
+///     type Store = Mutex<BTreeMap<String, Vec<u8>>>;
+///
+///     async fn configure(&self, _cx: &Ctx, _config: MemoryConfig) -> Result<Self::Store> {
+///         Ok(Mutex::new(BTreeMap::new()))
+///     }
+///     async fn read(&self, _cx: &Ctx, s: &Self::Store, id: &str) -> Result<Option<Vec<u8>>> {
+///         Ok(s.lock().unwrap().get(id).cloned())
+///     }
+///     async fn write(&self, _cx: &Ctx, s: &Self::Store, id: &str, state: Vec<u8>) -> Result<()> {
+///         s.lock().unwrap().insert(id.to_owned(), state);
+///         Ok(())
+///     }
+///     async fn states(&self, _cx: &Ctx, s: &Self::Store) -> Result<Vec<String>> {
+///         Ok(s.lock().unwrap().keys().cloned().collect())
+///     }
+///     async fn delete(&self, _cx: &Ctx, s: &Self::Store, id: &str) -> Result<()> {
+///         s.lock().unwrap().remove(id);
+///         Ok(())
+///     }
+/// }
+///
+/// let provider = Framework::new().state_store("mem_states", Memory);
+/// # let _ = provider;
+/// ```
+pub trait StateStore<C = ()>: Send + Sync + 'static
+where
+    C: Send + Sync + 'static,
+{
+    /// The model of the `state_store` block (without its `provider` block; no
+    /// attribute of it may be named `provider`).
+    type Model: Model;
+
+    /// What [`configure`](StateStore::configure) builds, kept for every call after it.
+    type Store: Send + Sync + 'static;
+
+    /// The schema; by default the model's.
+    fn schema(&self) -> Schema {
+        Self::Model::schema()
+    }
+
+    /// Checks a configuration beyond what the schema says.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with the configuration.
+    fn validate(&self, config: &Self::Model) -> Result<()> {
+        let _ = config;
+        Ok(())
+    }
+
+    /// Builds the store from its configuration (wholly known).
+    ///
+    /// # Errors
+    ///
+    /// The store cannot work with this configuration.
+    fn configure(
+        &self,
+        cx: &Ctx<C>,
+        config: Self::Model,
+    ) -> impl Future<Output = Result<Self::Store>> + Send;
+
+    /// The state of workspace `state_id`; `None` when it has none yet.
+    ///
+    /// # Errors
+    ///
+    /// The state could not be read.
+    fn read(
+        &self,
+        cx: &Ctx<C>,
+        store: &Self::Store,
+        state_id: &str,
+    ) -> impl Future<Output = Result<Option<Vec<u8>>>> + Send;
+
+    /// Replaces the state of workspace `state_id` (never empty), as one change: a
+    /// reader sees the old state or the new one, never a part.
+    ///
+    /// # Errors
+    ///
+    /// The state was not written.
+    fn write(
+        &self,
+        cx: &Ctx<C>,
+        store: &Self::Store,
+        state_id: &str,
+        state: Vec<u8>,
+    ) -> impl Future<Output = Result<()>> + Send;
+
+    /// Takes the lock of workspace `state_id` for `operation`; returns the lock's id
+    /// for [`unlock`](StateStore::unlock). By default no locking (an empty id).
+    ///
+    /// # Errors
+    ///
+    /// The lock is held by another: say by whom (Terraform does not retry).
+    fn lock(
+        &self,
+        cx: &Ctx<C>,
+        store: &Self::Store,
+        state_id: &str,
+        operation: &str,
+    ) -> impl Future<Output = Result<String>> + Send {
+        let _ = (cx, store, state_id, operation);
+        async { Ok(String::new()) }
+    }
+
+    /// Gives back the lock `lock_id` of workspace `state_id`. By default nothing to do.
+    ///
+    /// # Errors
+    ///
+    /// The lock could not be given back.
+    fn unlock(
+        &self,
+        cx: &Ctx<C>,
+        store: &Self::Store,
+        state_id: &str,
+        lock_id: &str,
+    ) -> impl Future<Output = Result<()>> + Send {
+        let _ = (cx, store, state_id, lock_id);
+        async { Ok(()) }
+    }
+
+    /// The workspaces that have a state.
+    ///
+    /// # Errors
+    ///
+    /// They could not be listed.
+    fn states(
+        &self,
+        cx: &Ctx<C>,
+        store: &Self::Store,
+    ) -> impl Future<Output = Result<Vec<String>>> + Send;
+
+    /// Deletes workspace `state_id` and its state.
+    ///
+    /// # Errors
+    ///
+    /// It was not deleted.
+    fn delete(
+        &self,
+        cx: &Ctx<C>,
+        store: &Self::Store,
+        state_id: &str,
+    ) -> impl Future<Output = Result<()>> + Send;
+}
+
+/// A [`StateStore`] with its type parameters erased.
+pub(super) trait AnyStateStore<C>: Send + Sync {
+    fn wire(&self) -> &Wire;
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
+    fn configure(
+        &self,
+        client: Arc<C>,
+        req: ConfigureStateStoreRequest,
+    ) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn read(
+        &self,
+        client: Arc<C>,
+        req: ReadStateBytesRequest,
+    ) -> BoxFuture<'_, ReadStateBytesResponse>;
+    fn write(&self, client: Arc<C>, req: WriteStateBytesRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn lock(&self, client: Arc<C>, req: LockStateRequest) -> BoxFuture<'_, LockStateResponse>;
+    fn unlock(&self, client: Arc<C>, req: UnlockStateRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn states(&self, client: Arc<C>, req: StateStoreRequest) -> BoxFuture<'_, GetStatesResponse>;
+    fn delete(&self, client: Arc<C>, req: StateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+}
+
+pub(super) struct Registered<S: StateStore<C>, C: Send + Sync + 'static> {
+    state_store: S,
+    wire: Wire,
+    type_name: String,
+    configured: RwLock<Option<Arc<S::Store>>>,
+}
+
+impl<S: StateStore<C>, C: Send + Sync + 'static> Registered<S, C> {
+    pub(super) fn new(state_store: S, type_name: &str) -> Self {
+        Registered {
+            wire: Wire::new::<S::Model>(state_store.schema()),
+            state_store,
+            type_name: type_name.to_owned(),
+            configured: RwLock::new(None),
+        }
+    }
+
+    fn store(&self) -> Result<Arc<S::Store>, Diagnostic> {
+        self.configured
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .ok_or_else(|| {
+                Diagnostic::error("the state store is not configured").with_detail(format!(
+                    "Terraform configures the state store `{}` (ConfigureStateStore) before it \
+                     reads or writes states; this request came before that, or after \
+                     configuring failed.",
+                    self.type_name
+                ))
+            })
+    }
+
+    /// Runs `f` with a context and the configured store; its warnings and error as
+    /// diagnostics.
+    async fn with_store<'a, T, F, Fut>(
+        &'a self,
+        client: Arc<C>,
+        ctx: crate::Context,
+        f: F,
+    ) -> (Option<T>, Vec<Diagnostic>)
+    where
+        F: FnOnce(&'a S, Ctx<C>, Arc<S::Store>) -> Fut,
+        Fut: Future<Output = (Result<T>, Ctx<C>)> + 'a,
+    {
+        let store = match self.store() {
+            Ok(s) => s,
+            Err(d) => return (None, vec![d]),
+        };
+        let cx = Ctx::new(client, ctx, &self.type_name, Vec::new());
+        let (result, cx) = f(&self.state_store, cx, store).await;
+        let mut diagnostics = cx.take_warnings();
+        match result {
+            Ok(v) => (Some(v), diagnostics),
+            Err(e) => {
+                diagnostics.extend(ensure_error(e));
+                (None, diagnostics)
+            }
+        }
+    }
+}
+
+impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered<S, C> {
+    fn wire(&self) -> &Wire {
+        &self.wire
+    }
+
+    fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
+        match convert::decode::<S::Model>(config, &self.wire, "the configuration", &self.type_name)
+        {
+            Ok(Some(m)) => self
+                .state_store
+                .validate(&m)
+                .err()
+                .map(Vec::from)
+                .unwrap_or_default(),
+            Ok(None) => Vec::new(),
+            Err(d) => d.into(),
+        }
+    }
+
+    fn configure(
+        &self,
+        client: Arc<C>,
+        req: ConfigureStateStoreRequest,
+    ) -> BoxFuture<'_, Vec<Diagnostic>> {
+        async move {
+            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
+            let result = async {
+                let what = "the configuration";
+                let Some(config) =
+                    convert::decode::<S::Model>(&req.config, &self.wire, what, &self.type_name)?
+                else {
+                    return Err(Diagnostic::error("the state store's configuration is null").into());
+                };
+                self.state_store.validate(&config)?;
+                self.state_store.configure(&cx, config).await
+            }
+            .await;
+            let mut diagnostics = cx.take_warnings();
+            match result {
+                Ok(store) => {
+                    *self
+                        .configured
+                        .write()
+                        .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(store));
+                }
+                Err(e) => diagnostics.extend(ensure_error(e)),
+            }
+            diagnostics
+        }
+        .boxed()
+    }
+
+    fn read(
+        &self,
+        client: Arc<C>,
+        req: ReadStateBytesRequest,
+    ) -> BoxFuture<'_, ReadStateBytesResponse> {
+        async move {
+            let (state, diagnostics) = self
+                .with_store(client, req.ctx, |s, cx, store| async move {
+                    (s.read(&cx, &store, &req.state_id).await, cx)
+                })
+                .await;
+            let mut resp = ReadStateBytesResponse::from(diagnostics);
+            resp.bytes = state.flatten().unwrap_or_default();
+            resp
+        }
+        .boxed()
+    }
+
+    fn write(&self, client: Arc<C>, req: WriteStateBytesRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+        async move {
+            let (id, bytes) = (req.state_id, req.bytes);
+            self.with_store(client, req.ctx, |s, cx, store| async move {
+                (s.write(&cx, &store, &id, bytes).await, cx)
+            })
+            .await
+            .1
+        }
+        .boxed()
+    }
+
+    fn lock(&self, client: Arc<C>, req: LockStateRequest) -> BoxFuture<'_, LockStateResponse> {
+        async move {
+            let (id, op) = (req.state_id, req.operation);
+            let (lock_id, diagnostics) = self
+                .with_store(client, req.ctx, |s, cx, store| async move {
+                    (s.lock(&cx, &store, &id, &op).await, cx)
+                })
+                .await;
+            let mut resp = LockStateResponse::from(diagnostics);
+            resp.lock_id = lock_id.unwrap_or_default();
+            resp
+        }
+        .boxed()
+    }
+
+    fn unlock(&self, client: Arc<C>, req: UnlockStateRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+        async move {
+            let (id, lock_id) = (req.state_id, req.lock_id);
+            self.with_store(client, req.ctx, |s, cx, store| async move {
+                (s.unlock(&cx, &store, &id, &lock_id).await, cx)
+            })
+            .await
+            .1
+        }
+        .boxed()
+    }
+
+    fn states(&self, client: Arc<C>, req: StateStoreRequest) -> BoxFuture<'_, GetStatesResponse> {
+        async move {
+            let (ids, diagnostics) = self
+                .with_store(client, req.ctx, |s, cx, store| async move {
+                    (s.states(&cx, &store).await, cx)
+                })
+                .await;
+            let mut resp = GetStatesResponse::from(diagnostics);
+            resp.state_ids = ids.unwrap_or_default();
+            resp
+        }
+        .boxed()
+    }
+
+    fn delete(&self, client: Arc<C>, req: StateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+        async move {
+            let id = req.state_id;
+            self.with_store(client, req.ctx, |s, cx, store| async move {
+                (s.delete(&cx, &store, &id).await, cx)
+            })
+            .await
+            .1
+        }
+        .boxed()
+    }
+}
