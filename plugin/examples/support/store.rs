@@ -172,7 +172,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         let mut f = File::create(&tmp).map_err(|e| fail(&tmp, "create", e))?;
         f.write_all(bytes).map_err(|e| fail(&tmp, "write", e))?;
         f.sync_all().map_err(|e| fail(&tmp, "sync", e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| StoreError {
+        std::fs::rename(&tmp, path).map_err(|e| StoreError {
             path: path.to_path_buf(),
             operation: "rename",
             cause: format!("{} onto it: {e}", tmp.display()),
