@@ -409,9 +409,9 @@ fn a_go_provider_is_read_over_protocol_5() {
 /// Terraform's own `providers schema -json` of the kv provider (Terraform 1.11, named by
 /// `TFVALUE_TERRAFORM_LATEST`, installing the provider from a filesystem mirror) gives the
 /// same pages as the provider's binary read directly, but for what the file cannot say:
-/// a function's description kind (the file has none, so it is read as Markdown) and
+/// a function's description kind (the file has none, so it is read as Markdown),
 /// identities (not in the file before Terraform 1.12, so the identity example is left
-/// out here).
+/// out here) and deprecation messages (not in the file before Terraform 1.15).
 #[test]
 fn terraforms_schema_json_gives_the_pages_the_binary_gives() {
     let Some(terraform) = std::env::var_os("TFVALUE_TERRAFORM_LATEST") else {
@@ -534,6 +534,14 @@ fn terraforms_schema_json_gives_the_pages_the_binary_gives() {
             let markdown = "Returns `kv-<key>`, the id `kv_entry` sets, without the store.";
             assert!(b.contains(plain) && j.contains(markdown), "{b}\n{j}");
             assert_eq!(b.replace(plain, markdown), *j);
+        } else if name == "resources/legacy_entry.md" {
+            // The deprecation message (protocol 5.10/6.10), which Terraform 1.11's file
+            // lacks: it says only that the resource is deprecated.
+            let why = "Use kv\\_entry: a moved block takes an entry's state there.";
+            let front = "Use kv_entry: a moved block takes an entry's state there.";
+            let none = "this resource is deprecated.";
+            assert!(b.contains(why), "{b}");
+            assert_eq!(b.replace(why, none).replace(front, none), *j);
         } else {
             assert_eq!(b, j, "{name} differs");
         }

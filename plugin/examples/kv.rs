@@ -128,6 +128,7 @@ struct EntryV0 {
 /// first release, over the same entries; `moved { from = kv_legacy_entry.x  to =
 /// kv_entry.x }` turns one into a `kv_entry`.
 #[derive(TfValue, Serialize, Deserialize)]
+#[tfvalue(deprecated = "Use kv_entry: a moved block takes an entry's state there.")]
 struct LegacyEntry {
     #[tfvalue(requires_replace)]
     key: Unknown<String>,
@@ -556,10 +557,17 @@ struct StatesDir {
     locks: std::sync::Mutex<BTreeMap<String, std::fs::File>>,
 }
 
+/// Whether `id` is a workspace name this store keeps: letters, digits, `-`, `_` and `.`,
+/// not first (so no path, device or hidden name can be smuggled in).
+fn workspace_name(id: &str) -> bool {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+    !id.is_empty() && !id.starts_with('.') && id.chars().all(allowed)
+}
+
 impl StatesDir {
-    /// The file of workspace `id` (a plain name: no path can be smuggled in).
+    /// The file of workspace `id`.
     fn file(&self, id: &str, ext: &str) -> Result<PathBuf> {
-        if id.is_empty() || id.starts_with('.') || id.contains(['/', '\\', '\0']) {
+        if !workspace_name(id) {
             return Err(Diagnostic::error(format!("`{id}` is not a workspace name")).into());
         }
         Ok(self.dir.join(format!("{id}.{ext}")))
@@ -590,41 +598,58 @@ impl StateStore<Store> for States {
         Ok(store::write_atomic(&s.file(id, "tfstate")?, &state)?)
     }
 
+    /// A `flock` on `<workspace>.tfstate.lock`, held while Terraform holds the lock (and
+    /// given back by the system if this process dies); the file says who holds it.
     async fn lock(&self, _: &Ctx<Store>, s: &StatesDir, id: &str, op: &str) -> Result<String> {
+        use std::io::{Read as _, Seek as _, Write as _};
         let path = s.file(id, "tfstate.lock")?;
-        let file = std::fs::OpenOptions::new()
+        let mut file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
+            .read(true)
             .write(true)
             .open(&path)?;
-        if file.try_lock().is_err() {
-            let held = format!("the state of workspace `{id}` is locked by another Terraform run");
-            return Err(Diagnostic::error(held)
-                .with_detail(path.display().to_string())
-                .into());
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                file.read_to_string(&mut holder)?;
+                let held = format!("the state of workspace `{id}` is locked: {holder}");
+                return Err(Diagnostic::error(held)
+                    .with_detail(path.display().to_string())
+                    .into());
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
         }
         let lock_id = format!("{}-{op}-{id}", std::process::id());
-        s.locks
-            .lock()
-            .map_err(|_| Diagnostic::error("poisoned"))?
-            .insert(lock_id.clone(), file);
+        file.set_len(0)?;
+        file.rewind()?;
+        write!(file, "{op} by process {}", std::process::id())?;
+        let mut locks = s.locks.lock().map_err(|_| Diagnostic::error("poisoned"))?;
+        locks.insert(lock_id.clone(), file);
         Ok(lock_id)
     }
 
-    async fn unlock(&self, _: &Ctx<Store>, s: &StatesDir, _id: &str, lock_id: &str) -> Result<()> {
+    async fn unlock(&self, _: &Ctx<Store>, s: &StatesDir, id: &str, lock_id: &str) -> Result<()> {
+        let mut locks = s.locks.lock().map_err(|_| Diagnostic::error("poisoned"))?;
         // Closing the file gives the lock back.
-        s.locks
-            .lock()
-            .map_err(|_| Diagnostic::error("poisoned"))?
-            .remove(lock_id);
-        Ok(())
+        match locks.remove(lock_id) {
+            Some(_file) => Ok(()),
+            None => Err(Diagnostic::error(format!(
+                "workspace `{id}` has no lock `{lock_id}` here"
+            ))
+            .into()),
+        }
     }
 
     async fn states(&self, _cx: &Ctx<Store>, s: &StatesDir) -> Result<Vec<String>> {
         let mut ids = Vec::new();
         for entry in std::fs::read_dir(&s.dir)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
-            ids.extend(name.strip_suffix(".tfstate").map(str::to_owned));
+            let id = name
+                .strip_suffix(".tfstate")
+                .filter(|id| workspace_name(id));
+            ids.extend(id.map(str::to_owned));
         }
         ids.sort();
         Ok(ids)

@@ -32,7 +32,9 @@ pub struct PlanActionRequest {
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct PlanActionResponse {
-    /// Planned in a later run instead (only when the client allows deferral).
+    /// Planned in a later run instead (only when the client allows deferral). Terraform
+    /// up to v1.15.9 reads no deferral here (its client drops it): to stop a plan, return
+    /// an error diagnostic.
     pub deferred: Option<Deferred>,
     /// Problems found: an error stops the plan.
     pub diagnostics: Vec<Diagnostic>,

@@ -152,7 +152,8 @@ pub(crate) enum ListEvent {
 pub struct ListResults {
     sink: Sink,
     identity: Option<Arc<Type>>,
-    resource: Option<Arc<Type>>,
+    /// The resource's type, and its schema where it has write-only attributes.
+    resource: Option<(Arc<Type>, Option<Arc<tfvalue::schema::Schema>>)>,
     include_resource_object: bool,
     remaining: u64,
     closed: Option<ListClosed>,
@@ -181,7 +182,7 @@ impl ListResults {
     pub(crate) fn channel(
         tx: Arc<Mutex<Option<tokio::sync::mpsc::Sender<ListEvent>>>>,
         identity: Arc<Type>,
-        resource: Arc<Type>,
+        resource: (Arc<Type>, Option<Arc<tfvalue::schema::Schema>>),
         include_resource_object: bool,
         limit: i64,
     ) -> Self {
@@ -323,13 +324,31 @@ impl ListResults {
                 ));
             }
         }
-        if let (Some(ty), Some(object)) = (&self.resource, &mut result.resource_object) {
-            check_output(
-                &format!("state of the listed object `{name}`"),
-                object,
-                ty,
-                Known::Wholly,
-            )?;
+        if let (Some((ty, write_only)), Some(object)) =
+            (&self.resource, &mut result.resource_object)
+        {
+            let what = format!("state of the listed object `{name}`");
+            check_output(&what, object, ty, Known::Wholly)?;
+            // `terraform query -json` prints the object as it is: a write-only value in
+            // it would be shown in clear text.
+            if let Some(schema) = write_only {
+                let value = object.decode_value(ty).map_err(|e| {
+                    Diagnostic::from_value_error(
+                        format!("the provider's {what} does not decode"),
+                        &e,
+                    )
+                })?;
+                if let Some(path) = schema.block.find_write_only(&value) {
+                    return Err(Diagnostic::error(format!(
+                        "the provider's {what} holds a write-only value"
+                    ))
+                    .with_detail(
+                        "A write-only value is only ever in configuration, never in a state. \
+                             This is a bug in the provider.",
+                    )
+                    .at(path));
+                }
+            }
         }
         Ok(())
     }

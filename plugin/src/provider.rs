@@ -1358,8 +1358,8 @@ pub trait Provider: Send + Sync + 'static {
 
     /// Lists the objects a `list` block selects (Terraform 1.14+, `terraform query`),
     /// sending each through [`ListResourceRequest::results`] as it is found; returns
-    /// the diagnostics of the listing as a whole (an error after some results keeps
-    /// them). The server checks each result against the resource type's identity and
+    /// the diagnostics of the listing as a whole (on an error, Terraform drops every
+    /// result it was sent). The server checks each result against the resource type's identity and
     /// resource schemas, and stops the listing at Terraform's limit.
     fn list_resource(
         &self,

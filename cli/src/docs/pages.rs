@@ -442,10 +442,12 @@ fn block_fields(
         .map(|t| description_text(t, schema.block.description_kind))
         .unwrap_or_default();
     let description = if schema.block.deprecated {
-        format!(
-            "~> **Deprecated:** this {} is deprecated.\n\n{description}",
-            kind.noun()
-        )
+        // Why, and what to use instead, where the schema says it.
+        let why = match schema.block.deprecation_message.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => escape_plain(m),
+            _ => format!("this {} is deprecated.", kind.noun()),
+        };
+        format!("~> **Deprecated:** {why}\n\n{description}")
     } else {
         description
     };

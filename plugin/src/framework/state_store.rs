@@ -309,14 +309,17 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered
             }
             .await;
             let mut diagnostics = cx.take_warnings();
+            let mut configured = self
+                .configured
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
             match result {
-                Ok(store) => {
-                    *self
-                        .configured
-                        .write()
-                        .unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(store));
+                Ok(store) => *configured = Some(Arc::new(store)),
+                Err(e) => {
+                    // A store configured before is not used with a configuration refused.
+                    *configured = None;
+                    diagnostics.extend(ensure_error(e));
                 }
-                Err(e) => diagnostics.extend(ensure_error(e)),
             }
             diagnostics
         }

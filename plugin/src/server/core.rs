@@ -1796,7 +1796,13 @@ impl<P: Provider> Core<P> {
                     &list.ty,
                     Known::Maybe,
                 )
-                .map(|_| (Arc::new(identity.clone()), Arc::new(resource.ty.clone()))),
+                .map(|_| {
+                    let write_only = resource.write_only.then(|| resource.schema.clone());
+                    (
+                        Arc::new(identity.clone()),
+                        (Arc::new(resource.ty.clone()), write_only),
+                    )
+                }),
         };
         let (identity, resource) = match types {
             Ok(t) => t,
@@ -2202,6 +2208,13 @@ pub(crate) fn check_output(
         );
     }
     Ok(checked)
+}
+
+/// The answer to a state store RPC naming a type the provider does not have.
+pub(crate) fn unknown_state_store(type_name: &str) -> Diagnostic {
+    Diagnostic::error("unknown state store type").with_detail(format!(
+        "This provider has no state store type `{type_name}`."
+    ))
 }
 
 /// A `list` block argument as `ValidateListResourceConfig` carries it: of its type,

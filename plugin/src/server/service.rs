@@ -729,7 +729,16 @@ macro_rules! provider_service {
                     $cv::dynamic_value(r.config),
                     $cv::capabilities(r.client_capabilities),
                 );
-                let events = tokio_stream::wrappers::ReceiverStream::new(rx).map(move |e| {
+                // The stream ends with `Completed`, whatever comes after it (progress from a
+                // task the handler left running): Terraform stops reading at a failed
+                // `Completed`, and an event after it crashes its client.
+                let until_completed = futures_util::stream::unfold(Some(rx), |rx| async move {
+                    let mut rx = rx?;
+                    let e = rx.recv().await?;
+                    let last = matches!(e, crate::action::ActionEvent::Completed(_));
+                    Some((e, (!last).then_some(rx)))
+                });
+                let events = until_completed.map(move |e| {
                     Ok(pb::invoke_action::Event {
                         r#type: Some(match e {
                             crate::action::ActionEvent::Progress(message) => {
@@ -932,6 +941,13 @@ mod v6 {
                             };
                             if let Err(d) = assembly.push(chunk) {
                                 break Some(d);
+                            }
+                            // An unknown type is answered at its first chunk, not after the
+                            // upload.
+                            if let Some((type_name, _)) = &assembly.meta {
+                                if self.core.state_store_type(type_name).is_none() {
+                                    break Some(crate::server::core::unknown_state_store(type_name));
+                                }
                             }
                         }
                         Ok(None) => break None,

@@ -866,10 +866,23 @@ async fn a_state_store_as_terraform_uses_it() {
         .await
         .unwrap()
         .into_inner();
+    let busy = errors(&busy.diagnostics);
     assert!(
-        errors(&busy.diagnostics)[0].contains("locked by another"),
-        "{:?}",
-        busy.diagnostics
+        busy[0].contains("is locked: OperationTypeApply by process"),
+        "{busy:?}"
+    );
+    let resp = client
+        .unlock_state(pb6::unlock_state::Request {
+            type_name: "kv_states".into(),
+            state_id: "default".into(),
+            lock_id: "not-a-lock".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        !errors(&resp.diagnostics).is_empty(),
+        "an unknown lock id unlocked"
     );
     let chunks = read("default").await;
     let ranges: Vec<(i64, i64, usize)> = chunks
@@ -977,4 +990,116 @@ async fn a_state_store_as_terraform_uses_it() {
         chunk.range.is_some(),
         "Terraform reads a range in every message"
     );
+}
+
+/// A protocol-level provider whose list handler sends a write-only value in an object,
+/// and whose action handler leaves a task sending progress after it returned.
+struct Careless;
+
+impl crate::Provider for Careless {
+    fn schemas(&self) -> crate::Schemas {
+        use tfvalue::schema::{Attribute, Block};
+        let block = Block::new()
+            .attribute("name", Attribute::required(Type::String))
+            .attribute("secret_wo", Attribute::optional(Type::String).write_only());
+        crate::Schemas::new()
+            .resource("c_thing", Schema::new(0, block))
+            .identity(
+                "c_thing",
+                crate::IdentitySchema::new(0).attribute(
+                    crate::IdentityAttribute::required_for_import("name", Type::String),
+                ),
+            )
+            .list_resource("c_thing", Schema::new(0, Block::new()))
+            .action("c_act", Schema::new(0, Block::new()))
+    }
+
+    async fn list_resource(&self, mut req: crate::ListResourceRequest) -> Vec<crate::Diagnostic> {
+        let identity = DynamicValue::encode(&serde_json::json!({ "name": "a" })).unwrap();
+        let object =
+            DynamicValue::encode(&serde_json::json!({ "name": "a", "secret_wo": "hunter2" }))
+                .unwrap();
+        let result = crate::ListResult::new(identity, "a").with_resource_object(object);
+        assert_eq!(
+            req.results.send(result).await,
+            Err(crate::ListClosed::Failed)
+        );
+        Vec::new()
+    }
+
+    async fn invoke_action(&self, req: crate::InvokeActionRequest) -> Vec<crate::Diagnostic> {
+        let progress = req.progress.clone();
+        tokio::spawn(async move {
+            for i in 0..10_000 {
+                if progress.send(format!("late {i}")).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let _ = req.progress.send("early").await;
+        vec![crate::Diagnostic::error("failed")]
+    }
+}
+
+/// What a careless provider sends is made safe: a write-only value in a listed object
+/// is an error (Terraform would print it), and `Completed` is the last event of an
+/// action, however much progress a task the handler left behind still sends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn careless_providers_are_held_to_the_protocol() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let running = start(Careless, listener, None, super::Limits::default()).unwrap();
+    let channel = Endpoint::from_shared(format!("http://{}", running.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut client = pb6::provider_client::ProviderClient::new(channel);
+    let empty = || {
+        Some(pb6::DynamicValue {
+            msgpack: b"\x80".to_vec(),
+            json: Vec::new(),
+        })
+    };
+    let mut stream = client
+        .list_resource(pb6::list_resource::Request {
+            type_name: "c_thing".into(),
+            config: empty(),
+            include_resource_object: true,
+            limit: 10,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let event = stream.message().await.unwrap().unwrap();
+    assert!(event.resource_object.is_none(), "the secret was sent");
+    assert!(
+        event
+            .diagnostic
+            .iter()
+            .any(|d| d.summary.contains("write-only")),
+        "{:?}",
+        event.diagnostic
+    );
+    use pb6::invoke_action::event::Type as E;
+    for _ in 0..20 {
+        let mut stream = client
+            .invoke_action(pb6::invoke_action::Request {
+                action_type: "c_act".into(),
+                config: empty(),
+                client_capabilities: None,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let mut events = Vec::new();
+        while let Some(e) = stream.message().await.unwrap() {
+            events.push(e.r#type.unwrap());
+        }
+        let completed = events
+            .iter()
+            .filter(|e| matches!(e, E::Completed(_)))
+            .count();
+        assert_eq!(completed, 1);
+        assert!(matches!(events.last(), Some(E::Completed(_))), "{events:?}");
+    }
 }
