@@ -1,0 +1,104 @@
+#![allow(missing_docs)] // criterion_group! and criterion_main! generate public items
+//! Plans and apply checks of a large set of blocks (issue #33: the cost per element must
+//! stay flat from 1,000 to 100,000 elements): a block set of objects with a required
+//! `name`, an optional `port` and a computed `id`, as a provider with a big `rule` set has
+//! it. Measured: `Block::plan` with no change and with one element changed (its `port`),
+//! and `Block::check_apply` of the changed plan against the state a correct provider
+//! answers with (every unknown `id` filled in).
+//!
+//! Run with `cargo bench -p tfvalue --bench sets`; throughput is in elements.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use tfvalue::schema::{Attribute, Block, NestedBlock, NestingMode};
+use tfvalue::{Type, Value};
+
+fn obj(fields: Vec<(&str, Value)>) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+fn rules(n: usize, ids: bool, changed: Option<usize>) -> Value {
+    Value::Set(
+        (0..n)
+            .map(|i| {
+                let port = if changed == Some(i) { 9999 } else { i as i64 };
+                let id = if ids {
+                    Value::from(format!("id-{i}"))
+                } else {
+                    Value::Null
+                };
+                obj(vec![
+                    ("name", Value::from(format!("rule-{i}"))),
+                    ("port", Value::from(port)),
+                    ("id", id),
+                ])
+            })
+            .collect(),
+    )
+}
+
+fn block() -> Block {
+    let rule = Block::new()
+        .attribute("name", Attribute::required(Type::String))
+        .attribute("port", Attribute::optional(Type::Number))
+        .attribute("id", Attribute::computed(Type::String));
+    Block::new()
+        .attribute("id", Attribute::computed(Type::String))
+        .block("rule", NestedBlock::new(NestingMode::Set, rule))
+}
+
+/// The plan with every unknown `id` filled in: what a correct provider applies.
+fn applied(planned: &Value) -> Value {
+    let Value::Object(m) = planned else {
+        panic!("a plan is an object")
+    };
+    let mut m = m.clone();
+    if let Some(Value::Set(es)) = m.get_mut("rule") {
+        for (i, e) in es.iter_mut().enumerate() {
+            if let Value::Object(f) = e {
+                if f.get("id").is_some_and(Value::is_unknown) {
+                    f.insert("id".to_owned(), Value::from(format!("new-{i}")));
+                }
+            }
+        }
+    }
+    Value::Object(m)
+}
+
+fn sets(c: &mut Criterion) {
+    let block = block();
+    let mut g = c.benchmark_group("block_set");
+    g.sample_size(10);
+    for n in [1_000usize, 10_000, 100_000] {
+        let prior = obj(vec![("id", "x".into()), ("rule", rules(n, true, None))]);
+        let config = obj(vec![("id", Value::Null), ("rule", rules(n, false, None))]);
+        let changed_config = obj(vec![
+            ("id", Value::Null),
+            ("rule", rules(n, false, Some(n / 2))),
+        ]);
+        let changed_proposed = obj(vec![
+            ("id", "x".into()),
+            ("rule", rules(n, false, Some(n / 2))),
+        ]);
+        let planned = block
+            .plan(&prior, &changed_proposed, &changed_config)
+            .planned;
+        let after = applied(&planned);
+        assert!(block.check_apply(&planned, &after).is_empty());
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::new("plan_no_change", n), &n, |b, _| {
+            b.iter(|| black_box(block.plan(&prior, &prior, &config)))
+        });
+        g.bench_with_input(BenchmarkId::new("plan_one_change", n), &n, |b, _| {
+            b.iter(|| black_box(block.plan(&prior, &changed_proposed, &changed_config)))
+        });
+        g.bench_with_input(BenchmarkId::new("check_apply", n), &n, |b, _| {
+            b.iter(|| black_box(block.check_apply(&planned, &after)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, sets);
+criterion_main!(benches);
