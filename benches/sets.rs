@@ -48,12 +48,16 @@ fn block() -> Block {
         .block("rule", NestedBlock::new(NestingMode::Set, rule))
 }
 
-/// The plan with every unknown `id` filled in: what a correct provider applies.
+/// The plan with every unknown `id` (its own and its rules') filled in: what a correct
+/// provider applies.
 fn applied(planned: &Value) -> Value {
     let Value::Object(m) = planned else {
         panic!("a plan is an object")
     };
     let mut m = m.clone();
+    if m.get("id").is_some_and(Value::is_unknown) {
+        m.insert("id".to_owned(), Value::from("x"));
+    }
     if let Some(Value::Set(es)) = m.get_mut("rule") {
         for (i, e) in es.iter_mut().enumerate() {
             if let Value::Object(f) = e {
