@@ -40,23 +40,7 @@ pub struct PlanActionResponse {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl From<Diagnostic> for PlanActionResponse {
-    fn from(d: Diagnostic) -> Self {
-        PlanActionResponse {
-            diagnostics: vec![d],
-            ..Default::default()
-        }
-    }
-}
-
-impl From<Vec<Diagnostic>> for PlanActionResponse {
-    fn from(diagnostics: Vec<Diagnostic>) -> Self {
-        PlanActionResponse {
-            diagnostics,
-            ..Default::default()
-        }
-    }
-}
+crate::provider::failed_responses!(PlanActionResponse);
 
 /// `InvokeAction`: do the action now.
 #[derive(Debug)]

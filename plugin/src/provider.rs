@@ -1577,6 +1577,8 @@ macro_rules! failed_responses {
     )*};
 }
 
+pub(crate) use failed_responses;
+
 failed_responses!(
     UpgradeResourceStateResponse,
     ReadResourceResponse,

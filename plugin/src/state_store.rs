@@ -160,23 +160,7 @@ impl GetStatesResponse {
     }
 }
 
-macro_rules! failed {
-    ($($t:ident),*) => {$(
-        impl From<Diagnostic> for $t {
-            fn from(d: Diagnostic) -> Self {
-                $t { diagnostics: vec![d], ..Default::default() }
-            }
-        }
-
-        impl From<Vec<Diagnostic>> for $t {
-            fn from(diagnostics: Vec<Diagnostic>) -> Self {
-                $t { diagnostics, ..Default::default() }
-            }
-        }
-    )*};
-}
-
-failed!(ReadStateBytesResponse, LockStateResponse, GetStatesResponse);
+crate::provider::failed_responses!(ReadStateBytesResponse, LockStateResponse, GetStatesResponse);
 
 /// What a client sent as one `WriteStateBytes` chunk.
 pub(crate) struct Chunk {
