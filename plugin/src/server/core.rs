@@ -655,8 +655,7 @@ impl<P: Provider> Core<P> {
     }
 
     fn unknown_type(kind: &str, name: &str) -> Diagnostic {
-        Diagnostic::error(format!("unknown {kind} type"))
-            .with_detail(format!("This provider has no {kind} type `{name}`."))
+        unknown_type(kind, name)
     }
 
     /// A configuration to validate: present, decoded once (which checks it against its
@@ -2210,11 +2209,11 @@ pub(crate) fn check_output(
     Ok(checked)
 }
 
-/// The answer to a state store RPC naming a type the provider does not have.
-pub(crate) fn unknown_state_store(type_name: &str) -> Diagnostic {
-    Diagnostic::error("unknown state store type").with_detail(format!(
-        "This provider has no state store type `{type_name}`."
-    ))
+/// The answer to a request naming a `kind` type (resource, state store, ..) the provider
+/// does not have.
+pub(crate) fn unknown_type(kind: &str, name: &str) -> Diagnostic {
+    Diagnostic::error(format!("unknown {kind} type"))
+        .with_detail(format!("This provider has no {kind} type `{name}`."))
 }
 
 /// A `list` block argument as `ValidateListResourceConfig` carries it: of its type,

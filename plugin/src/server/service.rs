@@ -946,7 +946,7 @@ mod v6 {
                             // upload.
                             if let Some((type_name, _)) = &assembly.meta {
                                 if self.core.state_store_type(type_name).is_none() {
-                                    break Some(crate::server::core::unknown_state_store(type_name));
+                                    break Some(crate::server::core::unknown_type("state store", type_name));
                                 }
                             }
                         }
