@@ -53,6 +53,7 @@
 //! ```
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -153,7 +154,7 @@ impl RawState {
     }
 }
 
-type DecodeFn = Box<dyn Fn(&RawState, bool) -> Result<Box<dyn Any>> + Send + Sync>;
+type DecodeFn = Box<dyn Fn(Cow<'_, RawState>, bool) -> Result<Box<dyn Any>> + Send + Sync>;
 type ConvertFn = Box<dyn Fn(Box<dyn Any>) -> Result<Box<dyn Any>> + Send + Sync>;
 type DefaultFn<M> = Box<dyn Fn(&mut M) + Send + Sync>;
 
@@ -193,42 +194,77 @@ impl<M> fmt::Debug for Codec<M> {
 }
 
 fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
-    Box::new(|raw: &RawState, ignore: bool| {
+    Box::new(|raw: Cow<'_, RawState>, ignore: bool| {
         if raw.json.is_empty() {
             if raw.flatmap.is_empty() {
                 raw.decode_value(&T::tf_type(), ignore)?;
             }
             // Attributes the state leaves out stay out, for the model's fields to say
             // what that is to them (`None`, or "missing attribute").
-            let value = crate::flatmap::from_flatmap_for_model(&raw.flatmap, &T::tf_type())?;
-            let model: T = crate::convert::from_value(&value)?;
+            let msgpack = crate::flatmap::flatmap_msgpack_for_model(&raw.flatmap, &T::tf_type())?;
+            let model: T = crate::msgpack::from_slice(&msgpack).map_err(Error::without_offset)?;
             return Ok(Box::new(model) as Box<dyn Any>);
         }
-        // JSON straight into the model: the hot path (Terraform asks for every instance on
-        // every plan), and its errors point into the state the caller has.
-        let typed = {
-            let _budget = crate::limits::fill::Guard::enter(raw.json.len());
-            let mut de = crate::json::Deserializer::from_slice(&raw.json)
-                .ignore_undeclared_attributes(ignore);
-            T::deserialize(&mut de).and_then(|m| de.end().map(|()| m))
+        // JSON checked against the model's type and transcoded to MessagePack in one
+        // streaming pass, then decoded as the model: the hot path (Terraform asks for
+        // every instance on every plan). The transcoder is compiled once, in this crate,
+        // and the model's MessagePack decoder is the one its requests use: no JSON
+        // decoder is compiled for each model of a provider (plugin/README.md, "Build
+        // times"). Attributes the state leaves out are null, as Terraform reads them.
+        let dv = raw.transcode(&T::tf_type(), ignore)?;
+        // Stored state this decode owns is let go before the model is built: a large
+        // state is held twice at most, never three times. (A borrowed one stays, for the
+        // wording of an error.)
+        let raw_json = match raw {
+            Cow::Borrowed(r) => Cow::Borrowed(&r.json[..]),
+            Cow::Owned(_) => Cow::Owned(Vec::new()),
         };
-        match typed {
+        // An error of the model names the attribute; an offset would be one in bytes
+        // made here, not in the state the caller has.
+        match crate::msgpack::from_slice::<T>(&dv.msgpack) {
             Ok(model) => Ok(Box::new(model) as Box<dyn Any>),
-            // Stored state may leave out attributes that are null, which a field that is not
-            // an `Option` (an `Unknown<Option<T>>`, a block list) reads as missing: read
-            // them as null, and keep the first error where that does not help.
-            Err(first) if first.message().starts_with("missing attribute") => {
-                match raw
-                    .decode_value(&T::tf_type(), ignore)
-                    .and_then(crate::convert::from_value::<T>)
-                {
-                    Ok(model) => Ok(Box::new(model) as Box<dyn Any>),
-                    Err(_) => Err(first),
-                }
-            }
-            Err(first) => Err(first),
+            Err(e) => Err(left_out(&raw_json, e.without_offset())),
         }
     })
+}
+
+/// The error for a model that refused a null where stored JSON leaves the attribute
+/// out (the transcoder makes it null, as Terraform reads it): "missing attribute `size`"
+/// at the object, as a model says of an attribute it lacks. `json` empty: not known.
+#[cold]
+fn left_out(json: &[u8], e: Error) -> Error {
+    use crate::path::{AttributePath, PathStep};
+    if json.is_empty() || !e.message().starts_with("invalid type: null") {
+        return e;
+    }
+    let Some((PathStep::Attr(name), parent)) = e.path().steps().split_last() else {
+        return e;
+    };
+    // The JSON was read within the nesting limit by the transcoder already.
+    let Ok(mut at) = serde_json::from_slice::<serde_json::Value>(json) else {
+        return e;
+    };
+    for step in parent {
+        let next = match (step, &mut at) {
+            (PathStep::Attr(k) | PathStep::Key(k), serde_json::Value::Object(o)) => o.remove(k),
+            (PathStep::Index(i), serde_json::Value::Array(a)) => usize::try_from(*i)
+                .ok()
+                .filter(|i| *i < a.len())
+                .map(|i| a.swap_remove(i)),
+            _ => None,
+        };
+        match next {
+            Some(v) => at = v,
+            None => return e,
+        }
+    }
+    match at {
+        serde_json::Value::Object(o) if !o.contains_key(name.as_str()) => {
+            let parent: AttributePath = parent.iter().cloned().collect();
+            Error::data(format_args!("missing attribute `{name}`")).prepend_path(&parent)
+        }
+        _ => e,
+    }
 }
 
 fn downcast<T: 'static>(b: Box<dyn Any>, version: i64) -> Result<T> {
@@ -412,6 +448,21 @@ impl<M: TfModel + Serialize + DeserializeOwned + 'static> Codec<M> {
     /// not decode with that version's model (the message names the version and the error
     /// the attribute path), a failed conversion, or a codec built wrongly.
     pub fn decode(&self, version: i64, raw: &RawState) -> Result<M> {
+        self.decode_cow(version, Cow::Borrowed(raw))
+    }
+
+    /// [`Codec::decode`], taking the stored state: its bytes are let go as soon as they
+    /// are read, before the model is built, so that a large state is not held three
+    /// times over (the stored state, its transcoding and the model).
+    ///
+    /// # Errors
+    ///
+    /// As [`Codec::decode`].
+    pub fn decode_owned(&self, version: i64, raw: RawState) -> Result<M> {
+        self.decode_cow(version, Cow::Owned(raw))
+    }
+
+    fn decode_cow(&self, version: i64, raw: Cow<'_, RawState>) -> Result<M> {
         if let Some(why) = &self.misconfigured {
             return Err(Error::data(format_args!("codec misconfigured: {why}")));
         }

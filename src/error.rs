@@ -212,6 +212,14 @@ impl Error {
         self
     }
 
+    /// The same error without an offset: for input the caller never saw.
+    #[cold]
+    pub(crate) fn without_offset(mut self) -> Self {
+        self.0.offset = None;
+        self.0.line_column = None;
+        self
+    }
+
     /// Records the input offset unless one is already set (the innermost wins).
     #[cold]
     pub(crate) fn at_offset(mut self, origin: Origin, offset: u64) -> Self {

@@ -63,6 +63,16 @@ pub(crate) fn from_flatmap_for_model(state: &BTreeMap<String, String>, ty: &Type
     read(state, ty, true)
 }
 
+/// [`from_flatmap_for_model`] as MessagePack, written as the value's own structure says
+/// (the attributes left out stay out): what a model decodes from, with the decoder its
+/// requests use.
+pub(crate) fn flatmap_msgpack_for_model(
+    state: &BTreeMap<String, String>,
+    ty: &Type,
+) -> Result<Vec<u8>> {
+    crate::msgpack::to_vec(&from_flatmap_for_model(state, ty)?)
+}
+
 fn read(state: &BTreeMap<String, String>, ty: &Type, leave_out_missing: bool) -> Result<Value> {
     let Type::Object(o) = ty else {
         return Err(Error::data(format_args!(

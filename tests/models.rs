@@ -742,6 +742,59 @@ proptest! {
     }
 }
 
+/// `v` with every unknown made null: what JSON, which has no unknowns, can carry.
+fn settle(v: &mut Value) {
+    match v {
+        Value::Unknown(_) => *v = Value::Null,
+        Value::List(xs) | Value::Set(xs) | Value::Tuple(xs) => xs.iter_mut().for_each(settle),
+        Value::Map(m) | Value::Object(m) => m.values_mut().for_each(settle),
+        Value::Dynamic(d) => settle(d.value_mut()),
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// JSON read through MessagePack (`decode_as`, and the versioning codec, which
+    /// compile no JSON decoder for the model) gives what the JSON decoder gives: the same
+    /// model, or an error at the same attribute.
+    #[test]
+    fn json_through_msgpack_decodes_as_the_json_decoder_does(mut v in server_value()) {
+        settle(&mut v);
+        let ty = PServer::tf_type();
+        let json = v.to_json(&ty).unwrap();
+        let dv = DynamicValue::from_json(json.clone());
+        let direct = dv.decode::<PServer>();
+        let through = dv.decode_as::<PServer>(&ty);
+        let codec = tfvalue::codec::Codec::<PServer>::new();
+        let raw = tfvalue::codec::RawState::from_json(json);
+        let stored = codec.decode(0, &raw);
+        let owned = codec.decode_owned(0, raw.clone());
+        match (&direct, &through, &stored, &owned) {
+            (Ok(a), Ok(b), Ok(c), Ok(d)) => {
+                prop_assert_eq!(a, b);
+                prop_assert_eq!(a, c);
+                prop_assert_eq!(a, d);
+            }
+            (Err(a), Err(b), Err(c), Err(d)) => {
+                prop_assert_eq!(a.path(), b.path());
+                prop_assert_eq!(a.path(), c.path());
+                prop_assert_eq!(a.path(), d.path());
+                prop_assert_eq!(b.offset(), None, "an offset in bytes the caller never saw");
+            }
+            _ => prop_assert!(
+                false,
+                "the paths disagree: {:?} / {:?} / {:?} / {:?}",
+                direct.err(),
+                through.err(),
+                stored.err(),
+                owned.err()
+            ),
+        }
+    }
+}
+
 #[test]
 fn a_stored_json_state_decodes_into_the_same_model() {
     // RawState.json of UpgradeResourceState: JSON, never unknown.

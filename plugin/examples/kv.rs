@@ -38,7 +38,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use tfvalue::{AttributePath, Dynamic, Number, TfValue, Unknown};
+use tfvalue::{AttributePath, Dynamic, DynamicValue, Number, TfValue, Unknown};
 use tfvalue_plugin::framework::*;
 use tfvalue_plugin::{serve_main, ActionProgress, FunctionError, ServeConfig};
 
@@ -183,13 +183,25 @@ struct Store {
 
 fn decode(raw: Raw) -> Result<Db> {
     raw.into_iter()
-        .map(|(k, v)| {
-            Ok((
-                k,
-                tfvalue::json::from_str(renamed(v.get(), "secret", "secret_wo")?.get())?,
-            ))
-        })
+        .map(|(k, v)| Ok((k, entry_from_json(v.get())?)))
         .collect()
+}
+
+/// An entry from the store's JSON. `decode_as` compiles only the MessagePack decoder
+/// for `Entry`, which the framework compiles anyway (`tfvalue::json::from_str::<Entry>`
+/// would compile a JSON decoder as well: seconds of every release build).
+fn entry_from_json(json: &str) -> Result<Entry> {
+    let json = renamed(json, "secret", "secret_wo")?;
+    let dv = DynamicValue::from_json(json.get().as_bytes().to_vec());
+    Ok(dv.decode_as(&Entry::tf_type())?)
+}
+
+/// An entry as the store's JSON (through MessagePack and a `Value`, for the same reason).
+fn entry_to_json(e: &Entry) -> Result<Box<RawValue>> {
+    let ty = Entry::tf_type();
+    let json = DynamicValue::encode(e)?.decode_value(&ty)?.to_json(&ty)?;
+    let json = String::from_utf8(json).map_err(|e| Diagnostic::error(e.to_string()))?;
+    renamed(&json, "secret_wo", "secret")
 }
 
 /// The JSON object `json` with its field `from` named `to`: the store keeps an entry's
@@ -220,10 +232,7 @@ impl Store {
             let mut db = decode(std::mem::take(raw))?;
             let out = f(&mut db)?;
             for (k, e) in db {
-                raw.insert(
-                    k,
-                    renamed(&tfvalue::json::to_string(&e)?, "secret_wo", "secret")?,
-                );
+                raw.insert(k, entry_to_json(&e)?);
             }
             Ok(out)
         })
@@ -502,7 +511,7 @@ impl ListResource<Store> for ListEntries {
             Ok::<_, Diagnostics>(matching.collect())
         })?;
         for (key, json) in raw {
-            let entry = tfvalue::json::from_str(renamed(json.get(), "secret", "secret_wo")?.get())?;
+            let entry = entry_from_json(json.get())?;
             if !out.send(&key, &entry).await? {
                 break; // Terraform has all it wants.
             }

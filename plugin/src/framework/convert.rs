@@ -12,6 +12,8 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 pub(crate) struct Wire {
     pub(crate) schema: Schema,
     pub(crate) ty: std::sync::Arc<Type>,
+    /// The model's own type (the same `Arc` as `ty` when the two are one).
+    pub(crate) model_ty: std::sync::Arc<Type>,
     /// Whether the schema's type is the model's: then models go straight to and from
     /// the wire.
     same: bool,
@@ -22,12 +24,19 @@ pub(crate) struct Wire {
 
 impl Wire {
     pub(crate) fn new<M: Model>(schema: Schema) -> Self {
-        let ty = schema.implied_type();
-        let same = ty == M::tf_type();
+        let ty = std::sync::Arc::new(schema.implied_type());
+        let model_ty = M::tf_type();
+        let same = *ty == model_ty;
+        let model_ty = if same {
+            ty.clone()
+        } else {
+            std::sync::Arc::new(model_ty)
+        };
         let write_only = schema.block.has_write_only();
         Wire {
             schema,
-            ty: std::sync::Arc::new(ty),
+            ty,
+            model_ty,
             same,
             write_only,
         }
@@ -55,10 +64,13 @@ pub(crate) fn misfit(what: &str, type_name: &str, e: &tfvalue::Error) -> Diagnos
 }
 
 /// Decodes `dv`, a value of the model's own type `ty`, into a `T` (a model, or an
-/// `Option` of one). MessagePack, what Terraform sends, goes straight into the model.
-/// JSON, which Terraform never sends in a request but another client may, goes through
-/// a [`Value`]: so that no JSON decoder is compiled for every model of the provider's
-/// crate (`plugin/README.md`, "Build times").
+/// `Option` of one).
+///
+/// Models travel as MessagePack only: MessagePack, what Terraform sends, goes straight
+/// into the model, and anything else (JSON, which Terraform never sends in a request but
+/// another client may, or a [`Value`] the planner made) is encoded as MessagePack first.
+/// So the only decoder compiled for each model of the provider's crate is the one its
+/// requests need (`plugin/README.md`, "Build times").
 pub(crate) fn decode_as<T: serde::de::DeserializeOwned>(
     dv: &DynamicValue,
     ty: &Type,
@@ -66,11 +78,28 @@ pub(crate) fn decode_as<T: serde::de::DeserializeOwned>(
     if !dv.msgpack.is_empty() {
         tfvalue::msgpack::from_slice(&dv.msgpack)
     } else if !dv.json.is_empty() {
-        dv.decode_value(ty).and_then(|v| tfvalue::from_value(&v))
+        dv.decode_value(ty).and_then(|v| from_value(&v, ty))
     } else {
         // Neither: null, as `DynamicValue::decode` has it.
         tfvalue::msgpack::from_slice(b"\xc0")
     }
+}
+
+/// `v`, a value of `ty`, as a `T`: encoded as MessagePack, then decoded (see
+/// [`decode_as`]).
+pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
+    v: &Value,
+    ty: &Type,
+) -> tfvalue::Result<T> {
+    let dv = DynamicValue::encode_value(v, ty)?;
+    tfvalue::msgpack::from_slice(&dv.msgpack)
+}
+
+/// A model as a [`Value`] of its own type `ty`: encoded as MessagePack (the encoder its
+/// responses use), then decoded.
+pub(crate) fn to_value<T: serde::Serialize>(m: &T, ty: &Type) -> tfvalue::Result<Value> {
+    let dv = DynamicValue::encode(m)?;
+    dv.decode_value(ty)
 }
 
 /// Decodes a value of the wire schema into a model; `None` for null.
@@ -84,21 +113,24 @@ pub(crate) fn decode<M: Model>(
         decode_as::<Option<M>>(dv, &wire.ty)
     } else {
         dv.decode_value(&wire.ty)
-            .and_then(|v| from_wire_value::<M>(v))
+            .and_then(|v| from_wire_value::<M>(v, &wire.model_ty))
     };
     decoded.map_err(|e| misfit(what, type_name, &e).into())
 }
 
 /// A value of the wire type as a model: the model's attributes that the wire lacks are
 /// null (blocks empty).
-pub(crate) fn from_wire_value<M: Model>(mut v: Value) -> tfvalue::Result<Option<M>> {
+pub(crate) fn from_wire_value<M: Model>(
+    mut v: Value,
+    model_ty: &Type,
+) -> tfvalue::Result<Option<M>> {
     if v.is_null() {
         return Ok(None);
     }
     if let Value::Object(m) = &mut v {
         fill_missing(m, &M::block());
     }
-    tfvalue::from_value(&v).map(Some)
+    from_value(&v, model_ty).map(Some)
 }
 
 /// The value a planner works on, as a model.
@@ -112,10 +144,10 @@ pub(crate) fn model_from_value<M: Model>(
         if v.is_null() {
             Ok(None)
         } else {
-            tfvalue::from_value(&v).map(Some)
+            from_value(&v, &wire.ty).map(Some)
         }
     } else {
-        from_wire_value(v)
+        from_wire_value(v, &wire.model_ty)
     };
     r.map_err(|e| misfit(what, type_name, &e).into())
 }
@@ -164,7 +196,7 @@ pub(crate) fn encode<M: Model>(
     let encoded = if wire.same && !wire.write_only {
         DynamicValue::encode(m)
     } else {
-        tfvalue::to_value(m).and_then(|mut v| {
+        to_value(m, &wire.model_ty).and_then(|mut v| {
             // Terraform refuses a plan or a state that holds a write-only value.
             if wire.write_only {
                 wire.schema.block.null_write_only(&mut v);
@@ -213,7 +245,7 @@ pub fn import_stub<M: Model>(attr: &str, id: &str) -> Result<M> {
     if let Value::Object(m) = &mut v {
         m.insert(attr.to_owned(), Value::from(id));
     }
-    tfvalue::from_value(&v).map_err(|e| {
+    from_value(&v, &M::tf_type()).map_err(|e| {
         Diagnostic::error("cannot import by id")
             .with_detail(format!(
                 "A `{}` with only `{attr}` set does not fit the model: {}{}; implement `Resource::import`.",

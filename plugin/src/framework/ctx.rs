@@ -150,12 +150,13 @@ impl<C> Ctx<C> {
         let Some((dv, ty)) = &self.config else {
             return Ok(None);
         };
-        let decoded = if **ty == M::tf_type() {
+        let model_ty = M::tf_type();
+        let decoded = if **ty == model_ty {
             super::convert::decode_as::<Option<M>>(dv, ty)
         } else {
             // The schema served differs from the model's (fewer attributes).
             dv.decode_value(ty)
-                .and_then(super::convert::from_wire_value::<M>)
+                .and_then(|v| super::convert::from_wire_value::<M>(v, &model_ty))
         };
         decoded.map_err(|e| super::convert::misfit("the configuration", &self.type_name, &e))
     }

@@ -1056,10 +1056,9 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
     }
 
     fn upgrade(&self, req: UpgradeResourceStateRequest) -> UpgradeResourceStateResponse {
-        let decoded = self.codec.decode(req.version, &req.raw_state);
-        // The stored state is let go before the upgraded one is written: a large state
-        // is held at most twice (the model and its encoding), never three times.
-        drop(req);
+        // The stored state is let go once it is read, before the model is built: a
+        // large state is held at most twice, never three times.
+        let decoded = self.codec.decode_owned(req.version, req.raw_state);
         let result = decoded
             .map_err(|e| {
                 Diagnostics::from(Diagnostic::from_value_error(
