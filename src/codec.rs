@@ -215,15 +215,18 @@ fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
         // Stored state this decode owns is let go before the model is built: a large
         // state is held twice at most, never three times. (A borrowed one stays, for the
         // wording of an error.)
-        let raw_json = match raw {
-            Cow::Borrowed(r) => Cow::Borrowed(&r.json[..]),
-            Cow::Owned(_) => Cow::Owned(Vec::new()),
+        let raw_json: &[u8] = match raw {
+            Cow::Borrowed(r) => &r.json,
+            Cow::Owned(owned) => {
+                drop(owned);
+                &[]
+            }
         };
         // An error of the model names the attribute; an offset would be one in bytes
         // made here, not in the state the caller has.
         match crate::msgpack::from_slice::<T>(&dv.msgpack) {
             Ok(model) => Ok(Box::new(model) as Box<dyn Any>),
-            Err(e) => Err(left_out(&raw_json, e.without_offset())),
+            Err(e) => Err(left_out(raw_json, e.without_offset())),
         }
     })
 }

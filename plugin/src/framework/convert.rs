@@ -68,31 +68,26 @@ pub(crate) fn misfit(what: &str, type_name: &str, e: &tfvalue::Error) -> Diagnos
 ///
 /// Models travel as MessagePack only: MessagePack, what Terraform sends, goes straight
 /// into the model, and anything else (JSON, which Terraform never sends in a request but
-/// another client may, or a [`Value`] the planner made) is encoded as MessagePack first.
-/// So the only decoder compiled for each model of the provider's crate is the one its
+/// another client may, or a [`Value`] the planner made) is made MessagePack first. So
+/// the only decoder compiled for each model of the provider's crate is the one its
 /// requests need (`plugin/README.md`, "Build times").
 pub(crate) fn decode_as<T: serde::de::DeserializeOwned>(
     dv: &DynamicValue,
     ty: &Type,
 ) -> tfvalue::Result<T> {
-    if !dv.msgpack.is_empty() {
-        tfvalue::msgpack::from_slice(&dv.msgpack)
-    } else if !dv.json.is_empty() {
-        dv.decode_value(ty).and_then(|v| from_value(&v, ty))
-    } else {
-        // Neither: null, as `DynamicValue::decode` has it.
-        tfvalue::msgpack::from_slice(b"\xc0")
-    }
+    dv.decode_as(ty)
 }
 
-/// `v`, a value of `ty`, as a `T`: encoded as MessagePack, then decoded (see
-/// [`decode_as`]).
-pub(crate) fn from_value<T: serde::de::DeserializeOwned>(
-    v: &Value,
-    ty: &Type,
-) -> tfvalue::Result<T> {
-    let dv = DynamicValue::encode_value(v, ty)?;
-    tfvalue::msgpack::from_slice(&dv.msgpack)
+/// `v` as a `T`: encoded as MessagePack, then decoded (see
+/// [`decode_as`]). The value is written as its own structure says, in its own order, as
+/// the model reads it: a value of `T`'s type (the planner's values conform already).
+pub(crate) fn from_value<T: serde::de::DeserializeOwned>(v: &Value) -> tfvalue::Result<T> {
+    tfvalue::msgpack::from_slice(&msgpack_of(v)?)
+}
+
+/// `v` as MessagePack, as its own structure says. Not generic: compiled once, here.
+fn msgpack_of(v: &Value) -> tfvalue::Result<Vec<u8>> {
+    tfvalue::msgpack::to_vec(v)
 }
 
 /// A model as a [`Value`] of its own type `ty`: encoded as MessagePack (the encoder its
@@ -113,27 +108,29 @@ pub(crate) fn decode<M: Model>(
         decode_as::<Option<M>>(dv, &wire.ty)
     } else {
         dv.decode_value(&wire.ty)
-            .and_then(|v| from_wire_value::<M>(v, &wire.model_ty))
+            .and_then(|v| from_wire_value::<M>(v))
     };
     decoded.map_err(|e| misfit(what, type_name, &e).into())
 }
 
 /// A value of the wire type as a model: the model's attributes that the wire lacks are
 /// null (blocks empty).
-pub(crate) fn from_wire_value<M: Model>(
-    mut v: Value,
-    model_ty: &Type,
-) -> tfvalue::Result<Option<M>> {
+pub(crate) fn from_wire_value<M: Model>(mut v: Value) -> tfvalue::Result<Option<M>> {
     if v.is_null() {
         return Ok(None);
     }
     if let Value::Object(m) = &mut v {
         fill_missing(m, &M::block());
     }
-    from_value(&v, model_ty).map(Some)
+    from_value(&v).map(Some)
 }
 
 /// The value a planner works on, as a model.
+///
+/// The one place a model is read from a [`Value`] directly, with the `Value`
+/// deserializer, and so the one place that compiles it for a resource's model: a plan
+/// through MessagePack (encoding the planned value, then decoding it) cost 5-6% more
+/// instructions per plan (`plugin/benches/README.md`).
 pub(crate) fn model_from_value<M: Model>(
     v: Value,
     wire: &Wire,
@@ -144,10 +141,10 @@ pub(crate) fn model_from_value<M: Model>(
         if v.is_null() {
             Ok(None)
         } else {
-            from_value(&v, &wire.ty).map(Some)
+            tfvalue::from_value(&v).map(Some)
         }
     } else {
-        from_wire_value(v, &wire.model_ty)
+        from_wire_value(v)
     };
     r.map_err(|e| misfit(what, type_name, &e).into())
 }
@@ -245,7 +242,7 @@ pub fn import_stub<M: Model>(attr: &str, id: &str) -> Result<M> {
     if let Value::Object(m) = &mut v {
         m.insert(attr.to_owned(), Value::from(id));
     }
-    from_value(&v, &M::tf_type()).map_err(|e| {
+    from_value(&v).map_err(|e| {
         Diagnostic::error("cannot import by id")
             .with_detail(format!(
                 "A `{}` with only `{attr}` set does not fit the model: {}{}; implement `Resource::import`.",

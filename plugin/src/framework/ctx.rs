@@ -150,13 +150,12 @@ impl<C> Ctx<C> {
         let Some((dv, ty)) = &self.config else {
             return Ok(None);
         };
-        let model_ty = M::tf_type();
-        let decoded = if **ty == model_ty {
+        let decoded = if **ty == M::tf_type() {
             super::convert::decode_as::<Option<M>>(dv, ty)
         } else {
             // The schema served differs from the model's (fewer attributes).
             dv.decode_value(ty)
-                .and_then(|v| super::convert::from_wire_value::<M>(v, &model_ty))
+                .and_then(super::convert::from_wire_value::<M>)
         };
         decoded.map_err(|e| super::convert::misfit("the configuration", &self.type_name, &e))
     }

@@ -292,7 +292,7 @@ impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList<C> for Registered<L> 
 
 /// `ValidateListResourceConfig` through the framework: the filter decoded and checked.
 pub(super) fn validate<C>(
-    lists: &std::collections::BTreeMap<String, Box<dyn AnyList<C>>>,
+    lists: &super::registry::Registry<Box<dyn AnyList<C>>>,
     req: &ValidateListResourceConfigRequest,
 ) -> Vec<Diagnostic> {
     match lists.get(&req.type_name) {

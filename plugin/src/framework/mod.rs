@@ -59,6 +59,7 @@ mod function;
 mod identity;
 mod list;
 mod moves;
+mod registry;
 mod state_store;
 mod timeouts;
 mod traits;
@@ -66,7 +67,6 @@ mod traits;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use futures_util::future::BoxFuture;
@@ -88,6 +88,7 @@ pub use self::identity::ResourceIdentity;
 use self::list::AnyList;
 pub use self::list::{ListResource, Listed};
 pub use self::moves::StateMove;
+use self::registry::Registry;
 use self::state_store::AnyStateStore;
 pub use self::state_store::StateStore;
 pub use self::timeouts::{parse_duration, TimeoutDefaults, Timeouts};
@@ -111,13 +112,13 @@ pub struct Framework<C = ()> {
     validate_config: fn(&DynamicValue) -> Vec<Diagnostic>,
     configure: ConfigureFn<C>,
     client: RwLock<Option<Arc<C>>>,
-    resources: BTreeMap<String, Box<dyn AnyResource<C>>>,
-    data_sources: BTreeMap<String, Box<dyn AnyDataSource<C>>>,
-    ephemerals: BTreeMap<String, Box<dyn AnyEphemeral<C>>>,
-    functions: BTreeMap<String, Box<dyn AnyFunction>>,
-    lists: BTreeMap<String, Box<dyn AnyList<C>>>,
-    actions: BTreeMap<String, Box<dyn AnyAction<C>>>,
-    state_stores: BTreeMap<String, Box<dyn AnyStateStore<C>>>,
+    resources: Registry<Box<dyn AnyResource<C>>>,
+    data_sources: Registry<Box<dyn AnyDataSource<C>>>,
+    ephemerals: Registry<Box<dyn AnyEphemeral<C>>>,
+    functions: Registry<Box<dyn AnyFunction>>,
+    lists: Registry<Box<dyn AnyList<C>>>,
+    actions: Registry<Box<dyn AnyAction<C>>>,
+    state_stores: Registry<Box<dyn AnyStateStore<C>>>,
 }
 
 type ConfigureFn<C> =
@@ -223,13 +224,13 @@ impl<C: Send + Sync + 'static> Framework<C> {
             validate_config: validate_provider::<P>,
             configure: configure_provider::<P>,
             client: RwLock::new(None),
-            resources: BTreeMap::new(),
-            data_sources: BTreeMap::new(),
-            ephemerals: BTreeMap::new(),
-            functions: BTreeMap::new(),
-            lists: BTreeMap::new(),
-            actions: BTreeMap::new(),
-            state_stores: BTreeMap::new(),
+            resources: Registry::default(),
+            data_sources: Registry::default(),
+            ephemerals: Registry::default(),
+            functions: Registry::default(),
+            lists: Registry::default(),
+            actions: Registry::default(),
+            state_stores: Registry::default(),
         }
     }
 
@@ -841,12 +842,9 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         let prior_model = if prior.is_null() {
             None
         } else {
-            convert::model_from_value::<R::Model>(
-                prior,
-                &self.wire,
-                "the prior state",
-                &self.type_name,
-            )?
+            // From the request's bytes, which hold the same value (no encoding of it).
+            drop(prior);
+            self.decode(&req.prior_state, "the prior state")?
         };
         self.resource
             .modify_plan(cx, prior_model.as_ref(), &mut planned)
