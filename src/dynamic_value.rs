@@ -71,6 +71,10 @@ impl DynamicValue {
     /// Decodes a `T` from `msgpack`, or from `json` when `msgpack` is empty; no value at
     /// all is null (so `Option<T>` gives `None`).
     ///
+    /// This compiles a JSON decoder for `T` as well as a MessagePack one; for a `T` with a
+    /// [`TfValue`](crate::TfValue) type, [`decode_as`](DynamicValue::decode_as) gives the
+    /// same `T` and compiles only the MessagePack decoder (a shorter build).
+    ///
     /// # Errors
     ///
     /// As [`msgpack::from_slice`](crate::msgpack::from_slice) or
