@@ -101,12 +101,7 @@ impl RawState {
     /// Both fields empty, or what [`Value::from_json`] and [`Value::from_flatmap`] reject.
     pub fn decode_value(&self, ty: &Type, ignore_undeclared: bool) -> Result<Value> {
         if !self.json.is_empty() {
-            let _budget = crate::limits::fill::Guard::enter(self.json.len());
-            let mut de = crate::json::Deserializer::from_slice(&self.json)
-                .ignore_undeclared_attributes(ignore_undeclared);
-            let value = de.decode_value(ty)?;
-            de.end()?;
-            Ok(value)
+            crate::json::value_from_slice(&self.json, ty, ignore_undeclared)
         } else if !self.flatmap.is_empty() {
             Value::from_flatmap(&self.flatmap, ty)
         } else {
@@ -141,13 +136,9 @@ impl RawState {
     /// their paths: input the streaming path does not take on is decoded the general way.
     pub fn transcode(&self, ty: &Type, ignore_undeclared: bool) -> Result<DynamicValue> {
         if !self.json.is_empty() {
-            // Streaming, without a `Value` tree where none is needed. It fails wherever the
-            // `Value` path below does, which then gives the error in its own words.
-            if let Ok(msgpack) =
-                crate::transcode::json_to_msgpack(&self.json, ty, ignore_undeclared)
-            {
-                return Ok(DynamicValue::from_msgpack(msgpack));
-            }
+            // Streaming, without a `Value` tree where none is needed.
+            let msgpack = crate::transcode::to_msgpack(&self.json, ty, ignore_undeclared)?;
+            return Ok(DynamicValue::from_msgpack(msgpack));
         }
         let value = self.decode_value(ty, ignore_undeclared)?;
         DynamicValue::encode_value(&value, ty)
@@ -194,14 +185,16 @@ impl<M> fmt::Debug for Codec<M> {
 }
 
 fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
-    Box::new(|raw: Cow<'_, RawState>, ignore: bool| {
+    // The model's type, worked out once, when the codec is built.
+    let ty = T::tf_type();
+    Box::new(move |raw: Cow<'_, RawState>, ignore: bool| {
         if raw.json.is_empty() {
             if raw.flatmap.is_empty() {
-                raw.decode_value(&T::tf_type(), ignore)?;
+                raw.decode_value(&ty, ignore)?;
             }
             // Attributes the state leaves out stay out, for the model's fields to say
             // what that is to them (`None`, or "missing attribute").
-            let msgpack = crate::flatmap::flatmap_msgpack_for_model(&raw.flatmap, &T::tf_type())?;
+            let msgpack = crate::flatmap::flatmap_msgpack_for_model(&raw.flatmap, &ty)?;
             let model: T = crate::msgpack::from_slice(&msgpack).map_err(Error::without_offset)?;
             return Ok(Box::new(model) as Box<dyn Any>);
         }
@@ -211,7 +204,7 @@ fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
         // and the model's MessagePack decoder is the one its requests use: no JSON
         // decoder is compiled for each model of a provider (plugin/README.md, "Build
         // times"). Attributes the state leaves out are null, as Terraform reads them.
-        let dv = raw.transcode(&T::tf_type(), ignore)?;
+        let dv = raw.transcode(&ty, ignore)?;
         // Stored state this decode owns is let go before the model is built: a large
         // state is held twice at most, never three times. (A borrowed one stays, for the
         // wording of an error.)

@@ -148,11 +148,7 @@ impl DynamicValue {
         if !self.msgpack.is_empty() || self.json.is_empty() {
             return self.decode_msgpack();
         }
-        let msgpack = match crate::transcode::json_to_msgpack(&self.json, ty, false) {
-            Ok(m) => m,
-            // The streaming transcoder gives up on what the `Value` path then explains.
-            Err(_) => Value::from_json(&self.json, ty)?.to_msgpack(ty)?,
-        };
+        let msgpack = crate::transcode::to_msgpack(&self.json, ty, false)?;
         crate::msgpack::from_slice(&msgpack).map_err(crate::error::Error::without_offset)
     }
 

@@ -46,6 +46,16 @@ const MAX_DEPTH: usize = crate::json::DEFAULT_MAX_DEPTH;
 
 const NIL: u8 = 0xc0;
 
+/// The JSON `json`, a value of `ty`, as MessagePack: streamed by [`json_to_msgpack`],
+/// or, for input it gives up on, decoded as a [`Value`] (whose errors then say what is
+/// wrong, with their paths) and encoded.
+pub(crate) fn to_msgpack(json: &[u8], ty: &Type, ignore_undeclared: bool) -> Result<Vec<u8>> {
+    if let Ok(msgpack) = json_to_msgpack(json, ty, ignore_undeclared) {
+        return Ok(msgpack);
+    }
+    crate::json::value_from_slice(json, ty, ignore_undeclared)?.to_msgpack(ty)
+}
+
 /// The JSON state `json` as the MessagePack of a value of `ty`: the bytes
 /// `Value::from_json` (with `ignore_undeclared`) then `Value::to_msgpack` give, or an
 /// error where the reader gives up (see the module docs).

@@ -274,12 +274,7 @@ impl Value {
     /// undeclared attribute, a duplicate key, a tuple of the wrong length), a malformed
     /// `dynamic` value, or nesting deeper than 128. The error names the path and offset.
     pub fn from_json(json: impl AsRef<[u8]>, ty: &Type) -> Result<Value> {
-        let bytes = json.as_ref();
-        let _budget = crate::limits::fill::Guard::enter(bytes.len());
-        let mut de = Deserializer::from_slice(bytes);
-        let v = de.decode_value(ty)?;
-        de.end()?;
-        Ok(v)
+        value_from_slice(json.as_ref(), ty, false)
     }
 
     /// Encodes the value as JSON against a type, as go-cty's `ctyjson.Marshal` does.
@@ -329,6 +324,16 @@ impl Value {
         let bytes = self.to_json(ty)?;
         serde_json::from_slice(&bytes).map_err(|e| Error::data(format_args!("{e}")))
     }
+}
+
+/// [`Value::from_json`], skipping the attributes `ty` does not declare when
+/// `ignore_undeclared` is set; within the fill budget of the input's size.
+pub(crate) fn value_from_slice(bytes: &[u8], ty: &Type, ignore_undeclared: bool) -> Result<Value> {
+    let _budget = crate::limits::fill::Guard::enter(bytes.len());
+    let mut de = Deserializer::from_slice(bytes).ignore_undeclared_attributes(ignore_undeclared);
+    let v = de.decode_value(ty)?;
+    de.end()?;
+    Ok(v)
 }
 
 /// The general path of `Value::to_json`, for tests that hold the fast path to the same

@@ -1,5 +1,12 @@
 //! Models to and from the values of the protocol, for a schema that may differ from the
 //! model's (a resource that serves fewer attributes over protocol 5, say).
+//!
+//! Models travel as MessagePack: MessagePack, what Terraform sends, goes straight into
+//! the model, and anything else (JSON, which Terraform never sends in a request but
+//! another client may, through `DynamicValue::decode_as`; a [`Value`], through
+//! [`from_value`]) is made MessagePack first. So the decoder compiled for each model of
+//! the provider's crate is the one its requests need (`plugin/README.md`, "Build
+//! times"); the one exception is [`model_from_value`].
 
 use tfvalue::schema::{Block, NestingMode, Schema};
 use tfvalue::{DynamicValue, Map, Type, Value};
@@ -63,24 +70,9 @@ pub(crate) fn misfit(what: &str, type_name: &str, e: &tfvalue::Error) -> Diagnos
         .at(e.path().clone())
 }
 
-/// Decodes `dv`, a value of the model's own type `ty`, into a `T` (a model, or an
-/// `Option` of one).
-///
-/// Models travel as MessagePack only: MessagePack, what Terraform sends, goes straight
-/// into the model, and anything else (JSON, which Terraform never sends in a request but
-/// another client may, or a [`Value`] the planner made) is made MessagePack first. So
-/// the only decoder compiled for each model of the provider's crate is the one its
-/// requests need (`plugin/README.md`, "Build times").
-pub(crate) fn decode_as<T: serde::de::DeserializeOwned>(
-    dv: &DynamicValue,
-    ty: &Type,
-) -> tfvalue::Result<T> {
-    dv.decode_as(ty)
-}
-
-/// `v` as a `T`: encoded as MessagePack, then decoded (see
-/// [`decode_as`]). The value is written as its own structure says, in its own order, as
-/// the model reads it: a value of `T`'s type (the planner's values conform already).
+/// `v` as a `T`: encoded as MessagePack, then decoded. The value is written as its own
+/// structure says, in its own order, as the model reads it: a value of `T`'s type (the
+/// planner's values conform already).
 pub(crate) fn from_value<T: serde::de::DeserializeOwned>(v: &Value) -> tfvalue::Result<T> {
     tfvalue::msgpack::from_slice(&msgpack_of(v)?)
 }
@@ -105,7 +97,7 @@ pub(crate) fn decode<M: Model>(
     type_name: &str,
 ) -> Result<Option<M>> {
     let decoded = if wire.same {
-        decode_as::<Option<M>>(dv, &wire.ty)
+        dv.decode_as::<Option<M>>(&wire.ty)
     } else {
         dv.decode_value(&wire.ty)
             .and_then(|v| from_wire_value::<M>(v))

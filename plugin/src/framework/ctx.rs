@@ -151,7 +151,7 @@ impl<C> Ctx<C> {
             return Ok(None);
         };
         let decoded = if **ty == M::tf_type() {
-            super::convert::decode_as::<Option<M>>(dv, ty)
+            dv.decode_as::<Option<M>>(ty)
         } else {
             // The schema served differs from the model's (fewer attributes).
             dv.decode_value(ty)

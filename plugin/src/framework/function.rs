@@ -155,7 +155,7 @@ fn decode_one<T: TfValue + DeserializeOwned>(
     let arg = arguments
         .get(index)
         .ok_or_else(|| at("the argument is missing".to_owned()))?;
-    super::convert::decode_as(arg, &T::tf_type()).map_err(|e| at(e.to_string()))
+    arg.decode_as(&T::tf_type()).map_err(|e| at(e.to_string()))
 }
 
 impl<T: TfValue + DeserializeOwned + Send + 'static> Arg for T {
