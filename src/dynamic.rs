@@ -368,6 +368,30 @@ impl<'de> Deserialize<'de> for Dynamic {
     }
 }
 
+// tfvalue's own deserializers decode a dynamic value themselves, in code that is not
+// generic (compiled once, in this crate), and hand the result to the visitor through this
+// slot: otherwise every crate that deserializes a model with a `Dynamic` in it would
+// compile the whole `Value` decoder again, for each format, inside its own code. A thread
+// local, as serde gives a visitor no way to receive a value of a type it does not name.
+// The slot is full only between `hand_over`'s two lines: the visitor takes the value at
+// once, and whatever it does, the slot is emptied before `hand_over` returns.
+thread_local! {
+    static HANDED_OVER: std::cell::Cell<Option<Dynamic>> = const { std::cell::Cell::new(None) };
+}
+
+/// Gives `visitor` (tfvalue's [`DynamicVisitor`] or [`AsValue`]) a dynamic value the
+/// deserializer has decoded.
+pub(crate) fn hand_over<'de, V: Visitor<'de>>(d: Dynamic, visitor: V) -> Result<V::Value> {
+    HANDED_OVER.with(|slot| slot.set(Some(d)));
+    let v = visitor.visit_newtype_struct(crate::private::HandedOver);
+    HANDED_OVER.with(|slot| slot.take());
+    v
+}
+
+fn take_handed_over() -> Option<Dynamic> {
+    HANDED_OVER.with(|slot| slot.take())
+}
+
 /// Reads a `dynamic` value: null, an unknown (as the bytes of its extension), or the
 /// sequence `[type, value]`.
 pub(crate) struct DynamicVisitor;
@@ -406,6 +430,9 @@ impl<'de> Visitor<'de> for AsValue {
         self,
         d: D,
     ) -> std::result::Result<Value, D::Error> {
+        if let Some(v) = take_handed_over() {
+            return Ok(v.into_value());
+        }
         d.deserialize_any(self)
     }
 }
@@ -464,42 +491,99 @@ impl<'de> Visitor<'de> for DynamicVisitor {
     }
 
     /// `{"type": T, "value": V}` from a deserializer that does not know tfvalue's tokens
-    /// (serde_json used directly): the type must come first there.
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Dynamic, A::Error> {
-        let mut ty: Option<Type> = None;
-        let mut value: Option<Value> = None;
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match key.as_ref() {
-                "type" if ty.is_none() => ty = Some(map.next_value::<Type>()?),
-                "value" if value.is_none() => match &ty {
-                    Some(t) => value = Some(map.next_value_seed(TypedSeed::new(t))?),
-                    None => {
-                        return Err(de::Error::custom(
-                            "\"value\" before \"type\" needs tfvalue::json to decode",
-                        ))
-                    }
-                },
-                other => {
-                    return Err(de::Error::custom(format_args!(
-                        "unexpected or repeated key {other:?} in a dynamic value"
-                    )))
-                }
-            }
-        }
-        match (ty, value) {
-            (Some(t), Some(v)) => concretize(&t, v).map_err(de::Error::custom),
-            _ => Err(de::Error::custom(
-                "a dynamic value needs \"type\" and \"value\"",
-            )),
-        }
+    /// (serde_json used directly).
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Dynamic, A::Error> {
+        FromForeign.visit_map(map)
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(
         self,
         d: D,
     ) -> std::result::Result<Dynamic, D::Error> {
-        d.deserialize_any(self)
+        if let Some(v) = take_handed_over() {
+            return Ok(v);
+        }
+        d.deserialize_any(FromForeign)
     }
+}
+
+/// A dynamic value from a deserializer that does not know tfvalue's tokens (serde_json
+/// used directly): `{"type": T, "value": V}`, in either order, or `[type JSON, value]`.
+/// It is read as a `serde_json::Value` first and decoded from that by code that is not
+/// generic: the `Value` decoder is compiled once, here, and not again for each foreign
+/// deserializer (nor for tfvalue's own, whose generic code mentions this path).
+struct FromForeign;
+
+impl<'de> Visitor<'de> for FromForeign {
+    type Value = Dynamic;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(r#"a dynamic value {"type": T, "value": V}"#)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Dynamic, E> {
+        Ok(Dynamic::null())
+    }
+
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Dynamic, E> {
+        Ok(Dynamic::null())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Dynamic, A::Error> {
+        let v = serde_json::Value::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
+        from_foreign(v).map_err(de::Error::custom)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Dynamic, A::Error> {
+        let v = serde_json::Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        from_foreign(v).map_err(de::Error::custom)
+    }
+}
+
+/// A dynamic value from the JSON tree a foreign deserializer gave.
+fn from_foreign(v: serde_json::Value) -> Result<Dynamic> {
+    let (ty, value) = match v {
+        serde_json::Value::Object(mut m) => {
+            let (Some(ty), Some(value)) = (m.remove("type"), m.remove("value")) else {
+                return Err(Error::data("a dynamic value needs \"type\" and \"value\""));
+            };
+            if let Some(other) = m.keys().next() {
+                return Err(Error::data(format_args!(
+                    "unexpected key {other:?} in a dynamic value"
+                )));
+            }
+            (
+                Type::deserialize(&ty)
+                    .map_err(|e| Error::data(format_args!("the type of a dynamic value: {e}")))?,
+                value,
+            )
+        }
+        serde_json::Value::Array(a) if a.len() == 2 => {
+            let mut a = a.into_iter();
+            let (ty, value) = (a.next(), a.next());
+            let (Some(serde_json::Value::String(ty)), Some(value)) = (ty, value) else {
+                return Err(Error::data(
+                    "a dynamic value [type, value] needs the type's JSON as a string",
+                ));
+            };
+            (Type::from_json(ty)?, value)
+        }
+        _ => {
+            return Err(Error::data(
+                r#"a dynamic value must be {"type": T, "value": V}"#,
+            ))
+        }
+    };
+    // As in `DynamicVisitor::visit_seq`: no optional-attribute markers from the input.
+    let ty = if has_optional(&ty) {
+        strip_optional(&ty)
+    } else {
+        ty
+    };
+    let scope = crate::limits::fill::DynamicScope::enter();
+    let value = TypedSeed::new(&ty).deserialize(&value);
+    drop(scope);
+    concretize(&ty, value.map_err(|e| Error::data(e.to_string()))?)
 }
 
 /// The type of a dynamic value, from its JSON text (bin or str in MessagePack, the raw JSON

@@ -18,6 +18,27 @@ pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
 /// text) without building it; serializers write the bytes as they are.
 pub(crate) const RAW_TOKEN: &str = "$tfvalue::private::Raw";
 
+/// What tfvalue's deserializers pass to `visit_newtype_struct` when they hand a visitor of
+/// tfvalue's a value they have decoded themselves (through a slot the visitor knows of: see
+/// `crate::dynamic::hand_over`). A visitor that is not tfvalue's gets an error from it.
+pub(crate) struct HandedOver;
+
+impl<'de> serde::de::Deserializer<'de> for HandedOver {
+    type Error = Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value> {
+        Err(Error::data(
+            "tfvalue handed a decoded value to a visitor that does not take one",
+        ))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
 /// Bytewise order of two keys or names, inline, without a call to `memcmp`: eight bytes
 /// at a time (big-endian words order as their bytes do), the last word of the common
 /// length overlapping what was already found equal, then the lengths. Names usually

@@ -442,8 +442,17 @@ pub mod __private {
 
     /// An attribute of the field's own type.
     pub fn attribute<T: TfValue + ?Sized>(facts: Facts) -> Attribute {
-        let mut a = Attribute::of_type(T::tf_type());
-        if let Some(values) = T::accepted_values() {
+        attribute_of(T::tf_type(), T::accepted_values(), facts)
+    }
+
+    // The work of `attribute`, not generic: compiled once here, not for every field.
+    fn attribute_of(
+        ty: Type,
+        accepted: Option<&'static [&'static str]>,
+        facts: Facts,
+    ) -> Attribute {
+        let mut a = Attribute::of_type(ty);
+        if let Some(values) = accepted {
             a.validators.push(Validator::one_of(values.iter().copied()));
         }
         finish(a, facts)

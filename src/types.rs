@@ -283,7 +283,13 @@ impl Type {
     /// Malformed JSON, an unknown type kind, a wrong number of arguments, or nesting
     /// deeper than `max_depth`.
     pub fn from_json_with_depth(json: impl AsRef<[u8]>, max_depth: usize) -> Result<Type, Error> {
-        let mut de = serde_json::Deserializer::from_slice(json.as_ref());
+        Type::from_json_slice(json.as_ref(), max_depth)
+    }
+
+    // The work of `from_json_with_depth`, not generic: compiled once, here, and not again
+    // in every crate that reads a type.
+    fn from_json_slice(json: &[u8], max_depth: usize) -> Result<Type, Error> {
+        let mut de = serde_json::Deserializer::from_slice(json);
         // Our own seed bounds the recursion, so serde_json's fixed limit of 128 is not needed.
         de.disable_recursion_limit();
         let ty = TypeSeed { depth: max_depth }

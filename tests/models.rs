@@ -810,3 +810,100 @@ fn a_stored_json_state_decodes_into_the_same_model() {
     });
     assert!(state.root_password.is_null());
 }
+
+// ---------------------------------------------------------------------------------------
+// `Dynamic` from every deserializer: tfvalue's own hand a decoded value over to it, and a
+// deserializer that knows nothing of tfvalue (serde_json used directly) gives the JSON
+// form, in either order.
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct WithDynamic {
+    name: String,
+    extra: Dynamic,
+    more: Option<Dynamic>,
+}
+
+#[test]
+fn dynamic_from_a_deserializer_that_does_not_know_tfvalue() {
+    let d: Dynamic = serde_json::from_str(r#"{"type":["list","number"],"value":[1,2.5]}"#).unwrap();
+    assert_eq!(d.ty(), &Type::list(Type::Number));
+    assert_eq!(
+        d.value(),
+        &Value::List(vec![Value::from(1), Value::from(2.5)])
+    );
+    // The value first, then its type.
+    let d: Dynamic =
+        serde_json::from_str(r#"{"value":{"a":"x"},"type":["map","string"]}"#).unwrap();
+    assert_eq!(d.ty(), &Type::map(Type::String));
+    assert_eq!(
+        d.value(),
+        &Value::Map([("a".to_owned(), Value::from("x"))].into())
+    );
+    // The pair form, the type as its JSON text.
+    let d: Dynamic = serde_json::from_str(r#"["\"bool\"", true]"#).unwrap();
+    assert_eq!((d.ty(), d.value()), (&Type::Bool, &Value::Bool(true)));
+    let d: Dynamic = serde_json::from_str("null").unwrap();
+    assert_eq!(d, Dynamic::null());
+
+    let err = serde_json::from_str::<Dynamic>(r#"{"type":"string"}"#).unwrap_err();
+    assert!(
+        err.to_string().contains(r#"needs "type" and "value""#),
+        "{err}"
+    );
+    let err =
+        serde_json::from_str::<Dynamic>(r#"{"type":"string","value":"x","also":1}"#).unwrap_err();
+    assert!(
+        err.to_string().contains(r#"unexpected key "also""#),
+        "{err}"
+    );
+    let err = serde_json::from_str::<Dynamic>(r#"{"type":"number","value":"ten"}"#).unwrap_err();
+    assert!(err.to_string().contains("number"), "{err}");
+
+    let m: WithDynamic =
+        serde_json::from_str(r#"{"name":"n","extra":{"type":"string","value":"x"},"more":null}"#)
+            .unwrap();
+    assert_eq!(m.extra, Dynamic::new(Type::String, Value::from("x")));
+    assert_eq!(m.more, None);
+}
+
+#[test]
+fn dynamic_fields_from_msgpack_and_from_a_value_agree() {
+    let ty = Type::object([
+        ("name", Type::String),
+        ("extra", Type::Dynamic),
+        ("more", Type::Dynamic),
+    ]);
+    let extra = Dynamic::new(
+        Type::list(Type::Number),
+        Value::List(vec![Value::from(1), Value::from(2)]),
+    );
+    for more in [
+        Value::Null,
+        Value::Dynamic(Box::new(Dynamic::new(Type::Bool, Value::Bool(false)))),
+    ] {
+        let value = Value::Object(
+            [
+                ("name".to_owned(), Value::from("n")),
+                ("extra".to_owned(), Value::Dynamic(Box::new(extra.clone()))),
+                ("more".to_owned(), more.clone()),
+            ]
+            .into(),
+        );
+        let bytes = DynamicValue::encode_value(&value, &ty).unwrap();
+        let from_wire: WithDynamic = bytes.decode().unwrap();
+        let from_value: WithDynamic = tfvalue::from_value(&value).unwrap();
+        assert_eq!(from_wire, from_value);
+        assert_eq!(from_wire.extra, extra);
+        assert_eq!(from_wire.more.is_some(), !more.is_null());
+        // Nothing is left behind for the next decode: a foreign one after it sees only its
+        // own input.
+        let d: Dynamic = serde_json::from_str(r#"{"type":"string","value":"y"}"#).unwrap();
+        assert_eq!(d, Dynamic::new(Type::String, Value::from("y")));
+    }
+    // A dynamic value whose type and value disagree is an error that names the attribute.
+    let bad = b"\x83\xa4name\xa1n\xa5extra\x92\xc4\x08\"string\"\x05\xa4more\xc0";
+    let err = DynamicValue::from_msgpack(bad.to_vec())
+        .decode::<WithDynamic>()
+        .unwrap_err();
+    assert!(err.to_string().contains("extra"), "{err}");
+}

@@ -131,14 +131,14 @@ impl Schemas {
     /// Adds a managed resource type.
     #[must_use]
     pub fn resource(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
-        self.resources.insert(type_name.into(), schema);
+        insert_schema(&mut self.resources, type_name.into(), schema);
         self
     }
 
     /// Adds a data source type.
     #[must_use]
     pub fn data_source(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
-        self.data_sources.insert(type_name.into(), schema);
+        insert_schema(&mut self.data_sources, type_name.into(), schema);
         self
     }
 
@@ -146,7 +146,7 @@ impl Schemas {
     /// configuration and result (computed attributes are the result).
     #[must_use]
     pub fn ephemeral_resource(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
-        self.ephemeral_resources.insert(type_name.into(), schema);
+        insert_schema(&mut self.ephemeral_resources, type_name.into(), schema);
         self
     }
 
@@ -155,7 +155,7 @@ impl Schemas {
     /// `import` block may name an object by it.
     #[must_use]
     pub fn identity(mut self, type_name: impl Into<String>, schema: IdentitySchema) -> Self {
-        self.identities.insert(type_name.into(), schema);
+        insert_identity(&mut self.identities, type_name.into(), schema);
         self
     }
 
@@ -171,7 +171,7 @@ impl Schemas {
     /// `config` block, the filter; [`Provider::list_resource`] answers.
     #[must_use]
     pub fn list_resource(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
-        self.list_resources.insert(type_name.into(), schema);
+        insert_schema(&mut self.list_resources, type_name.into(), schema);
         self
     }
 
@@ -179,7 +179,7 @@ impl Schemas {
     /// [`Provider::plan_action`] and [`Provider::invoke_action`] answer.
     #[must_use]
     pub fn action(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
-        self.actions.insert(type_name.into(), schema);
+        insert_schema(&mut self.actions, type_name.into(), schema);
         self
     }
 
@@ -188,7 +188,7 @@ impl Schemas {
     /// other state store methods answer.
     #[must_use]
     pub fn state_store(mut self, type_name: impl Into<String>, schema: Schema) -> Self {
-        self.state_stores.insert(type_name.into(), schema);
+        insert_schema(&mut self.state_stores, type_name.into(), schema);
         self
     }
 
@@ -196,9 +196,27 @@ impl Schemas {
     /// `provider::<provider>::<name>(..)`; [`Provider::call_function`] answers its calls.
     #[must_use]
     pub fn function(mut self, name: impl Into<String>, function: Function) -> Self {
-        self.functions.insert(name.into(), function);
+        insert_function(&mut self.functions, name.into(), function);
         self
     }
+}
+
+// The builders' map insertions, not generic (a `BTreeMap`'s insertion is compiled here,
+// once, rather than in every provider crate that builds its schemas).
+fn insert_schema(map: &mut BTreeMap<String, Schema>, name: String, schema: Schema) {
+    map.insert(name, schema);
+}
+
+fn insert_identity(
+    map: &mut BTreeMap<String, IdentitySchema>,
+    name: String,
+    schema: IdentitySchema,
+) {
+    map.insert(name, schema);
+}
+
+fn insert_function(map: &mut BTreeMap<String, Function>, name: String, function: Function) {
+    map.insert(name, function);
 }
 
 /// What every request carries besides its own fields: whether the provider should stop

@@ -280,6 +280,55 @@ macro_rules! number_hints {
     )*};
 }
 
+impl<'de> Deserializer<'de> {
+    /// Reads a `dynamic` value: null, an unknown, or `[type JSON, value]`. Not generic, so
+    /// compiled here once: a model's `Dynamic` field gets the result handed over.
+    fn read_dynamic(&mut self) -> Result<crate::dynamic::Dynamic> {
+        let visitor = crate::dynamic::DynamicVisitor;
+        let at = self.r.pos();
+        let t = self.r.next()?;
+        match t {
+            Token::Nil => visitor.visit_unit(),
+            Token::Ext(raw) => {
+                // Refinements say nothing about a value of type dynamic itself: the
+                // extension is checked, and the unknown handed over as empty bytes.
+                super::unknown::Refinements::from_ext(raw)?;
+                visitor.visit_borrowed_bytes(&[])
+            }
+            Token::Array(2) => {
+                self.enter()?;
+                self.dyn_check.skip += 1;
+                let mut access = DynamicAccess {
+                    de: self,
+                    state: 0,
+                    type_json: None,
+                };
+                let v = visitor.visit_seq(&mut access);
+                let (type_json, state) = (access.type_json, access.state);
+                self.dyn_check.skip -= 1;
+                let v = v?;
+                if state < 2 {
+                    return Err(Error::data("a dynamic value was not read to the end"));
+                }
+                self.leave();
+                if let (0, Some(json)) = (self.dyn_check.skip, type_json) {
+                    let ty = crate::types::Type::from_json(json)?;
+                    self.dyn_check.record(ty, &[], false)?;
+                }
+                Ok(v)
+            }
+            Token::Array(n) => Err(Error::data(format_args!(
+                "a dynamic value must be an array of [type, value], found an array of {n}"
+            ))),
+            t => Err(Error::invalid_type(
+                t.describe(),
+                "a dynamic value [type JSON, value]",
+            )),
+        }
+        .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))
+    }
+}
+
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     type Error = Error;
 
@@ -436,47 +485,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             return visitor.visit_newtype_struct(self);
         }
         if tok == Some(Tok::Dynamic) {
-            let at = self.r.pos();
-            let t = self.r.next()?;
-            return match t {
-                Token::Nil => visitor.visit_unit(),
-                Token::Ext(raw) => {
-                    // Refinements say nothing about a value of type dynamic itself: the
-                    // extension is checked, and the unknown handed over as empty bytes.
-                    super::unknown::Refinements::from_ext(raw)?;
-                    visitor.visit_borrowed_bytes(&[])
-                }
-                Token::Array(2) => {
-                    self.enter()?;
-                    self.dyn_check.skip += 1;
-                    let mut access = DynamicAccess {
-                        de: self,
-                        state: 0,
-                        type_json: None,
-                    };
-                    let v = visitor.visit_seq(&mut access);
-                    let (type_json, state) = (access.type_json, access.state);
-                    self.dyn_check.skip -= 1;
-                    let v = v?;
-                    if state < 2 {
-                        return Err(Error::data("a dynamic value was not read to the end"));
-                    }
-                    self.leave();
-                    if let (0, Some(json)) = (self.dyn_check.skip, type_json) {
-                        let ty = crate::types::Type::from_json(json)?;
-                        self.dyn_check.record(ty, &[], false)?;
-                    }
-                    Ok(v)
-                }
-                Token::Array(n) => Err(Error::data(format_args!(
-                    "a dynamic value must be an array of [type, value], found an array of {n}"
-                ))),
-                t => Err(Error::invalid_type(
-                    t.describe(),
-                    "a dynamic value [type JSON, value]",
-                )),
-            }
-            .map_err(|e| e.at_offset(Origin::Msgpack, at as u64));
+            let d = self.read_dynamic()?;
+            return crate::dynamic::hand_over(d, visitor);
         }
         if tok == Some(Tok::Value) {
             // A `Value` checks its collections of dynamic values against its type itself.

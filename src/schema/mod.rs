@@ -265,6 +265,16 @@ impl ObjectNesting {
     }
 }
 
+/// The builders' map insertions, not generic, so that a crate building schemas (every
+/// `#[derive(TfModel)]`) calls them rather than compiling `BTreeMap`'s insertion again.
+fn insert_attribute(map: &mut BTreeMap<String, Attribute>, name: String, attribute: Attribute) {
+    map.insert(name, attribute);
+}
+
+fn insert_block(map: &mut BTreeMap<String, NestedBlock>, name: String, block: NestedBlock) {
+    map.insert(name, block);
+}
+
 impl Block {
     /// An empty block.
     pub fn new() -> Self {
@@ -274,14 +284,15 @@ impl Block {
     /// Adds (or replaces) an attribute.
     #[must_use]
     pub fn attribute(mut self, name: impl Into<String>, attribute: Attribute) -> Self {
-        self.attributes.insert(name.into(), attribute);
+        // The map's code compiled here, once, not in every crate that builds a schema.
+        insert_attribute(&mut self.attributes, name.into(), attribute);
         self
     }
 
     /// Adds (or replaces) a nested block type.
     #[must_use]
     pub fn block(mut self, name: impl Into<String>, block: NestedBlock) -> Self {
-        self.block_types.insert(name.into(), block);
+        insert_block(&mut self.block_types, name.into(), block);
         self
     }
 
@@ -779,7 +790,7 @@ impl NestedType {
     /// Adds (or replaces) an attribute.
     #[must_use]
     pub fn attribute(mut self, name: impl Into<String>, attribute: Attribute) -> Self {
-        self.attributes.insert(name.into(), attribute);
+        insert_attribute(&mut self.attributes, name.into(), attribute);
         self
     }
 

@@ -254,6 +254,12 @@ impl<'de> Visitor<'de> for NumberVisitor {
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
         v.parse::<Number>().map(Value::Number).map_err(E::custom)
     }
+
+    // A deserializer that does not know tfvalue's number token (serde_json's `Value`, for a
+    // dynamic value from a foreign deserializer) passes itself on: the number is inside.
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
 }
 
 struct BoolVisitor;

@@ -403,6 +403,31 @@ impl<'a, 'v> ValueDe<'a, 'v> {
         }
     }
 
+    /// A `dynamic` value: null, an unknown, or `[type JSON, value]`. Not generic, so
+    /// compiled here once: a model's `Dynamic` field gets the result handed over.
+    fn read_dynamic(self) -> Result<Dynamic> {
+        let visitor = crate::dynamic::DynamicVisitor;
+        match self.tok {
+            Token::Leaf(Leaf::Nil) => visitor.visit_unit(),
+            // Refinements say nothing about a value of type dynamic itself: the
+            // unknown is handed over as empty bytes.
+            Token::Unknown(_) => visitor.visit_bytes(&[]),
+            Token::Array(e) if e.len() == 2 => ValueDe {
+                tok: Token::Leaf(Leaf::Nil),
+                ..self
+            }
+            .dynamic(e, visitor),
+            Token::Array(e) => Err(Error::data(format_args!(
+                "a dynamic value must be an array of [type, value], found an array of {}",
+                e.len()
+            ))),
+            tok => Err(Error::invalid_type(
+                tok.describe(),
+                "a dynamic value [type JSON, value]",
+            )),
+        }
+    }
+
     /// A `dynamic` value: `[type JSON, value]`.
     fn dynamic<'de, V: Visitor<'de>>(self, elems: Elems<'v>, visitor: V) -> Result<V::Value> {
         let st = self.st;
@@ -579,23 +604,10 @@ impl<'de, 'a, 'v> de::Deserializer<'de> for ValueDe<'a, 'v> {
                 }
                 _ => visitor.visit_newtype_struct(self),
             },
-            Some(Tok::Dynamic) => match self.tok {
-                Token::Leaf(Leaf::Nil) => visitor.visit_unit(),
-                // Refinements say nothing about a value of type dynamic itself: the
-                // unknown is handed over as empty bytes.
-                Token::Unknown(_) => visitor.visit_bytes(&[]),
-                Token::Array(e) if e.len() == 2 => {
-                    ValueDe { tok: Token::Leaf(Leaf::Nil), ..self }.dynamic(e, visitor)
-                }
-                Token::Array(e) => Err(Error::data(format_args!(
-                    "a dynamic value must be an array of [type, value], found an array of {}",
-                    e.len()
-                ))),
-                tok => Err(Error::invalid_type(
-                    tok.describe(),
-                    "a dynamic value [type JSON, value]",
-                )),
-            },
+            Some(Tok::Dynamic) => {
+                let d = self.read_dynamic()?;
+                crate::dynamic::hand_over(d, visitor)
+            }
             Some(Tok::Value) => {
                 // A `Value` checks its collections of dynamic values against its type itself.
                 let ValueDe { st, tok, field } = self;
