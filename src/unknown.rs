@@ -503,6 +503,51 @@ pub(crate) enum Decoded {
     Null,
 }
 
+/// The refinements of an unknown that one of tfvalue's deserializers has found, handed to
+/// tfvalue's visitor, which knows what kind of value it reads and so which refinements it
+/// may have (see [`hand_over`]).
+pub(crate) enum Handed {
+    /// The plain unknown: no refinements.
+    Plain,
+    /// Refinements, to be read for the visitor's kind of value.
+    Read(Box<dyn FnOnce(RefineKind) -> Result<Decoded>>),
+}
+
+// The deserializers read an unknown's refinements in code that is not generic (compiled
+// once, in this crate) and hand them to the visitor through this slot: handed over as a
+// map (`visit_map`), every crate that deserializes an `Unknown<T>` compiled the reading of
+// refinements again for each format. A thread local, as serde gives a visitor no way to
+// receive a value of a type it does not name. The slots are full only inside `hand_over`.
+thread_local! {
+    static HANDED: std::cell::Cell<Option<Handed>> = const { std::cell::Cell::new(None) };
+    static FAILED: std::cell::Cell<Option<Error>> = const { std::cell::Cell::new(None) };
+}
+
+/// Gives `visitor` (tfvalue's `Unknown<T>` visitor or the `Value` decoder's) an unknown
+/// with these refinements: it is called with `visit_none`, and takes them with
+/// [`take_handed`]. An error in reading them comes back as it was made.
+pub(crate) fn hand_over<'de, V: Visitor<'de>>(handed: Handed, visitor: V) -> Result<V::Value> {
+    HANDED.with(|slot| slot.set(Some(handed)));
+    let v = visitor.visit_none();
+    HANDED.with(|slot| slot.take());
+    match (v, FAILED.with(|slot| slot.take())) {
+        (Err(_), Some(e)) => Err(e),
+        (v, _) => v,
+    }
+}
+
+/// The refinements handed over, read for `kind`; `None` if none were handed over (a
+/// `visit_none` from a deserializer that is not tfvalue's). `Err(())`: reading them
+/// failed, and [`hand_over`] returns the error.
+pub(crate) fn take_handed(kind: RefineKind) -> Option<std::result::Result<Decoded, ()>> {
+    let handed = HANDED.with(|slot| slot.take())?;
+    let read = match handed {
+        Handed::Plain => Ok(Decoded::Unknown(Refinements::new())),
+        Handed::Read(read) => read(kind),
+    };
+    Some(read.map_err(|e| FAILED.with(|slot| slot.set(Some(e)))))
+}
+
 /// Reads the refinements of an unknown of `kind`, as a format hands them over: a map of
 /// named entries (see above). Refinements that `kind` does not allow are an error; those
 /// of an unknown of type `dynamic` itself carry no information and are not read.
@@ -996,6 +1041,19 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for UnknownVisitor<T> {
         d: D,
     ) -> std::result::Result<Self::Value, D::Error> {
         T::deserialize(d).map(Unknown::Known)
+    }
+
+    // tfvalue's deserializers hand over an unknown through `hand_over`.
+    fn visit_none<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+        match take_handed(RefineKind::Any) {
+            Some(Ok(Decoded::Unknown(r))) => Ok(Unknown::Unknown(r)),
+            Some(Ok(Decoded::Null)) => {
+                // A "definitely null" unknown is the known null.
+                T::deserialize(de::value::UnitDeserializer::<E>::new()).map(Unknown::Known)
+            }
+            Some(Err(())) => Err(E::custom("invalid refinements")),
+            None => Err(E::invalid_type(de::Unexpected::Option, &self)),
+        }
     }
 
     // tfvalue's deserializers hand over an unknown as a map of its refinements.

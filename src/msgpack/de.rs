@@ -281,6 +281,15 @@ macro_rules! number_hints {
 }
 
 impl<'de> Deserializer<'de> {
+    /// Reads an unknown (the extension next), for `unknown::hand_over`. Not generic.
+    fn read_unknown(&mut self) -> Result<crate::unknown::Handed> {
+        let at = self.r.pos();
+        let Token::Ext(raw) = self.r.next()? else {
+            return Err(self.r.err(Error::syntax("malformed extension")));
+        };
+        super::unknown::handed(raw).map_err(|e| e.at_offset(Origin::Msgpack, at as u64))
+    }
+
     /// Reads a `dynamic` value: null, an unknown, or `[type JSON, value]`. Not generic, so
     /// compiled here once: a model's `Dynamic` field gets the result handed over.
     fn read_dynamic(&mut self) -> Result<crate::dynamic::Dynamic> {
@@ -471,13 +480,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             let at = self.r.pos();
             let m = self.r.peek()?;
             if matches!(m, 0xc7..=0xc9 | 0xd4..=0xd8) {
-                let Token::Ext(raw) = self.r.next()? else {
-                    return Err(self.r.err(Error::syntax("malformed extension")));
-                };
+                let handed = self.read_unknown()?;
                 // A refined unknown's payload is one more level of nesting.
                 self.enter()?;
-                let v = super::unknown::Refinements::from_ext(raw)
-                    .and_then(|refinements| visitor.visit_map(refinements))
+                let v = crate::unknown::hand_over(handed, visitor)
                     .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))?;
                 self.leave();
                 return Ok(v);

@@ -88,6 +88,20 @@ impl<'de> Refinements<'de> {
     }
 }
 
+/// The refinements of an unknown (a whole extension value), checked as far as they can be
+/// without knowing the kind of value, for `unknown::hand_over`: the payload is kept to be
+/// read for the visitor's kind.
+pub(crate) fn handed(ext: &[u8]) -> Result<crate::unknown::Handed> {
+    let refinements = Refinements::from_ext(ext)?;
+    if refinements.left == 0 {
+        return Ok(crate::unknown::Handed::Plain);
+    }
+    let ext = ext.to_vec();
+    Ok(crate::unknown::Handed::Read(Box::new(move |kind| {
+        crate::unknown::read_refinements(Refinements::from_ext(&ext)?, kind)
+    })))
+}
+
 impl<'de> MapAccess<'de> for Refinements<'de> {
     type Error = Error;
 

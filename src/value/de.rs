@@ -11,7 +11,7 @@ use crate::dynamic::DynamicVisitor;
 use crate::number::Number;
 use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
 use crate::types::{ObjectType, Type};
-use crate::unknown::{read_refinements, Decoded, RefineKind};
+use crate::unknown::{read_refinements, take_handed, Decoded, RefineKind};
 
 /// `Value` cannot be deserialized without a type: this impl exists only so that
 /// `serde_json::from_str::<Value>`, a `Value` field in a `#[derive(Deserialize)]` struct and
@@ -143,6 +143,16 @@ impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
         match read_refinements(map, RefineKind::of(self.ty))? {
             Decoded::Unknown(r) => Ok(Value::Unknown(r)),
             Decoded::Null => Ok(Value::Null),
+        }
+    }
+
+    // tfvalue's deserializers hand over an unknown through `unknown::hand_over`.
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        match take_handed(RefineKind::of(self.ty)) {
+            Some(Ok(Decoded::Unknown(r))) => Ok(Value::Unknown(r)),
+            Some(Ok(Decoded::Null)) => Ok(Value::Null),
+            Some(Err(())) => Err(E::custom("invalid refinements")),
+            None => Err(E::invalid_type(de::Unexpected::Option, &self)),
         }
     }
 

@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 use serde::de::{self, value::BytesDeserializer, value::StrDeserializer, DeserializeSeed, Visitor};
 
 use super::ser::{elem_type, fill_optional, has_optional};
-use super::serializer::{number_leaf, utf8, EntriesAccess, Leaf};
+use super::serializer::{handed, number_leaf, utf8, Leaf};
 use super::{cmp_canonical, sorted_refs, Map, Value};
 use crate::dyn_check::{At, DynCheck};
 use crate::dynamic::Dynamic;
@@ -598,7 +598,7 @@ impl<'de, 'a, 'v> de::Deserializer<'de> for ValueDe<'a, 'v> {
                 Token::Unknown(entries) => {
                     // A refined unknown's payload is one more level of nesting.
                     self.st.enter()?;
-                    let v = visitor.visit_map(EntriesAccess::new(entries))?;
+                    let v = crate::unknown::hand_over(handed(entries), visitor)?;
                     self.st.leave();
                     Ok(v)
                 }

@@ -1044,6 +1044,16 @@ impl ser::SerializeMap for EntriesMap<'_> {
     }
 }
 
+/// The refinements of an unknown, for `unknown::hand_over` (not generic: compiled once).
+pub(super) fn handed(entries: Entries) -> crate::unknown::Handed {
+    if entries.is_empty() {
+        return crate::unknown::Handed::Plain;
+    }
+    crate::unknown::Handed::Read(Box::new(move |kind| {
+        read_refinements(EntriesAccess::new(entries), kind)
+    }))
+}
+
 /// The refinements of an unknown handed to a visitor, as a format's deserializer hands
 /// them over: a map of named entries.
 pub(super) struct EntriesAccess {
