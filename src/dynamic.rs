@@ -423,9 +423,6 @@ impl<'de> Visitor<'de> for AsValue {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Value, A::Error> {
         DynamicVisitor.visit_seq(seq).map(Dynamic::into_value)
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Value, A::Error> {
-        DynamicVisitor.visit_map(map).map(Dynamic::into_value)
-    }
     fn visit_newtype_struct<D: Deserializer<'de>>(
         self,
         d: D,
@@ -490,12 +487,6 @@ impl<'de> Visitor<'de> for DynamicVisitor {
         concretize(&ty, value).map_err(de::Error::custom)
     }
 
-    /// `{"type": T, "value": V}` from a deserializer that does not know tfvalue's tokens
-    /// (serde_json used directly).
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Dynamic, A::Error> {
-        FromForeign.visit_map(map)
-    }
-
     fn visit_newtype_struct<D: Deserializer<'de>>(
         self,
         d: D,
@@ -503,46 +494,55 @@ impl<'de> Visitor<'de> for DynamicVisitor {
         if let Some(v) = take_handed_over() {
             return Ok(v);
         }
-        d.deserialize_any(FromForeign)
+        // Not one of tfvalue's deserializers: serde_json, which gives the value's text
+        // through its raw value token.
+        d.deserialize_newtype_struct(crate::number::RAW_VALUE_TOKEN, JsonText)
     }
 }
 
-/// A dynamic value from a deserializer that does not know tfvalue's tokens (serde_json
-/// used directly): `{"type": T, "value": V}`, in either order, or `[type JSON, value]`.
-/// It is read as a `serde_json::Value` first and decoded from that by code that is not
-/// generic: the `Value` decoder is compiled once, here, and not again for each foreign
-/// deserializer (nor for tfvalue's own, whose generic code mentions this path).
-struct FromForeign;
+/// A dynamic value from serde_json used directly (`{"type": T, "value": V}`, in either
+/// order, or `[type JSON, value]`): its text, through serde_json's raw value token, is
+/// decoded by code that is not generic. (A visitor that asked any deserializer for
+/// anything would compile the whole `Value` decoder again for each one, tfvalue's own
+/// included, in every crate that deserializes a `Dynamic`.)
+struct JsonText;
 
-impl<'de> Visitor<'de> for FromForeign {
+impl<'de> Visitor<'de> for JsonText {
     type Value = Dynamic;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(r#"a dynamic value {"type": T, "value": V}"#)
     }
 
-    fn visit_unit<E: de::Error>(self) -> std::result::Result<Dynamic, E> {
-        Ok(Dynamic::null())
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Dynamic, A::Error> {
+        let Some(_token) = map.next_key::<std::borrow::Cow<'de, str>>()? else {
+            return Err(de::Error::invalid_length(0, &self));
+        };
+        let text: std::borrow::Cow<'de, str> = map.next_value()?;
+        from_json_text(&text).map_err(de::Error::custom)
     }
 
-    fn visit_none<E: de::Error>(self) -> std::result::Result<Dynamic, E> {
-        Ok(Dynamic::null())
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        _: D,
+    ) -> std::result::Result<Dynamic, D::Error> {
+        Err(de::Error::custom(
+            "a Dynamic is read by tfvalue's deserializers (tfvalue::msgpack, tfvalue::json, \
+             a Value), or by serde_json as {\"type\": T, \"value\": V}",
+        ))
     }
+}
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Dynamic, A::Error> {
-        let v = serde_json::Value::deserialize(de::value::SeqAccessDeserializer::new(seq))?;
-        from_foreign(v).map_err(de::Error::custom)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Dynamic, A::Error> {
-        let v = serde_json::Value::deserialize(de::value::MapAccessDeserializer::new(map))?;
-        from_foreign(v).map_err(de::Error::custom)
-    }
+fn from_json_text(text: &str) -> Result<Dynamic> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| Error::data(format_args!("a dynamic value: {e}")))?;
+    from_foreign(v)
 }
 
 /// A dynamic value from the JSON tree a foreign deserializer gave.
 fn from_foreign(v: serde_json::Value) -> Result<Dynamic> {
     let (ty, value) = match v {
+        serde_json::Value::Null => return Ok(Dynamic::null()),
         serde_json::Value::Object(mut m) => {
             let (Some(ty), Some(value)) = (m.remove("type"), m.remove("value")) else {
                 return Err(Error::data("a dynamic value needs \"type\" and \"value\""));

@@ -1728,7 +1728,7 @@ impl<'de> Visitor<'de> for NumberVisitor {
 }
 
 /// serde_json's private name for `RawValue`, through which it hands over a value's text.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+pub(crate) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// The text of a JSON number (or of a string holding one) from serde_json's `RawValue`
 /// protocol: a map with one entry whose value is the raw text.

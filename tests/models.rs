@@ -864,6 +864,16 @@ fn dynamic_from_a_deserializer_that_does_not_know_tfvalue() {
             .unwrap();
     assert_eq!(m.extra, Dynamic::new(Type::String, Value::from("x")));
     assert_eq!(m.more, None);
+
+    // Another foreign deserializer: a clear error, nothing guessed.
+    let err = Dynamic::deserialize(
+        serde::de::value::StrDeserializer::<serde::de::value::Error>::new("x"),
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("expected a dynamic value"),
+        "{err}"
+    );
 }
 
 #[test]
