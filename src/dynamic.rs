@@ -382,10 +382,19 @@ thread_local! {
 /// Gives `visitor` (tfvalue's [`DynamicVisitor`] or [`AsValue`]) a dynamic value the
 /// deserializer has decoded.
 pub(crate) fn hand_over<'de, V: Visitor<'de>>(d: Dynamic, visitor: V) -> Result<V::Value> {
-    HANDED_OVER.with(|slot| slot.set(Some(d)));
+    put_handed_over(d);
     let v = visitor.visit_newtype_struct(crate::private::HandedOver);
-    HANDED_OVER.with(|slot| slot.take());
+    clear_handed_over();
     v
+}
+
+// Not generic (compiled once, not for every visitor).
+fn put_handed_over(d: Dynamic) {
+    HANDED_OVER.with(|slot| slot.set(Some(d)));
+}
+
+fn clear_handed_over() {
+    drop(take_handed_over());
 }
 
 fn take_handed_over() -> Option<Dynamic> {

@@ -527,13 +527,22 @@ thread_local! {
 /// with these refinements: it is called with `visit_none`, and takes them with
 /// [`take_handed`]. An error in reading them comes back as it was made.
 pub(crate) fn hand_over<'de, V: Visitor<'de>>(handed: Handed, visitor: V) -> Result<V::Value> {
-    HANDED.with(|slot| slot.set(Some(handed)));
+    put_handed(handed);
     let v = visitor.visit_none();
-    HANDED.with(|slot| slot.take());
-    match (v, FAILED.with(|slot| slot.take())) {
+    match (v, end_hand_over()) {
         (Err(_), Some(e)) => Err(e),
         (v, _) => v,
     }
+}
+
+// `hand_over`'s work on the slots, not generic (compiled once, not for every visitor).
+fn put_handed(handed: Handed) {
+    HANDED.with(|slot| slot.set(Some(handed)));
+}
+
+fn end_hand_over() -> Option<Error> {
+    HANDED.with(|slot| slot.take());
+    FAILED.with(|slot| slot.take())
 }
 
 /// The refinements handed over, read for `kind`; `None` if none were handed over (a

@@ -281,6 +281,46 @@ macro_rules! number_hints {
 }
 
 impl<'de> Deserializer<'de> {
+    /// What a newtype struct named `name` holds: tfvalue's private tokens are read here,
+    /// in code that is not generic (see `deserialize_newtype_struct`).
+    fn newtype(&mut self, name: &'static str) -> Result<Newtype<'de>> {
+        Ok(match token(name) {
+            None => Newtype::Plain,
+            Some(Tok::Value) => Newtype::Value,
+            Some(Tok::Unknown) => {
+                if !matches!(self.r.peek()?, 0xc7..=0xc9 | 0xd4..=0xd8) {
+                    return Ok(Newtype::Plain);
+                }
+                let handed = self.read_unknown()?;
+                self.enter()?;
+                Newtype::Unknown(handed)
+            }
+            Some(Tok::Dynamic) => Newtype::Dynamic(self.read_dynamic()?),
+            Some(Tok::Raw) => {
+                // Skip the value without building it, and hand over its bytes.
+                let start = self.r.pos();
+                self.r.skip_value(self.depth_left)?;
+                Newtype::Raw(&self.r.input_full()[start..self.r.pos()])
+            }
+            Some(Tok::Number) => {
+                let at = self.r.pos();
+                Newtype::Number(match self.r.next()? {
+                    Token::Nil => NumberToken::Null,
+                    Token::UInt(n) => NumberToken::UInt(n),
+                    Token::Int(n) => NumberToken::Int(n),
+                    Token::F32(f) => NumberToken::Float(f as f64),
+                    Token::F64(f) => NumberToken::Float(f),
+                    Token::Str(b) | Token::Bin(b) => NumberToken::Text(
+                        self.r
+                            .utf8(b)
+                            .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?,
+                    ),
+                    t => return Err(self.invalid(at, &t, &"a number")),
+                })
+            }
+        })
+    }
+
     /// Reads an unknown (the extension next), for `unknown::hand_over`. Not generic.
     fn read_unknown(&mut self) -> Result<crate::unknown::Handed> {
         let at = self.r.pos();
@@ -336,6 +376,30 @@ impl<'de> Deserializer<'de> {
         }
         .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))
     }
+}
+
+/// What a newtype struct holds, as `Deserializer::newtype` read it.
+enum Newtype<'de> {
+    /// Not one of tfvalue's tokens, or a known value where an unknown could be.
+    Plain,
+    /// A whole `Value`.
+    Value,
+    /// An unknown's refinements, to hand over.
+    Unknown(crate::unknown::Handed),
+    /// A dynamic value, to hand over.
+    Dynamic(crate::dynamic::Dynamic),
+    /// The bytes of one value.
+    Raw(&'de [u8]),
+    /// A number as the wire has it.
+    Number(NumberToken<'de>),
+}
+
+enum NumberToken<'de> {
+    Null,
+    UInt(u64),
+    Int(i64),
+    Float(f64),
+    Text(&'de str),
 }
 
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
@@ -475,62 +539,37 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        let tok = token(name);
-        if tok == Some(Tok::Unknown) {
-            let at = self.r.pos();
-            let m = self.r.peek()?;
-            if matches!(m, 0xc7..=0xc9 | 0xd4..=0xd8) {
-                let handed = self.read_unknown()?;
-                // A refined unknown's payload is one more level of nesting.
-                self.enter()?;
-                let v = crate::unknown::hand_over(handed, visitor)
-                    .map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))?;
-                self.leave();
-                return Ok(v);
+        // The reading is done by `newtype`, which is not generic: what is left here for
+        // each visitor is which of its methods to call.
+        let at = self.r.pos();
+        let offset = |e: Error| e.at_offset(Origin::Msgpack, at as u64);
+        match self.newtype(name)? {
+            Newtype::Plain => visitor.visit_newtype_struct(self),
+            Newtype::Value => {
+                // A `Value` checks its collections of dynamic values against its type itself.
+                self.dyn_check.skip += 1;
+                let v = visitor.visit_newtype_struct(&mut *self);
+                self.dyn_check.skip -= 1;
+                v
             }
-            return visitor.visit_newtype_struct(self);
+            Newtype::Unknown(handed) => {
+                // A refined unknown's payload is one more level of nesting (`newtype`
+                // entered it).
+                let v = crate::unknown::hand_over(handed, visitor).map_err(offset)?;
+                self.leave();
+                Ok(v)
+            }
+            Newtype::Dynamic(d) => crate::dynamic::hand_over(d, visitor),
+            Newtype::Raw(bytes) => visitor.visit_borrowed_bytes(bytes).map_err(offset),
+            Newtype::Number(n) => match n {
+                NumberToken::Null => visitor.visit_unit(),
+                NumberToken::UInt(n) => visitor.visit_u64(n),
+                NumberToken::Int(n) => visitor.visit_i64(n),
+                NumberToken::Float(f) => visitor.visit_f64(f),
+                NumberToken::Text(s) => visitor.visit_borrowed_str(s),
+            }
+            .map_err(offset),
         }
-        if tok == Some(Tok::Dynamic) {
-            let d = self.read_dynamic()?;
-            return crate::dynamic::hand_over(d, visitor);
-        }
-        if tok == Some(Tok::Value) {
-            // A `Value` checks its collections of dynamic values against its type itself.
-            self.dyn_check.skip += 1;
-            let v = visitor.visit_newtype_struct(&mut *self);
-            self.dyn_check.skip -= 1;
-            return v;
-        }
-        if tok == Some(Tok::Raw) {
-            // Skip the value without building it, and hand over its bytes.
-            let start = self.r.pos();
-            self.r.skip_value(self.depth_left)?;
-            let bytes = &self.r.input_full()[start..self.r.pos()];
-            return visitor
-                .visit_borrowed_bytes(bytes)
-                .map_err(|e: Error| e.at_offset(Origin::Msgpack, start as u64));
-        }
-        if tok == Some(Tok::Number) {
-            let at = self.r.pos();
-            let t = self.r.next()?;
-            let res = match t {
-                Token::Nil => visitor.visit_unit(),
-                Token::UInt(n) => visitor.visit_u64(n),
-                Token::Int(n) => visitor.visit_i64(n),
-                Token::F32(f) => visitor.visit_f64(f as f64),
-                Token::F64(f) => visitor.visit_f64(f),
-                Token::Str(b) | Token::Bin(b) => {
-                    let s = self
-                        .r
-                        .utf8(b)
-                        .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
-                    visitor.visit_borrowed_str(s)
-                }
-                t => return Err(self.invalid(at, &t, &"a number")),
-            };
-            return res.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64));
-        }
-        visitor.visit_newtype_struct(self)
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

@@ -403,6 +403,37 @@ impl<'a, 'v> ValueDe<'a, 'v> {
         }
     }
 
+    /// What a newtype struct of tfvalue's token `tok` (not `Value`'s) holds, read here in
+    /// code that is not generic (see `deserialize_newtype_struct`).
+    fn special(self, tok: Tok) -> Result<Special<'a, 'v>> {
+        Ok(match tok {
+            Tok::Unknown => match self.tok {
+                Token::Unknown(entries) => {
+                    // A refined unknown's payload is one more level of nesting.
+                    self.st.enter()?;
+                    Special::Unknown(handed(entries), self.st)
+                }
+                _ => Special::Known(self),
+            },
+            Tok::Dynamic => Special::Dynamic(self.read_dynamic()?),
+            Tok::Raw => {
+                return Err(Error::data(
+                    "a tfvalue::Raw holds the bytes of a value as it came off the wire: a Value has none",
+                ))
+            }
+            Tok::Number => match self.tok {
+                Token::Leaf(Leaf::Nil) => Special::Null,
+                Token::Leaf(Leaf::UInt(n)) => Special::UInt(n),
+                Token::Leaf(Leaf::Int(n)) => Special::Int(n),
+                Token::Leaf(Leaf::F64(f)) => Special::Float(f),
+                Token::Leaf(Leaf::Str(s)) => Special::Text(s),
+                Token::Leaf(Leaf::Bin(b)) => Special::Text(Cow::Borrowed(utf8(b)?)),
+                tok => return Err(invalid(&tok, &"a number")),
+            },
+            Tok::Value => Special::Known(self),
+        })
+    }
+
     /// A `dynamic` value: null, an unknown, or `[type JSON, value]`. Not generic, so
     /// compiled here once: a model's `Dynamic` field gets the result handed over.
     fn read_dynamic(self) -> Result<Dynamic> {
@@ -453,6 +484,22 @@ impl<'a, 'v> ValueDe<'a, 'v> {
         }
         Ok(v)
     }
+}
+
+/// What a newtype struct of one of tfvalue's tokens holds, as `ValueDe::special` read it.
+enum Special<'a, 'v> {
+    /// A known value where an unknown could be.
+    Known(ValueDe<'a, 'v>),
+    /// An unknown's refinements, to hand over (one level deeper, to leave after).
+    Unknown(crate::unknown::Handed, &'a mut State<'v>),
+    /// A dynamic value, to hand over.
+    Dynamic(Dynamic),
+    /// A number, or null where one could be.
+    Null,
+    UInt(u64),
+    Int(i64),
+    Float(f64),
+    Text(Cow<'v, str>),
 }
 
 fn number_from_leaf(leaf: Leaf<'_>) -> Result<Number> {
@@ -593,21 +640,10 @@ impl<'de, 'a, 'v> de::Deserializer<'de> for ValueDe<'a, 'v> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        // The reading is done by `special`, which is not generic: what is left here for
+        // each visitor is which of its methods to call.
         match token_name(name) {
-            Some(Tok::Unknown) => match self.tok {
-                Token::Unknown(entries) => {
-                    // A refined unknown's payload is one more level of nesting.
-                    self.st.enter()?;
-                    let v = crate::unknown::hand_over(handed(entries), visitor)?;
-                    self.st.leave();
-                    Ok(v)
-                }
-                _ => visitor.visit_newtype_struct(self),
-            },
-            Some(Tok::Dynamic) => {
-                let d = self.read_dynamic()?;
-                crate::dynamic::hand_over(d, visitor)
-            }
+            None => visitor.visit_newtype_struct(self),
             Some(Tok::Value) => {
                 // A `Value` checks its collections of dynamic values against its type itself.
                 let ValueDe { st, tok, field } = self;
@@ -620,19 +656,20 @@ impl<'de, 'a, 'v> de::Deserializer<'de> for ValueDe<'a, 'v> {
                 st.dyn_check.skip -= 1;
                 v
             }
-            Some(Tok::Raw) => Err(Error::data(
-                "a tfvalue::Raw holds the bytes of a value as it came off the wire: a Value has none",
-            )),
-            Some(Tok::Number) => match self.tok {
-                Token::Leaf(Leaf::Nil) => visitor.visit_unit(),
-                Token::Leaf(Leaf::UInt(n)) => visitor.visit_u64(n),
-                Token::Leaf(Leaf::Int(n)) => visitor.visit_i64(n),
-                Token::Leaf(Leaf::F64(f)) => visitor.visit_f64(f),
-                Token::Leaf(Leaf::Str(s)) => visitor.visit_str(&s),
-                Token::Leaf(Leaf::Bin(b)) => visitor.visit_str(utf8(b)?),
-                tok => Err(invalid(&tok, &"a number")),
+            Some(tok) => match self.special(tok)? {
+                Special::Known(de) => visitor.visit_newtype_struct(de),
+                Special::Unknown(handed, st) => {
+                    let v = crate::unknown::hand_over(handed, visitor)?;
+                    st.leave();
+                    Ok(v)
+                }
+                Special::Dynamic(d) => crate::dynamic::hand_over(d, visitor),
+                Special::Null => visitor.visit_unit(),
+                Special::UInt(n) => visitor.visit_u64(n),
+                Special::Int(n) => visitor.visit_i64(n),
+                Special::Float(f) => visitor.visit_f64(f),
+                Special::Text(s) => visitor.visit_str(&s),
             },
-            None => visitor.visit_newtype_struct(self),
         }
     }
 
