@@ -108,7 +108,7 @@ pub type Result<T, E = Diagnostics> = std::result::Result<T, E>;
 /// `C` is the client its configuration builds ([`ProviderConfig::Client`]): `()` for
 /// [`Framework::new`], whose provider block is empty.
 pub struct Framework<C = ()> {
-    provider: Schema,
+    declared: Declared,
     validate_config: fn(&DynamicValue) -> Vec<Diagnostic>,
     configure: ConfigureFn<C>,
     client: RwLock<Option<Arc<C>>>,
@@ -220,7 +220,7 @@ impl<C: Send + Sync + 'static> Framework<C> {
     /// ```
     pub fn new_with<P: ProviderConfig<Client = C>>() -> Self {
         Framework {
-            provider: P::schema(),
+            declared: Declared::new(P::schema()),
             validate_config: validate_provider::<P>,
             configure: configure_provider::<P>,
             client: RwLock::new(None),
@@ -240,6 +240,11 @@ impl<C: Send + Sync + 'static> Framework<C> {
     pub fn resource<R: Resource<C>>(mut self, type_name: impl Into<String>, resource: R) -> Self {
         let type_name = type_name.into();
         let registered = Registered::new(resource, &type_name);
+        self.declared.resource(
+            &type_name,
+            &registered.wire.schema,
+            registered.identity_schema(),
+        );
         self.resources.insert(type_name, Box::new(registered));
         self
     }
@@ -253,6 +258,7 @@ impl<C: Send + Sync + 'static> Framework<C> {
     ) -> Self {
         let type_name = type_name.into();
         let wire = Wire::new::<D::Model>(data_source.schema());
+        self.declared.data_source(&type_name, &wire.schema);
         self.data_sources.insert(
             type_name.clone(),
             Box::new(RegisteredData {
@@ -274,6 +280,8 @@ impl<C: Send + Sync + 'static> Framework<C> {
     ) -> Self {
         let type_name = type_name.into();
         let registered = ephemeral::Registered::new::<C>(ephemeral, &type_name);
+        self.declared
+            .ephemeral_resource(&type_name, &AnyEphemeral::<C>::wire(&registered).schema);
         self.ephemerals.insert(type_name, Box::new(registered));
         self
     }
@@ -290,6 +298,7 @@ impl<C: Send + Sync + 'static> Framework<C> {
     pub fn function<F: Function>(mut self, name: impl Into<String>, function: F) -> Self {
         let name = name.into();
         let registered = function::Registered::new(&name, function);
+        self.declared.function(&name, registered.signature());
         self.functions.insert(name, Box::new(registered));
         self
     }
@@ -305,6 +314,8 @@ impl<C: Send + Sync + 'static> Framework<C> {
     ) -> Self {
         let type_name = type_name.into();
         let registered = list::Registered::new::<C>(list, &type_name);
+        self.declared
+            .list_resource(&type_name, &AnyList::<C>::wire(&registered).schema);
         self.lists.insert(type_name, Box::new(registered));
         self
     }
@@ -315,6 +326,8 @@ impl<C: Send + Sync + 'static> Framework<C> {
     pub fn action<A: Action<C>>(mut self, type_name: impl Into<String>, action: A) -> Self {
         let type_name = type_name.into();
         let registered = action::Registered::new::<C>(action, &type_name);
+        self.declared
+            .action(&type_name, &AnyAction::<C>::wire(&registered).schema);
         self.actions.insert(type_name, Box::new(registered));
         self
     }
@@ -326,6 +339,8 @@ impl<C: Send + Sync + 'static> Framework<C> {
     pub fn state_store<S: StateStore<C>>(mut self, type_name: impl Into<String>, store: S) -> Self {
         let type_name = type_name.into();
         let registered = state_store::Registered::new(store, &type_name);
+        self.declared
+            .state_store(&type_name, &AnyStateStore::<C>::wire(&registered).schema);
         self.state_stores.insert(type_name, Box::new(registered));
         self
     }
@@ -343,6 +358,75 @@ impl<C: Send + Sync + 'static> Framework<C> {
     }
 }
 
+/// The schemas a [`Framework`] declares, kept as its handlers are registered. Not
+/// generic: the schemas' maps and clones are compiled once, here, and not again for each
+/// provider's client type.
+#[derive(Debug)]
+struct Declared(Schemas);
+
+impl Declared {
+    fn new(provider: Schema) -> Self {
+        Declared(Schemas::new().provider(provider))
+    }
+
+    fn resource(
+        &mut self,
+        name: &str,
+        schema: &Schema,
+        identity: Option<&crate::identity::IdentitySchema>,
+    ) {
+        self.0.resources.insert(name.to_owned(), schema.clone());
+        // A resource registered again under the name replaces the first, identity too.
+        match identity {
+            Some(i) => {
+                self.0.identities.insert(name.to_owned(), i.clone());
+            }
+            None => {
+                self.0.identities.remove(name);
+            }
+        }
+    }
+
+    fn data_source(&mut self, name: &str, schema: &Schema) {
+        self.0.data_sources.insert(name.to_owned(), schema.clone());
+    }
+
+    fn ephemeral_resource(&mut self, name: &str, schema: &Schema) {
+        self.0
+            .ephemeral_resources
+            .insert(name.to_owned(), schema.clone());
+    }
+
+    fn function(&mut self, name: &str, signature: &crate::function::Function) {
+        self.0.functions.insert(name.to_owned(), signature.clone());
+    }
+
+    fn list_resource(&mut self, name: &str, schema: &Schema) {
+        self.0
+            .list_resources
+            .insert(name.to_owned(), schema.clone());
+    }
+
+    fn action(&mut self, name: &str, schema: &Schema) {
+        self.0.actions.insert(name.to_owned(), schema.clone());
+    }
+
+    fn state_store(&mut self, name: &str, schema: &Schema) {
+        self.0.state_stores.insert(name.to_owned(), schema.clone());
+    }
+
+    /// What `GetProviderSchema` answers.
+    fn schemas(&self, moves: bool) -> Schemas {
+        // Configuration is generated from each resource's schema (required and optional
+        // values kept, computed-only and write-only ones null): see `config_from_state`.
+        self.0.clone().capabilities(
+            ServerCapabilities::default()
+                .with_move_resource_state(moves)
+                .with_generate_resource_config(true),
+        )
+    }
+}
+
 fn unknown_type(kind: &str, name: &str) -> Diagnostic {
     Diagnostic::error(format!("unknown {kind} type"))
         .with_detail(format!("This provider has no {kind} type `{name}`."))
@@ -350,39 +434,8 @@ fn unknown_type(kind: &str, name: &str) -> Diagnostic {
 
 impl<C: Send + Sync + 'static> Provider for Framework<C> {
     fn schemas(&self) -> Schemas {
-        let mut s = Schemas::new().provider(self.provider.clone());
-        for (name, r) in &self.resources {
-            s = s.resource(name.clone(), r.wire().schema.clone());
-            if let Some(identity) = r.identity_schema() {
-                s = s.identity(name.clone(), identity.clone());
-            }
-        }
-        for (name, d) in &self.data_sources {
-            s = s.data_source(name.clone(), d.wire().schema.clone());
-        }
-        for (name, e) in &self.ephemerals {
-            s = s.ephemeral_resource(name.clone(), e.wire().schema.clone());
-        }
-        for (name, f) in &self.functions {
-            s = s.function(name.clone(), f.signature().clone());
-        }
-        for (name, l) in &self.lists {
-            s = s.list_resource(name.clone(), l.wire().schema.clone());
-        }
-        for (name, a) in &self.actions {
-            s = s.action(name.clone(), a.wire().schema.clone());
-        }
-        for (name, st) in &self.state_stores {
-            s = s.state_store(name.clone(), st.wire().schema.clone());
-        }
-        let moves = self.resources.values().any(|r| r.has_moves());
-        // Configuration is generated from each resource's schema (required and optional
-        // values kept, computed-only and write-only ones null): see `config_from_state`.
-        s.capabilities(
-            ServerCapabilities::default()
-                .with_move_resource_state(moves)
-                .with_generate_resource_config(true),
-        )
+        self.declared
+            .schemas(self.resources.values().any(|r| r.has_moves()))
     }
 
     async fn validate_list_resource_config(
@@ -728,7 +781,6 @@ fn ensure_error(d: Diagnostics) -> Vec<Diagnostic> {
 
 /// A [`Resource`] with its type parameters erased, as the framework stores it.
 trait AnyResource<C>: Send + Sync {
-    fn wire(&self) -> &Wire;
     /// The `Registered<R, C>` itself, for a list resource that knows its `R`.
     fn as_any(&self) -> &(dyn std::any::Any + Send + Sync);
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
@@ -969,10 +1021,6 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
 }
 
 impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, C> {
-    fn wire(&self) -> &Wire {
-        &self.wire
-    }
-
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         match self.decode(config, "the configuration") {
             Ok(Some(m)) => self
@@ -1253,7 +1301,6 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
 
 /// A [`DataSource`] with its type parameters erased.
 trait AnyDataSource<C>: Send + Sync {
-    fn wire(&self) -> &Wire;
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
     fn read(
         &self,
@@ -1269,10 +1316,6 @@ struct RegisteredData<D> {
 }
 
 impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for RegisteredData<D> {
-    fn wire(&self) -> &Wire {
-        &self.wire
-    }
-
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         match convert::decode::<D::Model>(config, &self.wire, "the configuration", &self.type_name)
         {

@@ -1360,3 +1360,63 @@ impl Function for VariadicFirst {
 fn only_the_last_parameter_is_variadic() {
     let _ = Framework::new().function("v", VariadicFirst);
 }
+
+/// A resource with an identity, for the schema tests.
+struct Named;
+
+#[derive(TfValue, Serialize, Deserialize)]
+struct NamedIdentity {
+    name: String,
+}
+
+impl Resource<Log> for Named {
+    type Model = Item;
+
+    fn identity(&self) -> Option<ResourceIdentity<Item>> {
+        Some(ResourceIdentity::new(
+            Codec::<NamedIdentity>::new(),
+            |i: &Item| {
+                Some(NamedIdentity {
+                    name: i.name.known()?.clone(),
+                })
+            },
+            |i| i.name,
+        ))
+    }
+
+    async fn create(&self, _: &Ctx<Log>, planned: Item) -> Result<Item> {
+        Ok(planned)
+    }
+
+    async fn read(&self, _: &Ctx<Log>, state: Item) -> Result<Option<Item>> {
+        Ok(Some(state))
+    }
+
+    async fn update(&self, _: &Ctx<Log>, _: Item, planned: Item) -> Result<Item> {
+        Ok(planned)
+    }
+
+    async fn delete(&self, _: &Ctx<Log>, _: Item) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_type_registered_again_replaces_its_schemas_identity_too() {
+    let f = framework().resource("t_named", Named);
+    let s = f.schemas();
+    assert!(s.identities.contains_key("t_named"));
+    assert!(!s.identities.contains_key("t_item"));
+    assert_eq!(s.resources.len(), 2);
+    // The same name again, now a resource without an identity: the identity goes too.
+    let s = framework()
+        .resource("t_named", Named)
+        .resource("t_named", Items)
+        .schemas();
+    assert!(!s.identities.contains_key("t_named"), "{:?}", s.identities);
+    assert_eq!(s.resources["t_named"], Item::schema());
+    // And the other way round.
+    let s = framework().resource("t_item", Named).schemas();
+    assert!(s.identities.contains_key("t_item"));
+    assert_eq!(s.resources.len(), 1);
+}
