@@ -283,19 +283,16 @@ macro_rules! number_hints {
 impl<'de> Deserializer<'de> {
     /// What a newtype struct named `name` holds: tfvalue's private tokens are read here,
     /// in code that is not generic (see `deserialize_newtype_struct`).
-    fn newtype(&mut self, name: &'static str) -> Result<Newtype<'de>> {
-        Ok(match token(name) {
-            None => Newtype::Plain,
-            Some(Tok::Value) => Newtype::Value,
+    fn newtype(&mut self, tok: Option<Tok>) -> Result<Newtype<'de>> {
+        Ok(match tok {
+            // Decided by the caller.
+            None | Some(Tok::Value) => return Err(Error::data("not a token read here")),
             Some(Tok::Unknown) => {
-                if !matches!(self.r.peek()?, 0xc7..=0xc9 | 0xd4..=0xd8) {
-                    return Ok(Newtype::Plain);
-                }
                 let handed = self.read_unknown()?;
                 self.enter()?;
                 Newtype::Unknown(handed)
             }
-            Some(Tok::Dynamic) => Newtype::Dynamic(self.read_dynamic()?),
+            Some(Tok::Dynamic) => Newtype::Dynamic(Box::new(self.read_dynamic()?)),
             Some(Tok::Raw) => {
                 // Skip the value without building it, and hand over its bytes.
                 let start = self.r.pos();
@@ -380,14 +377,10 @@ impl<'de> Deserializer<'de> {
 
 /// What a newtype struct holds, as `Deserializer::newtype` read it.
 enum Newtype<'de> {
-    /// Not one of tfvalue's tokens, or a known value where an unknown could be.
-    Plain,
-    /// A whole `Value`.
-    Value,
     /// An unknown's refinements, to hand over.
     Unknown(crate::unknown::Handed),
-    /// A dynamic value, to hand over.
-    Dynamic(crate::dynamic::Dynamic),
+    /// A dynamic value, to hand over (boxed: the others are small).
+    Dynamic(Box<crate::dynamic::Dynamic>),
     /// The bytes of one value.
     Raw(&'de [u8]),
     /// A number as the wire has it.
@@ -540,26 +533,33 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         // The reading is done by `newtype`, which is not generic: what is left here for
-        // each visitor is which of its methods to call.
-        let at = self.r.pos();
-        let offset = |e: Error| e.at_offset(Origin::Msgpack, at as u64);
-        match self.newtype(name)? {
-            Newtype::Plain => visitor.visit_newtype_struct(self),
-            Newtype::Value => {
+        // each visitor is which of its methods to call. The common cases (no token, a known
+        // value where an unknown could be) are decided here, without a call.
+        let tok = token(name);
+        match tok {
+            None => return visitor.visit_newtype_struct(self),
+            Some(Tok::Unknown) if !matches!(self.r.peek()?, 0xc7..=0xc9 | 0xd4..=0xd8) => {
+                return visitor.visit_newtype_struct(self)
+            }
+            Some(Tok::Value) => {
                 // A `Value` checks its collections of dynamic values against its type itself.
                 self.dyn_check.skip += 1;
                 let v = visitor.visit_newtype_struct(&mut *self);
                 self.dyn_check.skip -= 1;
-                v
+                return v;
             }
+            _ => {}
+        }
+        let at = self.r.pos();
+        let offset = |e: Error| e.at_offset(Origin::Msgpack, at as u64);
+        match self.newtype(tok)? {
             Newtype::Unknown(handed) => {
-                // A refined unknown's payload is one more level of nesting (`newtype`
-                // entered it).
+                // An unknown's payload is one more level of nesting (`newtype` entered it).
                 let v = crate::unknown::hand_over(handed, visitor).map_err(offset)?;
                 self.leave();
                 Ok(v)
             }
-            Newtype::Dynamic(d) => crate::dynamic::hand_over(d, visitor),
+            Newtype::Dynamic(d) => crate::dynamic::hand_over(*d, visitor),
             Newtype::Raw(bytes) => visitor.visit_borrowed_bytes(bytes).map_err(offset),
             Newtype::Number(n) => match n {
                 NumberToken::Null => visitor.visit_unit(),

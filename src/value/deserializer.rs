@@ -644,6 +644,10 @@ impl<'de, 'a, 'v> de::Deserializer<'de> for ValueDe<'a, 'v> {
         // each visitor is which of its methods to call.
         match token_name(name) {
             None => visitor.visit_newtype_struct(self),
+            // A known value where an unknown could be, the common case: decided here.
+            Some(Tok::Unknown) if !matches!(self.tok, Token::Unknown(_)) => {
+                visitor.visit_newtype_struct(self)
+            }
             Some(Tok::Value) => {
                 // A `Value` checks its collections of dynamic values against its type itself.
                 let ValueDe { st, tok, field } = self;
