@@ -163,7 +163,7 @@ struct Version {
 /// See the [module docs](self). `M` is the current version's model; its
 /// `#[tfvalue(version = N)]` is the current schema version, whose state decodes as it is.
 pub struct Codec<M> {
-    versions: BTreeMap<i64, Version>,
+    versions: Versions,
     default: Option<DefaultFn<M>>,
     ignore_undeclared: bool,
     /// A mistake made while building the codec, reported by every decode.
@@ -172,15 +172,79 @@ pub struct Codec<M> {
 
 impl<M> fmt::Debug for Codec<M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.versions.debug(self.ignore_undeclared, f)
+    }
+}
+
+/// The registered versions, by number. Not generic: the map's code is compiled once,
+/// here, and not again for each model in every crate that has a codec.
+#[derive(Default)]
+struct Versions(BTreeMap<i64, Version>);
+
+impl Versions {
+    fn contains(&self, version: i64) -> bool {
+        self.0.contains_key(&version)
+    }
+
+    fn insert(&mut self, version: i64, v: Version) {
+        self.0.insert(version, v);
+    }
+
+    fn debug(&self, ignore_undeclared: bool, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("Codec");
-        for (v, e) in &self.versions {
+        for (v, e) in &self.0 {
             match &e.convert {
                 Some((to, _)) => d.field(&format!("v{v}"), &format_args!("{} -> v{to}", e.model)),
                 None => d.field(&format!("v{v}"), &format_args!("{} (current)", e.model)),
             };
         }
-        d.field("ignore_undeclared_attributes", &self.ignore_undeclared);
+        d.field("ignore_undeclared_attributes", &ignore_undeclared);
         d.finish()
+    }
+
+    /// Decodes stored state of `version` with its model and converts it step by step:
+    /// the value of the version it ends at, and that version.
+    fn run(
+        &self,
+        version: i64,
+        current: i64,
+        raw: Cow<'_, RawState>,
+        ignore_undeclared: bool,
+    ) -> Result<(Box<dyn Any>, i64)> {
+        let Some(entry) = self.0.get(&version) else {
+            return Err(if version > current {
+                Error::data(format_args!(
+                    "state has schema version {version}, newer than this provider's version {current}: upgrade the provider"
+                ))
+            } else {
+                Error::data(format_args!(
+                    "no model is registered for schema version {version} (known: {})",
+                    self.0
+                        .keys()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            });
+        };
+        let mut value = (entry.decode)(raw, ignore_undeclared)
+            .map_err(|e| e.context(format_args!("decoding state of schema version {version}")))?;
+        let mut at = version;
+        // Each step goes to a strictly newer version, so this ends.
+        while let Some(Version {
+            convert: Some((to, convert)),
+            ..
+        }) = self.0.get(&at)
+        {
+            value = convert(value)?;
+            at = *to;
+            if !self.0.contains_key(&at) {
+                return Err(Error::data(format_args!(
+                    "codec misconfigured: a step goes to schema version {at}, which has no model registered"
+                )));
+            }
+        }
+        Ok((value, at))
     }
 }
 
@@ -282,7 +346,7 @@ impl<M: TfModel + Serialize + DeserializeOwned + 'static> Codec<M> {
     /// Undeclared attributes are ignored by default, as the plugin framework does: a
     /// stored state may still hold attributes that an old model no longer declares.
     pub fn new() -> Self {
-        let mut versions = BTreeMap::new();
+        let mut versions = Versions::default();
         versions.insert(
             M::SCHEMA_VERSION,
             Version {
@@ -325,7 +389,7 @@ impl<M: TfModel + Serialize + DeserializeOwned + 'static> Codec<M> {
             ));
             return self;
         }
-        if self.versions.contains_key(&version) {
+        if self.versions.contains(version) {
             self.misconfigured
                 .get_or_insert(format!("schema version {version} is registered twice"));
             return self;
@@ -462,40 +526,9 @@ impl<M: TfModel + Serialize + DeserializeOwned + 'static> Codec<M> {
         if let Some(why) = &self.misconfigured {
             return Err(Error::data(format_args!("codec misconfigured: {why}")));
         }
-        let Some(entry) = self.versions.get(&version) else {
-            return Err(if version > M::SCHEMA_VERSION {
-                Error::data(format_args!(
-                    "state has schema version {version}, newer than this provider's version {}: upgrade the provider",
-                    M::SCHEMA_VERSION
-                ))
-            } else {
-                Error::data(format_args!(
-                    "no model is registered for schema version {version} (known: {})",
-                    self.versions
-                        .keys()
-                        .map(|v| v.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            });
-        };
-        let mut value = (entry.decode)(raw, self.ignore_undeclared)
-            .map_err(|e| e.context(format_args!("decoding state of schema version {version}")))?;
-        let mut at = version;
-        // Each step goes to a strictly newer version, so this ends.
-        while let Some(Version {
-            convert: Some((to, convert)),
-            ..
-        }) = self.versions.get(&at)
-        {
-            value = convert(value)?;
-            at = *to;
-            if !self.versions.contains_key(&at) {
-                return Err(Error::data(format_args!(
-                    "codec misconfigured: a step goes to schema version {at}, which has no model registered"
-                )));
-            }
-        }
+        let (value, at) =
+            self.versions
+                .run(version, M::SCHEMA_VERSION, raw, self.ignore_undeclared)?;
         let mut model = downcast::<M>(value, at)?;
         if let Some(default) = &self.default {
             default(&mut model);

@@ -358,6 +358,51 @@ impl<C: Send + Sync + 'static> Framework<C> {
     }
 }
 
+/// How long operation `op` may take: as the value (the plan, or the state for read and
+/// delete) configures it in `timeouts` (when the schema has one: `configurable` is the
+/// value's type), else the resource's default. Not generic (compiled once, not for each
+/// resource).
+fn time_limit(
+    configurable: Option<&tfvalue::Type>,
+    defaults: &TimeoutDefaults,
+    op: &str,
+    value: &DynamicValue,
+) -> Result<Option<std::time::Duration>> {
+    if let Some(ty) = configurable {
+        if let Ok(v) = value.decode_value(ty) {
+            if let Some(d) = timeouts::configured(&v, op).map_err(|e| {
+                Diagnostics::from(
+                    Diagnostic::error(format!("invalid timeouts.{op}"))
+                        .with_detail(e)
+                        .at(tfvalue::AttributePath::new().attr("timeouts").attr(op)),
+                )
+            })? {
+                return Ok(Some(d));
+            }
+        }
+    }
+    Ok(defaults.for_operation(op))
+}
+
+/// The limit and the instant it ends; none for a limit too far to reach (`Duration::MAX`
+/// for "none").
+fn deadline(limit: std::time::Duration) -> Option<(std::time::Duration, std::time::Instant)> {
+    Some((limit, std::time::Instant::now().checked_add(limit)?))
+}
+
+/// The error of an operation stopped at its time limit.
+fn timed_out(op: &str, type_name: &str, limit: std::time::Duration) -> Diagnostics {
+    Diagnostic::error(format!("{op} of {type_name} timed out"))
+        .with_detail(format!(
+            "The {op} did not finish within its timeout of {} (`timeouts.{op}`, or the \
+             provider's default), and was stopped. The real object may be left half \
+             done: see it in the API, then run Terraform again, with a longer \
+             timeout if it needs one.",
+            timeouts::show_duration(limit)
+        ))
+        .into()
+}
+
 /// The schemas a [`Framework`] declares, kept as its handlers are registered. Not
 /// generic: the schemas' maps and clones are compiled once, here, and not again for each
 /// provider's client type.
@@ -916,20 +961,12 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
     /// How long `op` may take: as the value (the plan, or the state for read and
     /// delete) configures it in `timeouts`, else the resource's default.
     fn time_limit(&self, op: &str, value: &DynamicValue) -> Result<Option<std::time::Duration>> {
-        if self.configurable_timeouts {
-            if let Ok(v) = value.decode_value(&self.wire.ty) {
-                if let Some(d) = timeouts::configured(&v, op).map_err(|e| {
-                    Diagnostics::from(
-                        Diagnostic::error(format!("invalid timeouts.{op}"))
-                            .with_detail(e)
-                            .at(tfvalue::AttributePath::new().attr("timeouts").attr(op)),
-                    )
-                })? {
-                    return Ok(Some(d));
-                }
-            }
-        }
-        Ok(self.timeouts.for_operation(op))
+        time_limit(
+            self.configurable_timeouts.then_some(&self.wire.ty),
+            &self.timeouts,
+            op,
+            value,
+        )
     }
 
     /// Runs `handler` (operation `op`) within its time limit, if it has one: past it,
@@ -942,27 +979,13 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         value: &DynamicValue,
         handler: impl std::future::Future<Output = Result<T>>,
     ) -> Result<T> {
-        let Some(limit) = self.time_limit(op, value)? else {
-            return handler.await;
-        };
-        // A limit too far to reach (`Duration::MAX` for "none") is no limit.
-        let Some(deadline) = std::time::Instant::now().checked_add(limit) else {
+        let Some((limit, deadline)) = self.time_limit(op, value)?.and_then(deadline) else {
             return handler.await;
         };
         cx.set_deadline(deadline);
         match tokio::time::timeout(limit, handler).await {
             Ok(r) => r,
-            Err(_) => Err(
-                Diagnostic::error(format!("{} of {} timed out", op, self.type_name))
-                    .with_detail(format!(
-                "The {op} did not finish within its timeout of {} (`timeouts.{op}`, or the \
-                 provider's default), and was stopped. The real object may be left half \
-                 done: see it in the API, then run Terraform again, with a longer \
-                 timeout if it needs one.",
-                timeouts::show_duration(limit)
-            ))
-                    .into(),
-            ),
+            Err(_) => Err(timed_out(op, &self.type_name, limit)),
         }
     }
 
