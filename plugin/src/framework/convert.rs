@@ -31,8 +31,12 @@ pub(crate) struct Wire {
 
 impl Wire {
     pub(crate) fn new<M: Model>(schema: Schema) -> Self {
+        Wire::with_model_type(schema, M::tf_type())
+    }
+
+    // The work of `new`, not generic (compiled once, not for each model).
+    fn with_model_type(schema: Schema, model_ty: Type) -> Self {
         let ty = std::sync::Arc::new(schema.implied_type());
-        let model_ty = M::tf_type();
         let same = *ty == model_ty;
         let model_ty = if same {
             ty.clone()
