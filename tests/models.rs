@@ -917,3 +917,77 @@ fn dynamic_fields_from_msgpack_and_from_a_value_agree() {
         .unwrap_err();
     assert!(err.to_string().contains("extra"), "{err}");
 }
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct Nested {
+    outer: Dynamic,
+    label: Unknown<Option<String>>,
+    size: Unknown<Option<Number>>,
+}
+
+/// Values handed over inside values handed over: a dynamic object with a dynamic attribute
+/// and refined unknowns in it, next to refined unknowns of the model's own fields. The
+/// model's fields come out as the `Value` decoder reads the same bytes.
+#[test]
+fn handed_over_values_nest() {
+    let inner = Value::Dynamic(Box::new(Dynamic::new(
+        Type::list(Type::String),
+        Value::List(vec![
+            Value::from("a"),
+            Value::Unknown(Refinements::new().not_null().with_prefix("b-")),
+        ]),
+    )));
+    let outer = Dynamic::new(
+        Type::object([("x", Type::Dynamic), ("n", Type::Number)]),
+        Value::Object(
+            [
+                ("x".to_owned(), inner),
+                (
+                    "n".to_owned(),
+                    Value::Unknown(Refinements::new().with_lower_bound(3, true)),
+                ),
+            ]
+            .into(),
+        ),
+    );
+    let ty = Type::object([
+        ("outer", Type::Dynamic),
+        ("label", Type::String),
+        ("size", Type::Number),
+    ]);
+    let value = Value::Object(
+        [
+            ("outer".to_owned(), Value::Dynamic(Box::new(outer))),
+            (
+                "label".to_owned(),
+                Value::Unknown(Refinements::new().with_prefix("l-")),
+            ),
+            (
+                "size".to_owned(),
+                Value::Unknown(Refinements::new().with_lower_bound(1, false)),
+            ),
+        ]
+        .into(),
+    );
+    let bytes = DynamicValue::encode_value(&value, &ty).unwrap();
+    let as_value = bytes.decode_value(&ty).unwrap();
+    let model: Nested = bytes.decode().unwrap();
+    let from_value: Nested = tfvalue::from_value(&as_value).unwrap();
+    assert_eq!(model, from_value);
+    let Value::Object(o) = &as_value else {
+        panic!("{as_value:?}")
+    };
+    let Value::Dynamic(d) = &o["outer"] else {
+        panic!("{:?}", o["outer"])
+    };
+    assert_eq!(&model.outer, d.as_ref());
+    let Value::Unknown(label) = &o["label"] else {
+        panic!("{:?}", o["label"])
+    };
+    assert_eq!(model.label, Unknown::Unknown(label.clone()));
+    assert!(
+        matches!(&model.size, Unknown::Unknown(r) if !r.is_empty()),
+        "{:?}",
+        model.size
+    );
+}
