@@ -439,7 +439,9 @@ impl<'de> Visitor<'de> for AsValue {
         if let Some(v) = take_handed_over() {
             return Ok(v.into_value());
         }
-        d.deserialize_any(self)
+        // Not one of tfvalue's deserializers: as `DynamicVisitor` does.
+        d.deserialize_newtype_struct(crate::number::RAW_VALUE_TOKEN, JsonText)
+            .map(Dynamic::into_value)
     }
 }
 
@@ -542,45 +544,33 @@ impl<'de> Visitor<'de> for JsonText {
     }
 }
 
+/// A dynamic value from its JSON text: `{"type": T, "value": V}` in either order,
+/// `[type JSON, value]`, or null. The value is read against its type by serde_json's
+/// deserializer, whose raw value token gives each number's text, so numbers are exact.
 fn from_json_text(text: &str) -> Result<Dynamic> {
-    let v: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| Error::data(format_args!("a dynamic value: {e}")))?;
-    from_foreign(v)
-}
+    use serde_json::value::RawValue;
 
-/// A dynamic value from the JSON tree a foreign deserializer gave.
-fn from_foreign(v: serde_json::Value) -> Result<Dynamic> {
-    let (ty, value) = match v {
-        serde_json::Value::Null => return Ok(Dynamic::null()),
-        serde_json::Value::Object(mut m) => {
-            let (Some(ty), Some(value)) = (m.remove("type"), m.remove("value")) else {
-                return Err(Error::data("a dynamic value needs \"type\" and \"value\""));
-            };
-            if let Some(other) = m.keys().next() {
-                return Err(Error::data(format_args!(
-                    "unexpected key {other:?} in a dynamic value"
-                )));
-            }
-            (
-                Type::deserialize(&ty)
-                    .map_err(|e| Error::data(format_args!("the type of a dynamic value: {e}")))?,
-                value,
-            )
-        }
-        serde_json::Value::Array(a) if a.len() == 2 => {
-            let mut a = a.into_iter();
-            let (ty, value) = (a.next(), a.next());
-            let (Some(serde_json::Value::String(ty)), Some(value)) = (ty, value) else {
-                return Err(Error::data(
-                    "a dynamic value [type, value] needs the type's JSON as a string",
-                ));
-            };
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Form<'a> {
+        #[serde(borrow, rename = "type")]
+        ty: &'a RawValue,
+        #[serde(borrow)]
+        value: &'a RawValue,
+    }
+
+    let json_error = |e: serde_json::Error| Error::data(format_args!("a dynamic value: {e}"));
+    let text = text.trim();
+    let (ty, value) = match text.as_bytes().first() {
+        Some(b'n') if text == "null" => return Ok(Dynamic::null()),
+        Some(b'[') => {
+            let (ty, value): (String, &RawValue) =
+                serde_json::from_str(text).map_err(json_error)?;
             (Type::from_json(ty)?, value)
         }
         _ => {
-            return Err(Error::data(
-                r#"a dynamic value must be {"type": T, "value": V}"#,
-            ))
+            let form: Form<'_> = serde_json::from_str(text).map_err(json_error)?;
+            (Type::from_json(form.ty.get())?, form.value)
         }
     };
     // As in `DynamicVisitor::visit_seq`: no optional-attribute markers from the input.
@@ -589,10 +579,14 @@ fn from_foreign(v: serde_json::Value) -> Result<Dynamic> {
     } else {
         ty
     };
+    let mut de = serde_json::Deserializer::from_str(value.get());
     let scope = crate::limits::fill::DynamicScope::enter();
-    let value = TypedSeed::new(&ty).deserialize(&value);
+    let value = TypedSeed::new(&ty).deserialize(&mut de);
     drop(scope);
-    concretize(&ty, value.map_err(|e| Error::data(e.to_string()))?)
+    let value =
+        value.map_err(|e| Error::data(format_args!("the value of a dynamic value: {e}")))?;
+    de.end().map_err(json_error)?;
+    concretize(&ty, value)
 }
 
 /// The type of a dynamic value, from its JSON text (bin or str in MessagePack, the raw JSON

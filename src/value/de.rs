@@ -265,10 +265,11 @@ impl<'de> Visitor<'de> for NumberVisitor {
         v.parse::<Number>().map(Value::Number).map_err(E::custom)
     }
 
-    // A deserializer that does not know tfvalue's number token (serde_json's `Value`, for a
-    // dynamic value from a foreign deserializer) passes itself on: the number is inside.
+    // A deserializer that does not know tfvalue's number token (serde_json, for a dynamic
+    // value read by serde_json directly) passes itself on: `Number` reads the number's
+    // text from it where it can, so the number is exact.
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
+        <Number as serde::Deserialize>::deserialize(d).map(Value::Number)
     }
 }
 
