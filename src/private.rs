@@ -5,13 +5,15 @@
 use crate::error::{Error, Result};
 
 /// An unknown value: serialized as a map of its refinements by name (see
-/// `crate::unknown`); deserializers hand an unknown over the same way (`visit_map`) and a
-/// known value as the inner value (`visit_newtype_struct`).
+/// `crate::unknown`); deserializers hand a known value over as the inner value
+/// (`visit_newtype_struct`), and an unknown through `unknown::hand_over` (`visit_none`,
+/// its refinements read by code that is not generic).
 pub(crate) const UNKNOWN_TOKEN: &str = "$tfvalue::private::Unknown";
 /// A number: the inner value is an int, a float64 or the decimal text.
 pub(crate) const NUMBER_TOKEN: &str = crate::number::TOKEN;
 /// A `dynamic` value: `[type JSON, value]`; null comes as unit, an unknown (whose
-/// refinements say nothing) as empty bytes.
+/// refinements say nothing) as empty bytes. The MessagePack and `Value` deserializers
+/// decode it themselves and hand it over (`dynamic::hand_over`).
 pub(crate) const DYNAMIC_TOKEN: &str = "$tfvalue::private::Dynamic";
 /// Undecoded bytes of one value ([`Raw`](crate::Raw)): deserializers hand over the bytes
 /// of the next value (`visit_borrowed_bytes` for MessagePack, `visit_borrowed_str` for JSON

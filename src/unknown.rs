@@ -1064,20 +1064,6 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for UnknownVisitor<T> {
             None => Err(E::invalid_type(de::Unexpected::Option, &self)),
         }
     }
-
-    // tfvalue's deserializers hand over an unknown as a map of its refinements.
-    fn visit_map<A: de::MapAccess<'de>>(
-        self,
-        map: A,
-    ) -> std::result::Result<Self::Value, A::Error> {
-        match read_refinements(map, RefineKind::Any)? {
-            Decoded::Unknown(r) => Ok(Unknown::Unknown(r)),
-            Decoded::Null => {
-                // A "definitely null" unknown is the known null.
-                T::deserialize(de::value::UnitDeserializer::<A::Error>::new()).map(Unknown::Known)
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1012,3 +1012,15 @@ fn handed_over_values_nest() {
         model.size
     );
 }
+
+/// A foreign deserializer that hands `Unknown<T>` a map where it asked for a newtype (one
+/// that forwards everything to `deserialize_any`) gets an error: the map is not read as
+/// refinements, and the value is not made unknown.
+#[test]
+fn a_foreign_map_is_not_an_unknown() {
+    use serde::de::value::{Error as DeError, MapDeserializer};
+    let entries = vec![("prefix".to_owned(), "x".to_owned())];
+    let de = MapDeserializer::<_, DeError>::new(entries.into_iter());
+    let r = Unknown::<BTreeMap<String, String>>::deserialize(de);
+    assert!(r.is_err(), "{r:?}");
+}

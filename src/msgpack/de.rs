@@ -281,8 +281,9 @@ macro_rules! number_hints {
 }
 
 impl<'de> Deserializer<'de> {
-    /// What a newtype struct named `name` holds: tfvalue's private tokens are read here,
-    /// in code that is not generic (see `deserialize_newtype_struct`).
+    /// What a newtype struct of tfvalue's token `tok` holds (unknown with an extension
+    /// next, dynamic, raw or number; the caller decides the other cases), read here in
+    /// code that is not generic (see `deserialize_newtype_struct`).
     fn newtype(&mut self, tok: Option<Tok>) -> Result<Newtype<'de>> {
         Ok(match tok {
             // Decided by the caller.

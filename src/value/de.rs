@@ -11,7 +11,7 @@ use crate::dynamic::DynamicVisitor;
 use crate::number::Number;
 use crate::private::{DYNAMIC_TOKEN, NUMBER_TOKEN, UNKNOWN_TOKEN};
 use crate::types::{ObjectType, Type};
-use crate::unknown::{read_refinements, take_handed, Decoded, RefineKind};
+use crate::unknown::{take_handed, Decoded, RefineKind};
 
 /// `Value` cannot be deserialized without a type: this impl exists only so that
 /// `serde_json::from_str::<Value>`, a `Value` field in a `#[derive(Deserialize)]` struct and
@@ -126,7 +126,8 @@ impl<'de> Visitor<'de> for Root<'_> {
     }
 }
 
-/// Either an unknown (handed over as a map of its refinements) or a known value.
+/// Either an unknown (its refinements handed over, see `unknown::hand_over`) or a known
+/// value.
 struct KnownOrUnknown<'t> {
     ty: &'t Type,
     opts: SeedOptions,
@@ -137,13 +138,6 @@ impl<'de> Visitor<'de> for KnownOrUnknown<'_> {
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "a value of type {}", self.ty)
-    }
-
-    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
-        match read_refinements(map, RefineKind::of(self.ty))? {
-            Decoded::Unknown(r) => Ok(Value::Unknown(r)),
-            Decoded::Null => Ok(Value::Null),
-        }
     }
 
     // tfvalue's deserializers hand over an unknown through `unknown::hand_over`.
