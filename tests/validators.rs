@@ -215,6 +215,32 @@ fn a_custom_validator_gets_the_known_value() {
     assert_eq!(even, Validator::custom("even", |_| Ok(())));
 }
 
+#[test]
+fn a_custom_validator_that_panics_fails_with_a_message() {
+    let odd = |v: &Value| match v.as_i64() {
+        Some(n) if n % 2 != 0 => panic!("{n} is odd"),
+        _ => Ok(()),
+    };
+    let v = Validator::custom("even", odd);
+    assert!(check(Type::Number, v.clone(), num("4")).is_empty());
+    assert_eq!(
+        check(Type::Number, v, num("3")),
+        ["Invalid attribute value: the check `even` panicked: 3 is odd at a"]
+    );
+    let rule = ObjectValidator::Custom(tfvalue::schema::CustomValidator::new("boom", |_| {
+        panic!("not today")
+    }));
+    let problems = pair_block(rule)
+        .validate_config(&Value::Object(
+            [("a".to_owned(), Value::from("x"))].into_iter().collect(),
+        ))
+        .to_string();
+    assert!(
+        problems.contains("the check `boom` panicked: not today"),
+        "{problems}"
+    );
+}
+
 fn pair_block(rule: ObjectValidator) -> Block {
     Block::new()
         .attribute("a", Attribute::optional(Type::String))

@@ -146,13 +146,26 @@ impl CustomValidator {
         &self.name
     }
 
-    /// Runs the check.
+    /// Runs the check. A check that panics fails with a message saying so: the
+    /// provider's server runs checks on the values Terraform sends, before any handler,
+    /// and a panic there would end the request without a diagnostic.
     ///
     /// # Errors
     ///
-    /// The check's message.
+    /// The check's message, or `the check `name` panicked: ...`.
     pub fn check(&self, value: &Value) -> std::result::Result<(), String> {
-        (self.check)(value)
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.check)(value)))
+            .unwrap_or_else(|panic| Err(self.panicked(&*panic)))
+    }
+
+    #[cold]
+    fn panicked(&self, panic: &(dyn std::any::Any + Send)) -> String {
+        let message = match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+            (Some(s), _) => s,
+            (_, Some(s)) => s.as_str(),
+            _ => "a panic without a message",
+        };
+        format!("the check `{}` panicked: {message}", self.name)
     }
 }
 

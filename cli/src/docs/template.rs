@@ -80,7 +80,7 @@ impl Template {
     pub fn parse(name: &str, text: &str) -> Result<Template, String> {
         let tokens = tokenize(name, text)?;
         let mut it = tokens.into_iter().peekable();
-        let (nodes, end) = parse_nodes(name, &mut it)?;
+        let (nodes, end) = parse_nodes(name, &mut it, 0)?;
         if let Some((word, line)) = end {
             return Err(format!("{name}:{line}: unexpected {{{{{word}}}}}"));
         }
@@ -159,8 +159,12 @@ type Tokens = std::iter::Peekable<std::vec::IntoIter<Token>>;
 /// Nodes, and the `else ..`/`end` that ended them with its line.
 type Parsed = (Vec<Node>, Option<(String, usize)>);
 
-/// Parses nodes up to an `else`/`end` (returned with its line) or the end.
-fn parse_nodes(name: &str, it: &mut Tokens) -> Result<Parsed, String> {
+/// How deep `if` and `range` may nest (the parser and the renderer recurse on them).
+const MAX_NESTING: usize = 100;
+
+/// Parses nodes up to an `else`/`end` (returned with its line) or the end, inside
+/// `depth` enclosing `if`s and `range`s.
+fn parse_nodes(name: &str, it: &mut Tokens, depth: usize) -> Result<Parsed, String> {
     let mut nodes = Vec::new();
     while let Some(tok) = it.next() {
         match tok {
@@ -169,10 +173,15 @@ fn parse_nodes(name: &str, it: &mut Tokens) -> Result<Parsed, String> {
                 let first = words.split_whitespace().next().unwrap_or("");
                 match first {
                     "end" | "else" => return Ok((nodes, Some((words, line)))),
-                    "if" => nodes.push(parse_if(name, &words[2..], line, it)?),
+                    "if" | "range" if depth >= MAX_NESTING => {
+                        return Err(format!(
+                            "{name}:{line}: {{{{if}}}} and {{{{range}}}} nest deeper than {MAX_NESTING}"
+                        ))
+                    }
+                    "if" => nodes.push(parse_if(name, &words[2..], line, it, depth + 1)?),
                     "range" => {
                         let p = parse_pipeline(name, &words[5..], line)?;
-                        let (body, end) = parse_nodes(name, it)?;
+                        let (body, end) = parse_nodes(name, it, depth + 1)?;
                         match end {
                             Some((w, _)) if w == "end" => nodes.push(Node::Range(p, body, line)),
                             _ => {
@@ -195,10 +204,16 @@ fn parse_nodes(name: &str, it: &mut Tokens) -> Result<Parsed, String> {
     Ok((nodes, None))
 }
 
-fn parse_if(name: &str, cond: &str, line: usize, it: &mut Tokens) -> Result<Node, String> {
+fn parse_if(
+    name: &str,
+    cond: &str,
+    line: usize,
+    it: &mut Tokens,
+    depth: usize,
+) -> Result<Node, String> {
     let mut arms = vec![(parse_pipeline(name, cond, line)?, Vec::new())];
     loop {
-        let (body, end) = parse_nodes(name, it)?;
+        let (body, end) = parse_nodes(name, it, depth)?;
         if let Some(arm) = arms.last_mut() {
             arm.1 = body;
         }
@@ -209,7 +224,7 @@ fn parse_if(name: &str, cond: &str, line: usize, it: &mut Tokens) -> Result<Node
                 if let Some(cond) = rest.strip_prefix("if ") {
                     arms.push((parse_pipeline(name, cond, l)?, Vec::new()));
                 } else if rest.is_empty() {
-                    let (body, end) = parse_nodes(name, it)?;
+                    let (body, end) = parse_nodes(name, it, depth)?;
                     return match end {
                         Some((w, _)) if w == "end" => Ok(Node::If(arms, body, line)),
                         _ => Err(format!("{name}:{line}: {{{{if}}}} without its {{{{end}}}}")),
@@ -674,6 +689,23 @@ mod tests {
             "a\u{a0}x",
             "only Go's white space is trimmed"
         );
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let f = [("Name", Val::Bool(true))];
+        let nested = |n: usize| "{{ if .Name }}".repeat(n) + "x" + &"{{ end }}".repeat(n);
+        assert_eq!(render(&nested(MAX_NESTING), &f).unwrap(), "x");
+        let e = render(&nested(MAX_NESTING + 1), &f).unwrap_err();
+        assert!(
+            e.starts_with("t.tmpl:1: {{if}} and {{range}} nest deeper than 100"),
+            "{e}"
+        );
+        // Far deeper than any stack: an error, not a crash.
+        let e = render(&nested(200_000), &f).unwrap_err();
+        assert!(e.contains("nest deeper"), "{e}");
+        let e = render(&"{{ range .Name }}".repeat(200_000), &f).unwrap_err();
+        assert!(e.contains("nest deeper"), "{e}");
     }
 
     #[test]
