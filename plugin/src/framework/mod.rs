@@ -926,6 +926,9 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         let prior = value(&req.prior_state, "the prior state")?;
         let config = value(cx.config_value(), "the configuration")?;
         let plan = self.planner.plan_owned(&prior, proposed, &config);
+        // The configuration's last use: freed before the model is built (for a large
+        // value, as much memory as the plan).
+        drop(config);
         let replace = plan.requires_replace;
         let mut planned: R::Model = match convert::model_from_value(
             plan.planned,

@@ -1330,6 +1330,87 @@ fn volume_upgrade(server_id: &str) -> pb6::upgrade_resource_state::Request {
     }
 }
 
+/// The configuration of a `thing_server` with `n` tags (about 43 bytes each on the
+/// wire), as MessagePack: its computed attributes null, as Terraform sends them.
+#[cfg(target_os = "linux")]
+fn server_config(n: usize) -> Vec<u8> {
+    use rmpv::Value as V;
+    let s = |x: &str| V::String(x.into());
+    let tags = (0..n)
+        .map(|i| {
+            (
+                s(&format!("tag-{i:08}")),
+                s(&format!("value of tag {i:016}")),
+            )
+        })
+        .collect();
+    let disk = V::Map(vec![(s("kind"), s("ssd")), (s("size_gb"), V::from(10))]);
+    let server = V::Map(vec![
+        (s("disk"), V::Array(vec![disk])),
+        (s("endpoints"), V::Nil),
+        (s("id"), V::Nil),
+        (s("ip_address"), V::Nil),
+        (s("metadata"), V::Nil),
+        (s("name"), s("big")),
+        (s("size"), V::from(1)),
+        (s("tags"), V::Map(tags)),
+    ]);
+    let mut out = Vec::new();
+    rmpv::encode::write_value(&mut out, &server).unwrap();
+    out
+}
+
+/// A large structured plan (the framework's path: the proposed state and the
+/// configuration decoded, planned, the model built from the plan and encoded) keeps the
+/// peak within 8 times the request, and plans of it again do not raise the peak by more
+/// than a quarter: memory freed by one request is used by the next. (Measured: 6.9x
+/// after the first, 7.6x after four; before the configuration's value was freed as soon
+/// as the plan was made, 6.9x and 9.4x.)
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_plans_stay_within_bounds_and_do_not_pile_up() {
+    use prost::Message;
+    let mut child = Child::start("25000-25499").await;
+    let before = child.warm_up().await;
+    let config = server_config(200_000);
+    let req = pb6::plan_resource_change::Request {
+        type_name: "thing_server".into(),
+        prior_state: dv(NULL),
+        proposed_new_state: dv(&config),
+        config: dv(&config),
+        ..Default::default()
+    };
+    let size = req.encoded_len();
+    let mut grown = Vec::new();
+    for _ in 0..4 {
+        let resp = child
+            .client
+            .plan_resource_change(req.clone())
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        assert!(resp.planned_state.unwrap().msgpack.len() > config.len());
+        grown.push(child.peak().saturating_sub(before));
+    }
+    let ratios: Vec<String> = grown
+        .iter()
+        .map(|g| format!("{:.2}x", *g as f64 / size as f64))
+        .collect();
+    println!("plans of {size} bytes: peak growth after each {ratios:?}");
+    assert!(
+        grown[0] <= 8 * size as u64,
+        "one plan of {size} bytes grew the peak by {} MiB",
+        grown[0] >> 20
+    );
+    assert!(
+        grown[3] <= grown[0] + grown[0] / 4,
+        "four plans grew the peak by {} MiB, one by {} MiB",
+        grown[3] >> 20,
+        grown[0] >> 20
+    );
+}
+
 /// A `thing_server` flatmap state (version 0, Terraform before 0.12) with `tags` of `n`
 /// entries: as small as entries get, `tags.<n>` = `v`.
 #[cfg(target_os = "linux")]
