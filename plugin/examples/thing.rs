@@ -32,6 +32,7 @@ use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use tfvalue::codec::Codec;
 use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, Dynamic, TfModel, TfValue, Unknown};
@@ -144,7 +145,10 @@ struct Db {
     last_id: store::JsonFile,
 }
 
-type Records = BTreeMap<String, (String, serde_json::Value)>;
+/// Each state kept as the JSON text tfvalue wrote, never parsed into a
+/// `serde_json::Value` (whose numbers are floats: a number of 30 digits would come back
+/// rounded).
+type Records = BTreeMap<String, (String, Box<RawValue>)>;
 
 impl Db {
     fn new(path: &str) -> Db {
@@ -168,7 +172,7 @@ impl Db {
     fn fetch<M: DeserializeOwned>(&self, id: &str) -> Result<Option<M>> {
         self.with(false, |r| match r.get(id) {
             None => Ok(None),
-            Some((_, v)) => Ok(Some(tfvalue::json::from_slice(&serde_json::to_vec(v)?)?)),
+            Some((_, v)) => Ok(Some(tfvalue::json::from_str(v.get())?)),
         })
     }
 
@@ -201,7 +205,7 @@ impl Db {
                     id
                 }
             };
-            let value = serde_json::from_slice(&tfvalue::json::to_vec(&m)?)?;
+            let value = RawValue::from_string(tfvalue::json::to_string(&m)?)?;
             r.insert(id, (type_name.to_owned(), value));
             Ok(m)
         })

@@ -1257,6 +1257,15 @@ impl Child {
 
     /// The example `name` started as Terraform starts a provider, on a port of `ports`.
     pub(super) async fn start_example(name: &str, ports: &str) -> Child {
+        Child::start_example_with(name, ports, &[]).await
+    }
+
+    /// [`Child::start_example`] with more environment variables.
+    pub(super) async fn start_example_with(
+        name: &str,
+        ports: &str,
+        env: &[(&str, &std::path::Path)],
+    ) -> Child {
         use std::io::BufRead;
         let thing = crate::testing::ProviderBinary::example(name)
             .build()
@@ -1268,6 +1277,7 @@ impl Child {
             .env("PLUGIN_MIN_PORT", min)
             .env("PLUGIN_MAX_PORT", max)
             .env_remove("PLUGIN_CLIENT_CERT")
+            .envs(env.iter().copied())
             .stdout(std::process::Stdio::piped())
             .spawn()
             .unwrap();
@@ -1408,6 +1418,91 @@ async fn large_plans_stay_within_bounds_and_do_not_pile_up() {
         "four plans grew the peak by {} MiB, one by {} MiB",
         grown[3] >> 20,
         grown[0] >> 20
+    );
+}
+
+/// The thing example keeps what it stores exactly: a dynamic number of 30 digits (which
+/// a float would round) reads back as it was applied.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_thing_example_stores_numbers_exactly() {
+    use rmpv::Value as V;
+    let dir = std::env::temp_dir().join(format!("tfvalue-thing-exact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("db.json");
+    let mut child = Child::start_example_with("thing", "25500-25999", &[("THING_DB", &db)]).await;
+    let s = |x: &str| V::String(x.into());
+    let digits = "123456789012345678901234567891";
+    let server = |id: V, ip: V| {
+        let disk = V::Map(vec![(s("kind"), s("ssd")), (s("size_gb"), V::from(10))]);
+        let metadata = V::Array(vec![V::Binary(br#""number""#.to_vec()), s(digits)]);
+        let v = V::Map(vec![
+            (s("disk"), V::Array(vec![disk])),
+            (s("endpoints"), V::Nil),
+            (s("id"), id),
+            (s("ip_address"), ip),
+            (s("metadata"), metadata),
+            (s("name"), s("exact")),
+            (s("size"), V::from(1)),
+            (s("tags"), V::Nil),
+        ]);
+        let mut out = Vec::new();
+        rmpv::encode::write_value(&mut out, &v).unwrap();
+        out
+    };
+    let config = server(V::Nil, V::Nil);
+    let plan = child
+        .client
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "thing_server".into(),
+            prior_state: dv(NULL),
+            proposed_new_state: dv(&config),
+            config: dv(&config),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
+    let applied = child
+        .client
+        .apply_resource_change(pb6::apply_resource_change::Request {
+            type_name: "thing_server".into(),
+            prior_state: dv(NULL),
+            planned_state: plan.planned_state,
+            config: dv(&config),
+            planned_private: plan.planned_private,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(applied.diagnostics.is_empty(), "{:?}", applied.diagnostics);
+    let state = applied.new_state.unwrap().msgpack;
+    let read = child
+        .client
+        .read_resource(pb6::read_resource::Request {
+            type_name: "thing_server".into(),
+            current_state: dv(&state),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
+    let read = rmpv::decode::read_value(&mut &read.new_state.unwrap().msgpack[..]).unwrap();
+    let metadata = read
+        .as_map()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| k.as_str() == Some("metadata"))
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    drop(child);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        metadata,
+        V::Array(vec![V::Binary(br#""number""#.to_vec()), s(digits)])
     );
 }
 
