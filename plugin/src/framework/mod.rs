@@ -914,6 +914,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
                 .map_err(|e| Diagnostics::from(convert::misfit(what, &self.type_name, &e)))
         };
         let mut proposed = value(&req.proposed_new_state, "the proposed new state")?;
+        // Terraform's proposal is often the configuration itself (a create: every
+        // computed attribute null in both) or the prior state (a plan with no change):
+        // the same bytes make the same value, copied rather than decoded again.
+        let same = |dv: &DynamicValue| {
+            !dv.msgpack.is_empty() && dv.msgpack == req.proposed_new_state.msgpack
+        };
+        let config_copy = same(cx.config_value()).then(|| proposed.clone());
+        let prior_copy = same(&req.prior_state).then(|| proposed.clone());
         if self.wire.write_only {
             // Terraform proposes the configured value of a write-only attribute; it is
             // never planned, and never counts as a change.
@@ -923,8 +931,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             // Destroy: the plan is null.
             return Ok(PlanResourceChangeResponse::new(convert::null()));
         }
-        let prior = value(&req.prior_state, "the prior state")?;
-        let config = value(cx.config_value(), "the configuration")?;
+        let prior = match prior_copy {
+            Some(v) => v,
+            None => value(&req.prior_state, "the prior state")?,
+        };
+        let config = match config_copy {
+            Some(v) => v,
+            None => value(cx.config_value(), "the configuration")?,
+        };
         let plan = self.planner.plan_owned(&prior, proposed, &config);
         // The configuration's last use: freed before the model is built (for a large
         // value, as much memory as the plan).

@@ -658,6 +658,43 @@ async fn plan_create_update_no_change_and_destroy() {
     assert_eq!(client.take(), Vec::<String>::new());
 }
 
+/// The plan copies the proposal's value where the configuration or the prior state has
+/// the same bytes (a create, a plan with no change) instead of decoding them again: it
+/// plans exactly as when each is decoded (here from JSON, which is never copied).
+#[tokio::test]
+async fn a_proposal_equal_to_the_configuration_or_prior_plans_as_when_decoded() {
+    let f = configured().await;
+    let json = |i: &Item| DynamicValue {
+        msgpack: Vec::new(),
+        json: tfvalue::json::to_vec(i).unwrap(),
+    };
+    let config = item("a", Some(1), Unknown::null());
+    let prior = item("a", Some(1), Some("i-a".to_owned()).into());
+    let changed = item("b", Some(1), Some("i-a".to_owned()).into());
+    let changed_config = item("b", Some(1), Unknown::null());
+    for (prior, proposed, config) in [
+        (None, &config, &config),
+        (Some(&prior), &prior, &config),
+        (Some(&prior), &changed, &changed_config),
+    ] {
+        let prior_dv = |as_json: bool| match prior {
+            None => null(),
+            Some(p) if as_json => json(p),
+            Some(p) => dv(p),
+        };
+        let copied = f
+            .plan_resource_change(plan_req(prior_dv(false), dv(proposed), dv(config)))
+            .await;
+        let decoded = f
+            .plan_resource_change(plan_req(prior_dv(true), dv(proposed), json(config)))
+            .await;
+        assert!(copied.diagnostics.is_empty(), "{:?}", copied.diagnostics);
+        assert!(decoded.diagnostics.is_empty(), "{:?}", decoded.diagnostics);
+        assert_eq!(copied.planned_state.msgpack, decoded.planned_state.msgpack);
+        assert_eq!(copied.requires_replace, decoded.requires_replace);
+    }
+}
+
 #[tokio::test]
 async fn apply_routes_create_update_and_delete() {
     let f = configured().await;
