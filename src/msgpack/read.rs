@@ -228,10 +228,10 @@ impl<'a> SliceReader<'a> {
                     0xc8 => self.len16()?,
                     _ => self.len32()?,
                 };
-                // The type byte, then `n` bytes (on a 32-bit target `n` may be
-                // `usize::MAX`: the sum must not overflow).
-                let total = n.checked_add(1).ok_or_else(|| self.announced_too_much(n))?;
-                self.take(total)?;
+                // The type byte, then `n` bytes (taken apart: on a 32-bit target `n`
+                // may be `usize::MAX`, and `1 + n` would overflow).
+                self.take(1)?;
+                self.take(n)?;
                 Token::Ext(&self.input[start..self.pos])
             }
             0xca => Token::F32(f32::from_be_bytes(self.be()?)),
@@ -246,10 +246,10 @@ impl<'a> SliceReader<'a> {
             0xd3 => Token::Int(i64::from_be_bytes(self.be()?)),
             0xd4..=0xd8 => {
                 let n = 1usize << (m - 0xd4);
-                // The type byte, then `n` bytes (on a 32-bit target `n` may be
-                // `usize::MAX`: the sum must not overflow).
-                let total = n.checked_add(1).ok_or_else(|| self.announced_too_much(n))?;
-                self.take(total)?;
+                // The type byte, then `n` bytes (taken apart: on a 32-bit target `n`
+                // may be `usize::MAX`, and `1 + n` would overflow).
+                self.take(1)?;
+                self.take(n)?;
                 Token::Ext(&self.input[start..self.pos])
             }
             0xd9 => {

@@ -654,6 +654,22 @@ async fn inputs_terraform_never_sends_are_refused() {
         resp.diagnostics[0].summary,
         "PlanResourceChange: `prior_state` holds an unknown value"
     );
+    // The same bytes in every field (checked once, as the strictest field wants).
+    let resp = client
+        .plan_resource_change(pb6::plan_resource_change::Request {
+            type_name: "test_thing".into(),
+            prior_state: dv(unknown_name),
+            proposed_new_state: dv(unknown_name),
+            config: dv(unknown_name),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        resp.diagnostics[0].summary,
+        "PlanResourceChange: `prior_state` holds an unknown value"
+    );
     let resp = client
         .read_resource(pb6::read_resource::Request {
             type_name: "test_thing".into(),
