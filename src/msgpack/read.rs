@@ -246,10 +246,7 @@ impl<'a> SliceReader<'a> {
             0xd3 => Token::Int(i64::from_be_bytes(self.be()?)),
             0xd4..=0xd8 => {
                 let n = 1usize << (m - 0xd4);
-                // The type byte, then `n` bytes (taken apart: on a 32-bit target `n`
-                // may be `usize::MAX`, and `1 + n` would overflow).
-                self.take(1)?;
-                self.take(n)?;
+                self.take(1 + n)?;
                 Token::Ext(&self.input[start..self.pos])
             }
             0xd9 => {

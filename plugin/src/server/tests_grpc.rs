@@ -639,37 +639,25 @@ async fn inputs_terraform_never_sends_are_refused() {
         "a handler ran"
     );
 
-    let resp = client
-        .plan_resource_change(pb6::plan_resource_change::Request {
-            type_name: "test_thing".into(),
-            prior_state: dv(unknown_name),
-            proposed_new_state: dv(known),
-            config: dv(known),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(
-        resp.diagnostics[0].summary,
-        "PlanResourceChange: `prior_state` holds an unknown value"
-    );
-    // The same bytes in every field (checked once, as the strictest field wants).
-    let resp = client
-        .plan_resource_change(pb6::plan_resource_change::Request {
-            type_name: "test_thing".into(),
-            prior_state: dv(unknown_name),
-            proposed_new_state: dv(unknown_name),
-            config: dv(unknown_name),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(
-        resp.diagnostics[0].summary,
-        "PlanResourceChange: `prior_state` holds an unknown value"
-    );
+    // Also with the same bytes in every field (checked once, as the strictest field
+    // wants).
+    for rest in [&known[..], &unknown_name[..]] {
+        let resp = client
+            .plan_resource_change(pb6::plan_resource_change::Request {
+                type_name: "test_thing".into(),
+                prior_state: dv(unknown_name),
+                proposed_new_state: dv(rest),
+                config: dv(rest),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            resp.diagnostics[0].summary,
+            "PlanResourceChange: `prior_state` holds an unknown value"
+        );
+    }
     let resp = client
         .read_resource(pb6::read_resource::Request {
             type_name: "test_thing".into(),
@@ -1356,34 +1344,38 @@ fn volume_upgrade(server_id: &str) -> pb6::upgrade_resource_state::Request {
     }
 }
 
-/// The configuration of a `thing_server` with `n` tags (about 43 bytes each on the
-/// wire), as MessagePack: its computed attributes null, as Terraform sends them.
+/// A `thing_server` as MessagePack, with these `tags` and `metadata` (dynamic), its
+/// computed attributes null (a configuration, as Terraform sends it).
 #[cfg(target_os = "linux")]
-fn server_config(n: usize) -> Vec<u8> {
+fn thing_server(tags: rmpv::Value, metadata: rmpv::Value) -> Vec<u8> {
     use rmpv::Value as V;
     let s = |x: &str| V::String(x.into());
-    let tags = (0..n)
-        .map(|i| {
-            (
-                s(&format!("tag-{i:08}")),
-                s(&format!("value of tag {i:016}")),
-            )
-        })
-        .collect();
     let disk = V::Map(vec![(s("kind"), s("ssd")), (s("size_gb"), V::from(10))]);
     let server = V::Map(vec![
         (s("disk"), V::Array(vec![disk])),
         (s("endpoints"), V::Nil),
         (s("id"), V::Nil),
         (s("ip_address"), V::Nil),
-        (s("metadata"), V::Nil),
+        (s("metadata"), metadata),
         (s("name"), s("big")),
         (s("size"), V::from(1)),
-        (s("tags"), V::Map(tags)),
+        (s("tags"), tags),
     ]);
     let mut out = Vec::new();
     rmpv::encode::write_value(&mut out, &server).unwrap();
     out
+}
+
+/// The configuration of a `thing_server` with `n` tags (about 43 bytes each on the
+/// wire).
+#[cfg(target_os = "linux")]
+fn server_config(n: usize) -> Vec<u8> {
+    use rmpv::Value as V;
+    let s = |x: String| V::String(x.into());
+    let tags = (0..n)
+        .map(|i| (s(format!("tag-{i:08}")), s(format!("value of tag {i:016}"))))
+        .collect();
+    thing_server(V::Map(tags), V::Nil)
 }
 
 /// A large structured plan (the framework's path: the proposed state and the
@@ -1449,24 +1441,8 @@ async fn the_thing_example_stores_numbers_exactly() {
     let mut child = Child::start_example_with("thing", "25500-25999", &[("THING_DB", &db)]).await;
     let s = |x: &str| V::String(x.into());
     let digits = "123456789012345678901234567891";
-    let server = |id: V, ip: V| {
-        let disk = V::Map(vec![(s("kind"), s("ssd")), (s("size_gb"), V::from(10))]);
-        let metadata = V::Array(vec![V::Binary(br#""number""#.to_vec()), s(digits)]);
-        let v = V::Map(vec![
-            (s("disk"), V::Array(vec![disk])),
-            (s("endpoints"), V::Nil),
-            (s("id"), id),
-            (s("ip_address"), ip),
-            (s("metadata"), metadata),
-            (s("name"), s("exact")),
-            (s("size"), V::from(1)),
-            (s("tags"), V::Nil),
-        ]);
-        let mut out = Vec::new();
-        rmpv::encode::write_value(&mut out, &v).unwrap();
-        out
-    };
-    let config = server(V::Nil, V::Nil);
+    let metadata = || V::Array(vec![V::Binary(br#""number""#.to_vec()), s(digits)]);
+    let config = thing_server(V::Nil, metadata());
     let plan = child
         .client
         .plan_resource_change(pb6::plan_resource_change::Request {
@@ -1507,7 +1483,7 @@ async fn the_thing_example_stores_numbers_exactly() {
         .into_inner();
     assert!(read.diagnostics.is_empty(), "{:?}", read.diagnostics);
     let read = rmpv::decode::read_value(&mut &read.new_state.unwrap().msgpack[..]).unwrap();
-    let metadata = read
+    let stored = read
         .as_map()
         .unwrap()
         .iter()
@@ -1516,10 +1492,7 @@ async fn the_thing_example_stores_numbers_exactly() {
         .unwrap();
     drop(child);
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(
-        metadata,
-        V::Array(vec![V::Binary(br#""number""#.to_vec()), s(digits)])
-    );
+    assert_eq!(stored, metadata());
 }
 
 /// A `thing_server` flatmap state (version 0, Terraform before 0.12) with `tags` of `n`
