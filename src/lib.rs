@@ -37,6 +37,7 @@ mod transcode;
 mod types;
 pub mod unknown;
 pub mod value;
+mod wire_plan;
 
 pub use convert::{from_value, to_value, to_value_as};
 pub use dynamic::Dynamic;

@@ -83,6 +83,22 @@ pub(crate) fn bytes_cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
+/// Whether `a` and `b` are the same bytes: names of up to sixteen bytes (most are) by
+/// two overlapping words each, without a call to `memcmp` (a name read against the one
+/// expected).
+#[inline(always)]
+pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        8..=16 => word8(a, 0) == word8(b, 0) && word8(a, n - 8) == word8(b, n - 8),
+        4..=7 => word4(a, 0) == word4(b, 0) && word4(a, n - 4) == word4(b, n - 4),
+        _ => a == b,
+    }
+}
+
 /// Eight bytes of `s` from `at` (which the caller keeps in bounds) as a big-endian word.
 #[inline(always)]
 fn word8(s: &[u8], at: usize) -> u64 {
@@ -280,6 +296,26 @@ mod tests {
                 }
                 assert_eq!(bytes_cmp(&base[..at], &base), base[..at].cmp(&base[..]));
                 assert_eq!(bytes_cmp(&base, &base[..at]), base[..].cmp(&base[..at]));
+            }
+        }
+    }
+
+    /// `bytes_eq` is slice equality at every length up to three words, with a difference
+    /// (both ways, at the extremes of a byte) at every position, and for different lengths.
+    #[test]
+    fn bytes_eq_is_equality() {
+        for len in 0..25usize {
+            let base: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(bytes_eq(&base, &base.clone()));
+            for at in 0..len {
+                for byte in [0u8, 0x7f, 0x80, 0xff] {
+                    let mut other = base.clone();
+                    other[at] = byte;
+                    assert_eq!(bytes_eq(&base, &other), base == other, "{len} {at}");
+                    assert_eq!(bytes_eq(&other, &base), base == other, "{len} {at}");
+                }
+                assert!(!bytes_eq(&base[..at], &base));
+                assert!(!bytes_eq(&base, &base[..at]));
             }
         }
     }

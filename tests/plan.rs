@@ -12,9 +12,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use tfvalue::schema::{
-    plan_model, Attribute, Block, DefaultValue, NestedBlock, NestedType, Planner,
+    plan_model, Attribute, AttributeType, Block, DefaultValue, NestedBlock, NestedType, Planner,
 };
-use tfvalue::{AttributePath, Number, Refinements, TfModel, TfValue, Type, Unknown, Value};
+use tfvalue::{
+    AttributePath, DynamicValue, Map, Number, Refinements, TfModel, TfValue, Type, Unknown, Value,
+};
 
 fn obj(pairs: &[(&str, Value)]) -> Value {
     Value::Object(
@@ -96,6 +98,169 @@ fn destroy_plans_null() {
     let plan = resource().plan(&applied(), &Value::Null, &Value::Null);
     assert_eq!(plan.planned, Value::Null);
     assert!(plan.requires_replace.is_empty());
+}
+
+/// `plan_no_change` (the proposal is the prior state, planned without a copy of it)
+/// agrees with `plan_owned` given the prior state, on every combination of configuration
+/// and state below: defaults the state holds or not, at the top, in set and list block
+/// elements and in a nested attribute's elements, configured or left null.
+#[test]
+fn planning_a_proposal_that_is_the_prior_state_agrees_with_planning_with_the_state() {
+    let nested = NestedType::list()
+        .attribute("size", Attribute::required(Type::Number))
+        .attribute(
+            "kind",
+            Attribute::optional_computed(Type::String).default_value("ssd"),
+        );
+    // A nested attribute whose default holds a computed value (planned unknown all the
+    // same: the configuration leaves it null).
+    let opts = NestedType::single()
+        .attribute("mode", Attribute::optional(Type::String))
+        .attribute("id", Attribute::computed(Type::String));
+    let planner = Planner::new(
+        resource()
+            .block("disk", NestedBlock::set(disk_block()))
+            .block("vol", NestedBlock::list(disk_block()))
+            .attribute("extra", Attribute::nested(nested).set_optional())
+            .attribute(
+                "labels",
+                Attribute::nested(
+                    NestedType::map()
+                        .attribute("v", Attribute::optional(Type::String))
+                        .attribute("id", Attribute::computed(Type::String)),
+                )
+                .set_optional(),
+            )
+            .attribute(
+                "opts",
+                Attribute::nested(opts)
+                    .set_optional()
+                    .set_computed()
+                    .default_value(obj(&[("id", s("d-1")), ("mode", s("fast"))])),
+            ),
+    );
+    assert!(planner.sets_defaults());
+    // The same attributes without defaults: a proposal that is the prior state is always
+    // a plan of no change.
+    let mut bare = planner.block().clone();
+    bare.attributes.get_mut("ttl").unwrap().default = None;
+    for name in ["disk", "vol"] {
+        let nb = bare.block_types.get_mut(name).unwrap();
+        nb.block.attributes.get_mut("kind").unwrap().default = None;
+    }
+    bare.attributes.get_mut("opts").unwrap().default = None;
+    let extra = bare.attributes.get_mut("extra").unwrap();
+    let AttributeType::Nested(n) = &mut extra.ty else {
+        unreachable!()
+    };
+    n.attributes.get_mut("kind").unwrap().default = None;
+    let bare = Planner::new(bare);
+    assert!(!bare.sets_defaults());
+    let ttls = [Value::Null, Value::from(3600), Value::from(60), unknown()];
+    let kinds = [Value::Null, s("ssd"), s("hdd"), unknown()];
+    let (mut unchanged, mut changed) = (0, 0);
+    for config_ttl in &ttls {
+        for state_ttl in &ttls {
+            for config_kind in &kinds {
+                for state_kind in &kinds {
+                    for (n, blocks) in [0usize, 1, 2].into_iter().enumerate() {
+                        let disks = |kind: &Value, state: bool| {
+                            (0..blocks)
+                                .map(|i| {
+                                    let size = 10 * (i as i64 + 1);
+                                    if state {
+                                        disk(size, s("s1"), s("ok"), kind.clone())
+                                    } else {
+                                        disk_config(size, kind.clone())
+                                    }
+                                })
+                                .collect::<Vec<_>>()
+                        };
+                        let extra = |kind: &Value| {
+                            Value::List(
+                                (0..n)
+                                    .map(|i| {
+                                        obj(&[
+                                            ("kind", kind.clone()),
+                                            ("size", Value::from(i as i64)),
+                                        ])
+                                    })
+                                    .collect(),
+                            )
+                        };
+                        let mut config =
+                            res(s("a"), s("x"), Value::Null, Value::Null, config_ttl.clone());
+                        let mut state = res(s("a"), s("x"), s("r-1"), s("e1"), state_ttl.clone());
+                        for (v, kind, is_state) in [
+                            (&mut config, config_kind, false),
+                            (&mut state, state_kind, true),
+                        ] {
+                            let Value::Object(m) = v else { unreachable!() };
+                            m.insert("disk".to_owned(), Value::Set(disks(kind, is_state)));
+                            m.insert("vol".to_owned(), Value::List(disks(kind, is_state)));
+                            m.insert("extra".to_owned(), extra(kind));
+                            // Set as the default sets it, or left null.
+                            let opts = if kind.is_null() {
+                                Value::Null
+                            } else {
+                                obj(&[("id", s("d-1")), ("mode", s("fast"))])
+                            };
+                            m.insert("opts".to_owned(), opts);
+                            let labels: Map = (0..n)
+                                .map(|i| {
+                                    let id = if is_state { s("l-1") } else { Value::Null };
+                                    (format!("k{i}"), obj(&[("id", id), ("v", kind.clone())]))
+                                })
+                                .collect();
+                            m.insert("labels".to_owned(), Value::Map(labels));
+                        }
+                        // A create whose configuration is the proposal; without defaults,
+                        // also over the MessagePack bytes.
+                        for p in [&planner, &bare] {
+                            let create = p.plan_owned(&Value::Null, config.clone(), &config);
+                            assert_eq!(p.plan_create(config.clone()), create, "{config:?}");
+                            let ty = p.block().implied_type();
+                            let wire = DynamicValue::encode_value(&config, &ty).unwrap();
+                            // Only `opts`, a nested attribute, has a default the walk
+                            // leaves to the planner over a `Value`.
+                            let opts_default = p.sets_defaults() && config["opts"].is_null();
+                            match wire.plan_create(p) {
+                                Some(planned) => {
+                                    assert!(!opts_default);
+                                    let planned = planned.decode_value(&ty).unwrap();
+                                    assert_eq!(planned, create.planned, "{config:?}");
+                                }
+                                None => assert!(opts_default, "{config:?}"),
+                            }
+                        }
+                        let with_state = bare.plan_owned(&state, state.clone(), &config);
+                        assert_eq!(with_state.planned, state, "{config:?} {state:?}");
+                        let plan = bare.plan_no_change(state.clone(), &config).unwrap();
+                        assert_eq!(plan.planned, state);
+                        let with_state = planner.plan_owned(&state, state.clone(), &config);
+                        match planner.plan_no_change(state.clone(), &config) {
+                            Some(plan) => {
+                                unchanged += 1;
+                                assert_eq!(
+                                    plan.planned, with_state.planned,
+                                    "{config:?} {state:?}"
+                                );
+                                assert_eq!(plan.planned, state);
+                                assert!(with_state.requires_replace.is_empty());
+                                assert!(plan.requires_replace.is_empty());
+                            }
+                            None => {
+                                changed += 1;
+                                assert_ne!(with_state.planned, state, "{config:?} {state:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Both answers are exercised.
+    assert!(unchanged > 10 && changed > 10, "{unchanged} {changed}");
 }
 
 #[test]

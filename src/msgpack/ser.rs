@@ -208,18 +208,42 @@ impl Serializer {
             next = span.1;
         }
         let order = self.orders.order_of(spans)?;
+        // The largest entry is moved within the output; the others go through `scratch`
+        // in order (a struct holding one large map is not copied whole).
+        let largest = spans
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, &(_, start, stop))| stop - start)
+            .map_or(0, |(i, _)| i);
         let mut sorted = std::mem::take(&mut self.scratch);
         sorted.clear();
-        sorted.reserve(end.saturating_sub(body));
+        let mut split = 0;
         for &i in order {
-            if let Some(&(_, start, stop)) = spans.get(as_index(i)) {
+            let i = as_index(i);
+            if i == largest {
+                split = sorted.len();
+            } else if let Some(&(_, start, stop)) = spans.get(i) {
                 sorted.extend_from_slice(self.out.get(start..stop).unwrap_or_default());
             }
         }
-        self.out.truncate(body);
-        self.out.extend_from_slice(&sorted);
+        let placed = spans.get(largest).and_then(|&(_, start, stop)| {
+            let at = body + split;
+            let rest = at + (stop - start);
+            // Every entry is in `order` once: the others fill what the largest leaves.
+            if sorted.len() + (stop - start) != end - body {
+                return None;
+            }
+            self.out.copy_within(start..stop, at);
+            let (before, after) = sorted.split_at(split);
+            self.out.get_mut(body..at)?.copy_from_slice(before);
+            self.out.get_mut(rest..end)?.copy_from_slice(after);
+            Some(())
+        });
         self.scratch = sorted;
-        Ok(())
+        match placed {
+            Some(()) => Ok(()),
+            None => Err(Error::data("the fields of a struct overlap")),
+        }
     }
 
     /// Puts the entries of the map whose body starts at `body` in bytewise key order.
@@ -851,6 +875,41 @@ impl ser::SerializeStruct for Compound<'_> {
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, HashMap};
+
+    /// A struct out of order whose largest field is first, in the middle or last (moved
+    /// within the output, the others through the scratch buffer): the bytes of the same
+    /// struct declared in name order.
+    #[test]
+    fn the_largest_field_is_placed_wherever_it_goes() {
+        #[derive(serde::Serialize)]
+        struct Mixed {
+            mid: String,
+            zeta: String,
+            alpha: String,
+        }
+        #[derive(serde::Serialize)]
+        struct Sorted {
+            alpha: String,
+            mid: String,
+            zeta: String,
+        }
+        let long = "x".repeat(1000);
+        for (alpha, mid, zeta) in [
+            (long.clone(), "m".to_owned(), "z".to_owned()),
+            ("a".to_owned(), long.clone(), "z".to_owned()),
+            ("a".to_owned(), "m".to_owned(), long.clone()),
+            ("a".to_owned(), "m".to_owned(), "z".to_owned()),
+        ] {
+            let mixed = super::super::to_vec(&Mixed {
+                mid: mid.clone(),
+                zeta: zeta.clone(),
+                alpha: alpha.clone(),
+            })
+            .unwrap();
+            let sorted = super::super::to_vec(&Sorted { alpha, mid, zeta }).unwrap();
+            assert_eq!(mixed, sorted);
+        }
+    }
 
     /// Structs whose fields are declared out of Terraform's order, nested in each other, in
     /// lists and in maps: written as the same entries sorted by the map path (a

@@ -191,6 +191,31 @@ fn len32(n: usize) -> Fast<u32> {
 // ---------------------------------------------------------------------------------------
 // Reading
 
+/// The bytes of the string that comes next (a short one without the general token
+/// reader); anything else is the general path's.
+#[inline(always)]
+fn str_bytes<'a>(r: &mut SliceReader<'a>) -> Fast<&'a [u8]> {
+    if let Some(b) = r.try_short_str() {
+        return Ok(b);
+    }
+    match r.next()? {
+        Token::Str(b) => Ok(b),
+        _ => Err(Bail),
+    }
+}
+
+/// [`read`], a short string without the call (most values in an object or a collection
+/// are).
+#[inline(always)]
+fn read_elem(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Value> {
+    if matches!(ty, Type::String) {
+        if let Some(b) = r.try_short_str() {
+            return Ok(Value::String(r.utf8(b)?.to_owned()));
+        }
+    }
+    read(r, ty, depth)
+}
+
 pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Value> {
     let depth = depth.checked_sub(1).ok_or(Bail)?;
     if matches!(ty, Type::Dynamic) {
@@ -212,10 +237,10 @@ pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Val
         };
     }
     match ty {
-        Type::String => match r.next()? {
-            Token::Str(b) => Ok(Value::String(r.utf8(b)?.to_owned())),
-            _ => Err(Bail),
-        },
+        Type::String => {
+            let b = str_bytes(r)?;
+            Ok(Value::String(r.utf8(b)?.to_owned()))
+        }
         Type::Number => {
             let t = r.next()?;
             // A float32 and anything that is not a number: the general path's.
@@ -241,7 +266,7 @@ pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Val
             // Each element takes at least one byte: no more room than the input holds.
             let mut out = Vec::with_capacity((n as usize).min(r.remaining()));
             for _ in 0..n {
-                out.push(read(r, t, depth)?);
+                out.push(read_elem(r, t, depth)?);
             }
             if matches!(ty, Type::Set(_)) {
                 canonicalize_set(&mut out);
@@ -259,19 +284,16 @@ pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Val
             }
             let mut out: Vec<(Key, Value)> = Vec::with_capacity((n as usize).min(r.remaining()));
             for _ in 0..n {
-                let Token::Str(k) = r.next()? else {
-                    return Err(Bail);
-                };
+                let k = str_bytes(r)?;
                 // Keys in strictly increasing order (as Terraform writes them); anything
                 // else, duplicates included, is the general path's.
-                if out
-                    .last()
-                    .is_some_and(|(prev, _)| prev.as_bytes().cmp(k) != Ordering::Less)
-                {
+                if out.last().is_some_and(|(prev, _)| {
+                    crate::private::bytes_cmp(prev.as_bytes(), k) != Ordering::Less
+                }) {
                     return Err(Bail);
                 }
                 let k = Key::from(r.utf8(k)?);
-                out.push((k, read(r, t, depth)?));
+                out.push((k, read_elem(r, t, depth)?));
             }
             Ok(Value::Map(Map::from_sorted(out)))
         }
@@ -285,11 +307,10 @@ pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Val
             }
             let mut out: Vec<(Key, Value)> = Vec::with_capacity(o.len());
             for (aty, key) in o.attributes().values().zip(o.keys()) {
-                match r.next()? {
-                    Token::Str(k) if k == key.as_bytes() => {}
-                    _ => return Err(Bail),
+                if !crate::private::bytes_eq(str_bytes(r)?, key.as_bytes()) {
+                    return Err(Bail);
                 }
-                out.push((key.clone(), read(r, aty, depth)?));
+                out.push((key.clone(), read_elem(r, aty, depth)?));
             }
             Ok(Value::Object(Map::from_sorted(out)))
         }
@@ -302,7 +323,7 @@ pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Val
             }
             let mut out = Vec::with_capacity(ts.len());
             for t in ts {
-                out.push(read(r, t, depth)?);
+                out.push(read_elem(r, t, depth)?);
             }
             Ok(Value::Tuple(out))
         }

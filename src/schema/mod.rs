@@ -37,6 +37,7 @@ mod genconfig;
 mod json;
 mod pattern;
 mod plan;
+pub(crate) use plan::nesting_of;
 mod plan_facts;
 mod refine;
 mod render;

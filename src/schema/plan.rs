@@ -106,6 +106,8 @@ type RefineFn = dyn Fn(&AttributePath, &Attribute) -> Option<Refinements> + Send
 pub struct Planner {
     block: Block,
     with: Option<std::sync::Arc<RefineFn>>,
+    /// Whether the block declares a default anywhere.
+    defaults: bool,
 }
 
 impl fmt::Debug for Planner {
@@ -120,7 +122,38 @@ impl fmt::Debug for Planner {
 impl Planner {
     /// A planner for resources of this block.
     pub fn new(block: Block) -> Self {
-        Planner { block, with: None }
+        Planner {
+            defaults: block_has_default(&block),
+            block,
+            with: None,
+        }
+    }
+
+    /// Whether the block declares a default anywhere ([`Attribute::default_value`]), in
+    /// nested blocks and nested attributes too. Without one, planning sets nothing but
+    /// unknowns, and a proposal that is the prior state is planned as no change whatever
+    /// the configuration: [`plan_no_change`](Planner::plan_no_change) needs no value
+    /// walked then, and a caller holding the request's bytes needs no value decoded.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block, NestedBlock, Planner};
+    /// use tfvalue::Type;
+    ///
+    /// let disk = Block::new().attribute("kind", Attribute::optional_computed(Type::String));
+    /// let block = Block::new()
+    ///     .attribute("id", Attribute::computed(Type::String))
+    ///     .block("disk", NestedBlock::list(disk.clone()));
+    /// assert!(!Planner::new(block.clone()).sets_defaults());
+    /// let disk = disk.attribute("size", Attribute::optional_computed(Type::Number).default_value(10));
+    /// assert!(Planner::new(block.block("disk", NestedBlock::list(disk))).sets_defaults());
+    /// ```
+    pub fn sets_defaults(&self) -> bool {
+        self.defaults
+    }
+
+    /// Whether a [`refine_with`](Planner::refine_with) function refines the unknowns.
+    pub(crate) fn refines_with(&self) -> bool {
+        self.with.is_some()
     }
 
     /// A planner for the model `M` (its [`TfModel::block`]).
@@ -239,13 +272,7 @@ impl Planner {
             };
         }
         let update = !prior.is_null();
-        let mut w = Walk {
-            planner: self,
-            path: self.with.as_ref().map(|_| AttributePath::new()),
-            depth: 0,
-            pass: Pass::Defaults,
-            update,
-        };
+        let mut w = Walk::new(self, Pass::Defaults, update);
         let mut planned = proposed;
         w.block(
             &self.block,
@@ -254,8 +281,9 @@ impl Planner {
             Prior::Proposal(Some(prior)),
         );
         if update && *prior == planned {
+            // No change: the plan is the prior state, which `planned` equals.
             return Plan {
-                planned: prior.clone(),
+                planned,
                 requires_replace: Vec::new(),
             };
         }
@@ -281,6 +309,93 @@ impl Planner {
             planned,
             requires_replace,
         }
+    }
+
+    /// As [`plan_owned`](Planner::plan_owned) for a create (no prior state) whose
+    /// configuration is the proposal, as Terraform proposes it: planned in one walk,
+    /// without a copy of the configuration.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block, Planner};
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let block = Block::new()
+    ///     .attribute("id", Attribute::computed(Type::String))
+    ///     .attribute("port", Attribute::optional_computed(Type::Number).default_value(8080))
+    ///     .attribute("name", Attribute::required(Type::String));
+    /// let planner = Planner::new(block);
+    /// let config = Value::Object(
+    ///     [("id".to_owned(), Value::Null), ("name".to_owned(), Value::from("web")), ("port".to_owned(), Value::Null)].into(),
+    /// );
+    /// let plan = planner.plan_create(config.clone());
+    /// assert_eq!(plan, planner.plan_owned(&Value::Null, config.clone(), &config));
+    /// assert!(plan.planned["id"].is_unknown());
+    /// assert_eq!(plan.planned["port"], Value::from(8080));
+    /// ```
+    pub fn plan_create(&self, config: Value) -> Plan {
+        let mut w = Walk::new(self, Pass::Create, false);
+        let mut planned = config;
+        w.block(&self.block, &mut planned, None, Prior::Proposal(None));
+        Plan {
+            planned,
+            requires_replace: Vec::new(),
+        }
+    }
+
+    /// As [`plan_owned`](Planner::plan_owned) where the proposal is the prior state
+    /// (Terraform proposes the prior state when the configuration changes nothing the
+    /// state holds): the plan when it is a plan of no change, `proposed` itself; `None`
+    /// when planning changes something (a default the state does not hold yet), and then
+    /// only [`plan_owned`](Planner::plan_owned) with the prior state says what the plan
+    /// is. No copy of the prior state is needed for either answer.
+    ///
+    /// ```
+    /// use tfvalue::schema::{Attribute, Block, Planner};
+    /// use tfvalue::{Type, Value};
+    ///
+    /// let block = Block::new()
+    ///     .attribute("id", Attribute::computed(Type::String))
+    ///     .attribute("port", Attribute::optional_computed(Type::Number).default_value(8080))
+    ///     .attribute("name", Attribute::required(Type::String));
+    /// let planner = Planner::new(block);
+    /// let obj = |id: Value, port: Value| {
+    ///     Value::Object(
+    ///         [("id".to_owned(), id), ("name".to_owned(), Value::from("web")), ("port".to_owned(), port)].into(),
+    ///     )
+    /// };
+    /// let config = obj(Value::Null, Value::Null);
+    /// // The state holds the default: nothing to change.
+    /// let state = obj(Value::from("i-1"), Value::from(8080));
+    /// let plan = planner.plan_no_change(state.clone(), &config).unwrap();
+    /// assert_eq!(plan.planned, state);
+    /// assert!(plan.requires_replace.is_empty());
+    /// // A state from before the default: planning sets it, a change.
+    /// let older = obj(Value::from("i-1"), Value::Null);
+    /// assert!(planner.plan_no_change(older.clone(), &config).is_none());
+    /// assert_eq!(planner.plan_owned(&older, older.clone(), &config).planned["port"], Value::from(8080));
+    /// ```
+    pub fn plan_no_change(&self, proposed: Value, config: &Value) -> Option<Plan> {
+        if !self.defaults {
+            return Some(Plan {
+                planned: proposed,
+                requires_replace: Vec::new(),
+            });
+        }
+        let mut w = Walk::new(self, Pass::Defaults, !proposed.is_null());
+        let mut planned = proposed;
+        // The defaults pass is the only one before `plan_owned` compares the plan with
+        // the prior state, and it changes nothing but defaults: the plan is the prior
+        // state exactly when it set none that was not there.
+        w.block(
+            &self.block,
+            &mut planned,
+            Some(config),
+            Prior::Proposal(None),
+        );
+        (!w.changed).then(|| Plan {
+            planned,
+            requires_replace: Vec::new(),
+        })
     }
 
     /// Plans a change of a model: as [`Planner::plan`], on the values of `M`. `None` is
@@ -379,6 +494,9 @@ enum Pass {
     Defaults,
     /// Unknowns for computed attributes configuration leaves null.
     Unknowns,
+    /// Both at once, for a create whose configuration is the proposal (walked with no
+    /// configuration: the proposal's own nulls say what configuration leaves null).
+    Create,
 }
 
 /// Where an attribute's prior value is, for `use_state_for_unknown`.
@@ -413,9 +531,22 @@ struct Walk<'p> {
     pass: Pass,
     /// The prior state is not null.
     update: bool,
+    /// Whether the walk changed a value (the defaults pass sets defaults only).
+    changed: bool,
 }
 
-impl Walk<'_> {
+impl<'p> Walk<'p> {
+    fn new(planner: &'p Planner, pass: Pass, update: bool) -> Self {
+        Walk {
+            planner,
+            path: planner.with.as_ref().map(|_| AttributePath::new()),
+            depth: 0,
+            pass,
+            update,
+            changed: false,
+        }
+    }
+
     fn enter(&mut self, step: impl FnOnce() -> PathStep) {
         self.depth += 1;
         if let Some(path) = &mut self.path {
@@ -487,7 +618,26 @@ impl Walk<'_> {
         if unset && attr.computed {
             match (self.pass, &attr.default) {
                 (Pass::Defaults, Some(d)) => {
+                    let d = d.to_value();
+                    if *p != d {
+                        self.changed = true;
+                        *p = d;
+                    }
+                    return;
+                }
+                (Pass::Create, Some(d)) => {
                     *p = d.to_value();
+                    if let AttributeType::Nested(n) = &attr.ty {
+                        // What the unknowns pass does in a default it finds set: plans
+                        // it as configured null.
+                        self.pass = Pass::Unknowns;
+                        self.nested(n, p, Some(&Value::Null), prior);
+                        self.pass = Pass::Create;
+                    }
+                    return;
+                }
+                (Pass::Create, None) => {
+                    *p = self.unknown_for(attr);
                     return;
                 }
                 (Pass::Unknowns, None) => {
@@ -503,13 +653,18 @@ impl Walk<'_> {
             }
         }
         if let AttributeType::Nested(n) = &attr.ty {
-            let (inner, nesting) = as_block(n);
-            let shape = Shape {
-                nesting,
-                match_by: n.match_by.as_deref(),
-            };
-            self.elements(&inner, shape, p, c, prior);
+            self.nested(n, p, c, prior);
         }
+    }
+
+    /// Plans the objects of a nested attribute's value in place.
+    fn nested(&mut self, n: &NestedType, p: &mut Value, c: Option<&Value>, prior: Prior<'_>) {
+        let (inner, nesting) = as_block(n);
+        let shape = Shape {
+            nesting,
+            match_by: n.match_by.as_deref(),
+        };
+        self.elements(&inner, shape, p, c, prior);
     }
 
     /// Plans each object of a single, list, set or map value of `block`s in place. The
@@ -794,22 +949,26 @@ fn agrees(block: &Block, c: &Value, p: &Value) -> bool {
     })
 }
 
-/// `p` with its (possibly dynamic-wrapped) collection replaced.
 /// A nested attribute's objects as a block of its attributes, and how they nest.
 fn as_block(n: &NestedType) -> (Block, NestingMode) {
     let inner = Block {
         attributes: n.attributes.clone(),
         ..Block::default()
     };
-    let nesting = match n.nesting {
+    (inner, nesting_of(n.nesting))
+}
+
+/// A nested attribute's nesting as a block's.
+pub(crate) fn nesting_of(n: ObjectNesting) -> NestingMode {
+    match n {
         ObjectNesting::Single => NestingMode::Single,
         ObjectNesting::List => NestingMode::List,
         ObjectNesting::Set => NestingMode::Set,
         ObjectNesting::Map => NestingMode::Map,
-    };
-    (inner, nesting)
+    }
 }
 
+/// `p` with its (possibly dynamic-wrapped) collection replaced.
 fn rebuild(p: &Value, f: impl FnOnce(&Value) -> Value) -> Value {
     match p {
         Value::Dynamic(d) => {
@@ -948,6 +1107,21 @@ fn has_requires_replace(attr: &Attribute) -> bool {
         || attr
             .nested_type()
             .is_some_and(|n| n.attributes.values().any(has_requires_replace))
+}
+
+/// Whether `block` declares a default anywhere (a provider's schema: as deep as it is
+/// written, as the other walks of the schema here).
+fn block_has_default(block: &Block) -> bool {
+    fn attr(a: &Attribute) -> bool {
+        a.default.is_some()
+            || a.nested_type()
+                .is_some_and(|n| n.attributes.values().any(attr))
+    }
+    block.attributes.values().any(attr)
+        || block
+            .block_types
+            .values()
+            .any(|nb| block_has_default(&nb.block))
 }
 
 fn block_has_requires_replace(block: &Block) -> bool {

@@ -183,11 +183,31 @@ pub(crate) fn encode<M: Model>(
     what: &str,
     type_name: &str,
 ) -> Result<DynamicValue> {
+    encode_like(m, wire, what, type_name, 0)
+}
+
+/// [`encode`], into a buffer sized for about `like` bytes (the size of a request's value
+/// the model came from): a large value is written without growing its buffer by
+/// doubling, which would hold up to twice its size, and half again while it moves.
+pub(crate) fn encode_like<M: Model>(
+    m: Option<&M>,
+    wire: &Wire,
+    what: &str,
+    type_name: &str,
+    like: usize,
+) -> Result<DynamicValue> {
     let Some(m) = m else {
         return Ok(null());
     };
     let encoded = if wire.same && !wire.write_only {
-        DynamicValue::encode(m)
+        if like > 64 * 1024 {
+            let capacity = like.saturating_add(like / 8);
+            let mut ser = tfvalue::msgpack::Serializer::with_buffer(Vec::with_capacity(capacity));
+            m.serialize(&mut ser)
+                .map(|()| DynamicValue::from_msgpack(ser.into_inner()))
+        } else {
+            DynamicValue::encode(m)
+        }
     } else {
         to_value(m, &wire.model_ty).and_then(|mut v| {
             // Terraform refuses a plan or a state that holds a write-only value.
@@ -211,6 +231,11 @@ pub(crate) fn encode<M: Model>(
                 .at(e.path().clone()),
         )
     })
+}
+
+/// The size of a value as it came (its MessagePack, or its JSON).
+pub(crate) fn wire_len(dv: &DynamicValue) -> usize {
+    dv.msgpack.len().max(dv.json.len())
 }
 
 /// Null, as MessagePack.

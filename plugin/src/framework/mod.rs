@@ -72,8 +72,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use tfvalue::codec::Codec;
-use tfvalue::schema::{Planner, Schema};
-use tfvalue::DynamicValue;
+use tfvalue::schema::{Plan, Planner, Schema};
+use tfvalue::{DynamicValue, Value};
 
 pub use self::action::Action;
 use self::action::AnyAction;
@@ -904,67 +904,69 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         convert::encode(m, &self.wire, what, &self.type_name)
     }
 
+    /// [`encode`](Self::encode), sized for about `like` bytes (see
+    /// [`convert::encode_like`]).
+    fn encode_like(&self, m: Option<&R::Model>, what: &str, like: usize) -> Result<DynamicValue> {
+        convert::encode_like(m, &self.wire, what, &self.type_name, like)
+    }
+
     async fn plan_inner(
         &self,
         cx: &Ctx<C>,
-        req: &PlanResourceChangeRequest,
+        mut req: PlanResourceChangeRequest,
     ) -> Result<PlanResourceChangeResponse> {
-        let value = |dv: &DynamicValue, what: &str| {
-            dv.decode_value(&self.wire.ty)
-                .map_err(|e| Diagnostics::from(convert::misfit(what, &self.type_name, &e)))
-        };
-        let mut proposed = value(&req.proposed_new_state, "the proposed new state")?;
-        // Terraform's proposal is often the configuration itself (a create: every
-        // computed attribute null in both) or the prior state (a plan with no change):
-        // the same bytes make the same value, copied rather than decoded again.
+        let like = convert::wire_len(&req.proposed_new_state);
+        // Terraform's proposal is often the prior state (a plan of no change) or the
+        // configuration itself (a create: every computed attribute null in both).
         let same = |dv: &DynamicValue| {
             !dv.msgpack.is_empty() && dv.msgpack == req.proposed_new_state.msgpack
         };
-        let config_copy = same(cx.config_value()).then(|| proposed.clone());
-        let prior_copy = same(&req.prior_state).then(|| proposed.clone());
-        if self.wire.write_only {
-            // Terraform proposes the configured value of a write-only attribute; it is
-            // never planned, and never counts as a change.
-            self.wire.schema.block.null_write_only(&mut proposed);
-        }
-        if proposed.is_null() {
+        // A proposal that is the prior state: when nothing would set a default either
+        // (and no write-only value is to be nulled), the plan is the prior state, and
+        // only the models are decoded.
+        let prior_is_proposal = same(&req.prior_state) && !self.wire.write_only;
+        let config_is_proposal = same(cx.config_value());
+        // A create whose configuration is the proposal: planned over the request's bytes
+        // where the planner allows it (`DynamicValue::plan_create`), the planned model
+        // the only thing decoded.
+        let created =
+            if config_is_proposal && !self.wire.write_only && req.prior_state.msgpack == [0xc0] {
+                req.proposed_new_state.plan_create(&self.planner)
+            } else {
+                None
+            };
+        let planned = if let Some(created) = created {
+            // The proposal's bytes are not read again: let go before the model is built.
+            req.proposed_new_state = DynamicValue::default();
+            self.decode(&created, "the planned state")?
+                .map(|planned| (planned, None, Vec::new()))
+        } else if prior_is_proposal && !self.planner.sets_defaults() {
+            match self.decode(&req.proposed_new_state, "the proposed new state")? {
+                Some(planned) => Some((
+                    planned,
+                    self.decode(&req.prior_state, "the prior state")?,
+                    Vec::new(),
+                )),
+                None => None,
+            }
+        } else {
+            self.plan_values(cx, &req, prior_is_proposal, config_is_proposal)?
+        };
+        // The request's values are in the models now: their bytes are let go before the
+        // plan is written (for a large value, as much memory as the plan).
+        drop(req);
+        let Some((mut planned, prior_model, replace)) = planned else {
             // Destroy: the plan is null.
             return Ok(PlanResourceChangeResponse::new(convert::null()));
-        }
-        let prior = match prior_copy {
-            Some(v) => v,
-            None => value(&req.prior_state, "the prior state")?,
-        };
-        let config = match config_copy {
-            Some(v) => v,
-            None => value(cx.config_value(), "the configuration")?,
-        };
-        let plan = self.planner.plan_owned(&prior, proposed, &config);
-        // The configuration's last use: freed before the model is built (for a large
-        // value, as much memory as the plan).
-        drop(config);
-        let replace = plan.requires_replace;
-        let mut planned: R::Model = match convert::model_from_value(
-            plan.planned,
-            &self.wire,
-            "the planned state",
-            &self.type_name,
-        )? {
-            Some(m) => m,
-            None => return Ok(PlanResourceChangeResponse::new(convert::null())),
-        };
-        let prior_model = if prior.is_null() {
-            None
-        } else {
-            // From the request's bytes, which hold the same value (no encoding of it).
-            drop(prior);
-            self.decode(&req.prior_state, "the prior state")?
         };
         self.resource
             .modify_plan(cx, prior_model.as_ref(), &mut planned)
             .await?;
-        let mut resp =
-            PlanResourceChangeResponse::new(self.encode(Some(&planned), "the planned state")?);
+        let mut resp = PlanResourceChangeResponse::new(self.encode_like(
+            Some(&planned),
+            "the planned state",
+            like,
+        )?);
         resp.planned_identity = self.identity_of(Some(&planned))?;
         resp.requires_replace = replace;
         for p in cx.take_replace() {
@@ -973,6 +975,48 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             }
         }
         Ok(resp)
+    }
+
+    /// The planner's plan over the request's values: the planned model (`None`: the
+    /// plan is null), the prior state's model and the attributes whose change requires
+    /// replacement. `prior_is_proposal` / `config_is_proposal`: the request's bytes of
+    /// the prior state / the configuration are the proposal's.
+    #[allow(clippy::type_complexity)]
+    fn plan_values(
+        &self,
+        cx: &Ctx<C>,
+        req: &PlanResourceChangeRequest,
+        prior_is_proposal: bool,
+        config_is_proposal: bool,
+    ) -> Result<Option<(R::Model, Option<R::Model>, Vec<tfvalue::AttributePath>)>> {
+        let Some((plan, prior_is_null)) = plan_request(
+            &self.wire,
+            &self.planner,
+            &self.type_name,
+            cx.config_value(),
+            req,
+            prior_is_proposal,
+            config_is_proposal,
+        )?
+        else {
+            return Ok(None);
+        };
+        let Some(planned) = convert::model_from_value(
+            plan.planned,
+            &self.wire,
+            "the planned state",
+            &self.type_name,
+        )?
+        else {
+            return Ok(None);
+        };
+        let prior_model = if prior_is_null {
+            None
+        } else {
+            // From the request's bytes, which hold the same value (no encoding of it).
+            self.decode(&req.prior_state, "the prior state")?
+        };
+        Ok(Some((planned, prior_model, plan.requires_replace)))
     }
 
     /// How long `op` may take: as the value (the plan, or the state for read and
@@ -1056,7 +1100,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
                     .into(),
             );
         }
-        Ok((self.encode(new.as_ref(), "the new state")?, identity))
+        Ok((
+            self.encode_like(
+                new.as_ref(),
+                "the new state",
+                convert::wire_len(&req.planned_state),
+            )?,
+            identity,
+        ))
     }
 }
 
@@ -1225,7 +1276,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
                 std::mem::take(&mut req.prior_private),
             )
             .with_config(std::mem::take(&mut req.config), &self.wire.ty);
-            let result = self.plan_inner(&cx, &req).await;
+            let result = self.plan_inner(&cx, req).await;
             let mut diagnostics = cx.take_warnings();
             match result {
                 Ok(mut resp) => {
@@ -1413,4 +1464,75 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for Registered
         }
         .boxed()
     }
+}
+
+/// The planner's plan over a request's values decoded (compiled once, not for each
+/// resource): the plan and whether the prior state is null; `None` when the proposal is
+/// null (a destroy). `prior_is_proposal` / `config_is_proposal`: the request's bytes of
+/// the prior state / the configuration (`config`) are the proposal's.
+fn plan_request(
+    wire: &Wire,
+    planner: &Planner,
+    type_name: &str,
+    config_dv: &DynamicValue,
+    req: &PlanResourceChangeRequest,
+    prior_is_proposal: bool,
+    config_is_proposal: bool,
+) -> Result<Option<(Plan, bool)>> {
+    let value = |dv: &DynamicValue, what: &str| -> Result<Value> {
+        dv.decode_value(&wire.ty)
+            .map_err(|e| Diagnostics::from(convert::misfit(what, type_name, &e)))
+    };
+    let proposal = || -> Result<Value> {
+        let mut v = value(&req.proposed_new_state, "the proposed new state")?;
+        if wire.write_only {
+            // Terraform proposes the configured value of a write-only attribute; it is
+            // never planned, and never counts as a change.
+            wire.schema.block.null_write_only(&mut v);
+        }
+        Ok(v)
+    };
+    let proposed = proposal()?;
+    if proposed.is_null() {
+        return Ok(None);
+    }
+    // The same bytes make the same value: copied rather than decoded again (before
+    // a write-only value is nulled: the configuration is decoded then).
+    let config_is_proposal = config_is_proposal && !wire.write_only;
+    let config = |proposed: &Value| {
+        if config_is_proposal {
+            Ok(proposed.clone())
+        } else {
+            value(config_dv, "the configuration")
+        }
+    };
+    let planned = if prior_is_proposal {
+        // Planned without a copy of the prior state.
+        let config = config(&proposed)?;
+        match planner.plan_no_change(proposed, &config) {
+            Some(plan) => (plan, false),
+            // A change after all (a default the state does not hold yet): the
+            // proposal, which went to `plan_no_change`, decoded again.
+            None => {
+                let prior = value(&req.prior_state, "the prior state")?;
+                let proposed = proposal()?;
+                (planner.plan_owned(&prior, proposed, &config), false)
+            }
+        }
+    } else {
+        let prior = value(&req.prior_state, "the prior state")?;
+        if prior.is_null() && config_is_proposal {
+            // A create whose configuration is the proposal: planned without a copy of
+            // it.
+            (planner.plan_create(proposed), true)
+        } else {
+            let config = config(&proposed)?;
+            let plan = planner.plan_owned(&prior, proposed, &config);
+            // The configuration's last use: freed before the model is built (for a
+            // large value, as much memory as the plan).
+            drop(config);
+            (plan, prior.is_null())
+        }
+    };
+    Ok(Some(planned))
 }

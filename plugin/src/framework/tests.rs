@@ -298,7 +298,11 @@ fn decode(dv: &DynamicValue) -> Option<Item> {
 }
 
 async fn configured() -> Framework<Log> {
-    let f = framework();
+    configure(framework()).await
+}
+
+/// `f` configured with the provider configuration every test uses.
+async fn configure(f: Framework<Log>) -> Framework<Log> {
     let config = DynamicValue::encode(&Cfg {
         label: Some("x".to_owned()).into(),
     })
@@ -692,6 +696,89 @@ async fn a_proposal_equal_to_the_configuration_or_prior_plans_as_when_decoded() 
         assert!(decoded.diagnostics.is_empty(), "{:?}", decoded.diagnostics);
         assert_eq!(copied.planned_state.msgpack, decoded.planned_state.msgpack);
         assert_eq!(copied.requires_replace, decoded.requires_replace);
+    }
+}
+
+/// A resource whose planner sets a default: a proposal that is the prior state goes
+/// through `Planner::plan_no_change`, not the shortcut for resources without defaults.
+struct Tuned;
+
+#[derive(TfValue, Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct TunedModel {
+    name: Unknown<String>,
+    #[tfvalue(optional, computed, default = 3600)]
+    ttl: Unknown<Option<i64>>,
+    #[tfvalue(computed)]
+    id: Unknown<Option<String>>,
+}
+
+impl Resource<Log> for Tuned {
+    type Model = TunedModel;
+
+    async fn create(&self, _: &Ctx<Log>, planned: TunedModel) -> Result<TunedModel> {
+        Ok(planned)
+    }
+
+    async fn read(&self, _: &Ctx<Log>, state: TunedModel) -> Result<Option<TunedModel>> {
+        Ok(Some(state))
+    }
+
+    async fn update(&self, _: &Ctx<Log>, _: TunedModel, planned: TunedModel) -> Result<TunedModel> {
+        Ok(planned)
+    }
+
+    async fn delete(&self, _: &Ctx<Log>, _: TunedModel) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_proposal_that_is_the_prior_state_plans_defaults_it_lacks() {
+    let f = configure(framework().resource("t_tuned", Tuned)).await;
+    let tuned = |ttl: Option<i64>, id: Unknown<Option<String>>| TunedModel {
+        name: "a".to_owned().into(),
+        ttl: ttl.into(),
+        id,
+    };
+    let config = tuned(None, Unknown::null());
+    let with_default = tuned(Some(3600), Some("i-1".to_owned()).into());
+    // A state written before the default was declared.
+    let older = tuned(None, Some("i-1".to_owned()).into());
+    for (state, expected) in [
+        (&with_default, with_default.clone()),
+        (&older, tuned(Some(3600), Unknown::unknown())),
+    ] {
+        let req = |prior: DynamicValue, config: DynamicValue| PlanResourceChangeRequest {
+            type_name: "t_tuned".into(),
+            ..plan_req(prior, DynamicValue::encode(state).unwrap(), config)
+        };
+        let copied = f
+            .plan_resource_change(req(
+                DynamicValue::encode(state).unwrap(),
+                DynamicValue::encode(&config).unwrap(),
+            ))
+            .await;
+        // The prior state and the configuration as JSON: nothing shared with the
+        // proposal's bytes, every value decoded.
+        let decoded = f
+            .plan_resource_change(req(
+                DynamicValue {
+                    msgpack: Vec::new(),
+                    json: tfvalue::json::to_vec(state).unwrap(),
+                },
+                DynamicValue {
+                    msgpack: Vec::new(),
+                    json: tfvalue::json::to_vec(&config).unwrap(),
+                },
+            ))
+            .await;
+        assert!(copied.diagnostics.is_empty(), "{:?}", copied.diagnostics);
+        assert!(decoded.diagnostics.is_empty(), "{:?}", decoded.diagnostics);
+        assert_eq!(copied.planned_state.msgpack, decoded.planned_state.msgpack);
+        assert_eq!(
+            copied.planned_state.decode::<TunedModel>().unwrap(),
+            expected
+        );
     }
 }
 

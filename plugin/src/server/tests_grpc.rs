@@ -1378,12 +1378,13 @@ fn server_config(n: usize) -> Vec<u8> {
     thing_server(V::Map(tags), V::Nil)
 }
 
-/// A large structured plan (the framework's path: the proposed state and the
-/// configuration decoded, planned, the model built from the plan and encoded) keeps the
-/// peak within 8 times the request, and plans of it again do not raise the peak by more
-/// than a quarter: memory freed by one request is used by the next. (Measured: 6.9x
-/// after the first, 7.6x after four; before the configuration's value was freed as soon
-/// as the plan was made, 6.9x and 9.4x.)
+/// A large structured plan (the framework's path for a create: planned over the
+/// request's bytes, the model decoded from the plan and encoded) keeps the process's
+/// peak within 7 times the request, and plans of it again do not raise the peak by more
+/// than a twentieth: memory freed by one request is used by the next. (Measured: 6.22x
+/// after the first and after four; before the create was planned over the bytes, 6.9x
+/// and 7.6x; before the configuration's value was freed as soon as the plan was made,
+/// 6.9x and 9.4x.)
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn large_plans_stay_within_bounds_and_do_not_pile_up() {
@@ -1417,12 +1418,12 @@ async fn large_plans_stay_within_bounds_and_do_not_pile_up() {
         .collect();
     println!("plans of {size} bytes: peak growth after each {ratios:?}");
     assert!(
-        grown[0] <= 8 * size as u64,
+        grown[0] <= 7 * size as u64,
         "one plan of {size} bytes grew the peak by {} MiB",
         grown[0] >> 20
     );
     assert!(
-        grown[3] <= grown[0] + grown[0] / 4,
+        grown[3] <= grown[0] + grown[0] / 20,
         "four plans grew the peak by {} MiB, one by {} MiB",
         grown[3] >> 20,
         grown[0] >> 20
