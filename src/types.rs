@@ -67,6 +67,9 @@ pub struct ObjectType {
     /// The names again, in the same order, as the keys that values of this type share
     /// (decoding an object clones a name's key, never copies the text).
     keys: Vec<Key>,
+    /// Whether an attribute's type has a `dynamic` anywhere, kept with the attributes so
+    /// that [`Type::has_dynamic`] does not walk them (decoders ask at every collection).
+    dynamic: bool,
 }
 
 impl fmt::Debug for ObjectType {
@@ -88,6 +91,7 @@ impl ObjectType {
                 .collect(),
             optional: BTreeSet::new(),
             keys: Vec::new(),
+            dynamic: false,
         }
         .with_keys()
     }
@@ -98,6 +102,7 @@ impl ObjectType {
             .keys()
             .map(|k| Key::from(k.as_str()))
             .collect();
+        self.dynamic = self.attributes.values().any(Type::has_dynamic);
         self
     }
 
@@ -156,9 +161,18 @@ impl ObjectType {
         } else {
             self.optional.remove(&name);
         }
-        if self.attributes.insert(name.clone(), ty).is_none() {
-            let at = self.keys.partition_point(|k| k.as_str() < name.as_str());
-            self.keys.insert(at, Key::from(name));
+        let dynamic = ty.has_dynamic();
+        match self.attributes.insert(name.clone(), ty) {
+            None => {
+                let at = self.keys.partition_point(|k| k.as_str() < name.as_str());
+                self.keys.insert(at, Key::from(name));
+                self.dynamic |= dynamic;
+            }
+            // The only `dynamic` may have gone with the type replaced.
+            Some(old) if old.has_dynamic() && !dynamic => {
+                self.dynamic = self.attributes.values().any(Type::has_dynamic);
+            }
+            Some(_) => self.dynamic |= dynamic,
         }
     }
 }
@@ -230,7 +244,7 @@ impl Type {
             Type::Dynamic => true,
             Type::String | Type::Number | Type::Bool => false,
             Type::List(t) | Type::Set(t) | Type::Map(t) => t.has_dynamic(),
-            Type::Object(o) => o.attributes.values().any(Type::has_dynamic),
+            Type::Object(o) => o.dynamic,
             Type::Tuple(ts) => ts.iter().any(Type::has_dynamic),
         }
     }
@@ -786,6 +800,7 @@ impl<'de> Visitor<'de> for TypeSeed {
                     attributes,
                     optional: BTreeSet::new(),
                     keys: Vec::new(),
+                    dynamic: false,
                 }
                 .with_keys();
                 if let Some(optional) = seq.next_element::<Vec<String>>()? {
@@ -924,6 +939,48 @@ mod tests {
         assert_eq!(a.to_json(), r#"["object",{"a":"string","b":"bool"}]"#);
     }
 
+    /// `has_dynamic` of an object type is kept with its attributes: it must follow every
+    /// way an object type is built or changed, as a walk over the attributes would.
+    #[test]
+    fn has_dynamic_follows_the_attributes() {
+        fn walked(t: &Type) -> bool {
+            match t {
+                Type::Dynamic => true,
+                Type::String | Type::Number | Type::Bool => false,
+                Type::List(t) | Type::Set(t) | Type::Map(t) => walked(t),
+                Type::Object(o) => o.attributes().values().any(walked),
+                Type::Tuple(ts) => ts.iter().any(walked),
+            }
+        }
+        let nested = Type::list(Type::object([("d", Type::Dynamic)]));
+        let mut o = ObjectType::new([("a", Type::String)]);
+        let mut seen = Vec::new();
+        for (name, ty) in [
+            ("b", Type::Number),
+            ("c", nested.clone()),
+            ("d", Type::Bool),
+            ("c", Type::String),
+            ("c", Type::Dynamic),
+            ("e", Type::Dynamic),
+            ("c", Type::Bool),
+            ("e", Type::Bool),
+        ] {
+            o.insert(name, ty, false);
+            let t = Type::Object(o.clone());
+            assert_eq!(t.has_dynamic(), walked(&t), "after inserting {name}");
+            seen.push(t.has_dynamic());
+        }
+        assert_eq!(seen, [false, true, true, false, true, true, true, false]);
+        for text in [
+            r#"["object",{"a":"string","b":["tuple",["number","dynamic"]]},["b"]]"#,
+            r#"["map",["object",{"a":["set",["object",{"x":"dynamic"}]]}]]"#,
+            r#"["object",{"a":"string"}]"#,
+        ] {
+            let t = parse(text).unwrap();
+            assert_eq!(t.has_dynamic(), walked(&t), "{text}");
+        }
+        assert!(Type::object([("x", nested)]).has_dynamic());
+    }
     #[test]
     fn rejects_malformed_type_json() {
         for (text, msg) in [

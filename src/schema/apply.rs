@@ -1,13 +1,14 @@
 //! The plan/apply consistency check: "Provider produced inconsistent result after apply".
 
-use super::diagnostics::{DiagnosticKind, Diagnostics};
+use super::diagnostics::{Diagnostic, DiagnosticKind, Diagnostics};
 use super::render::show;
 use super::validate::kind_of;
-use super::{Block, NestedBlock, NestingMode};
+use super::{Attribute, AttributeType, Block, NestedBlock, NestingMode};
 use crate::path::{AttributePath, PathStep};
 use crate::text::nfc;
 use crate::types::Type;
 use crate::value::{sorted_refs, Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Lists every place where `applied`, the value a provider returned from apply, breaks
@@ -55,7 +56,7 @@ use std::collections::HashMap;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn check_apply(planned: &Value, applied: &Value, ty: &Type) -> Diagnostics {
-    let mut c = Checker::default();
+    let mut c = Checker::new();
     c.value(planned, applied, ty);
     c.out
 }
@@ -82,25 +83,49 @@ impl Block {
     /// assert_eq!(diags.to_string(), "Provider produced inconsistent result after apply: inconsistent values for sensitive attribute at password");
     /// ```
     pub fn check_apply(&self, planned: &Value, applied: &Value) -> Diagnostics {
-        let mut c = Checker::default();
+        let mut c = Checker::new();
         c.object(self, planned, applied, None);
         c.out
     }
 }
 
-#[derive(Default)]
-struct Checker {
-    path: AttributePath,
+/// A step of the path being checked, its name borrowed from the values or the schema:
+/// the path is only written out for a problem.
+enum Step<'v> {
+    Attr(Cow<'v, str>),
+    Key(&'v str),
+    Index(u64),
+}
+
+struct Checker<'v> {
+    path: Vec<Step<'v>>,
     out: Diagnostics,
     depth: usize,
 }
 
-impl Checker {
-    fn problem(&mut self, kind: DiagnosticKind, message: impl Into<String>) {
-        self.out.add(kind, &self.path, message);
+impl<'v> Checker<'v> {
+    fn new() -> Self {
+        Checker {
+            path: Vec::new(),
+            out: Diagnostics::new(),
+            depth: 0,
+        }
     }
 
-    fn enter(&mut self, step: PathStep) -> bool {
+    fn problem(&mut self, kind: DiagnosticKind, message: impl Into<String>) {
+        let path: AttributePath = self
+            .path
+            .iter()
+            .map(|s| match s {
+                Step::Attr(n) => PathStep::Attr(n.to_string()),
+                Step::Key(k) => PathStep::Key((*k).to_owned()),
+                Step::Index(i) => PathStep::Index(*i),
+            })
+            .collect();
+        self.out.push(Diagnostic::new(kind, path, message));
+    }
+
+    fn enter(&mut self, step: Step<'v>) -> bool {
         self.path.push(step);
         self.depth += 1;
         if self.depth > crate::limits::DEFAULT_MAX_DEPTH {
@@ -119,15 +144,11 @@ impl Checker {
         self.depth -= 1;
     }
 
-    /// Runs `f` on a fresh checker at the same place and returns what it found.
-    fn probe(&self, f: impl FnOnce(&mut Checker)) -> Diagnostics {
-        let mut c = Checker {
-            path: self.path.clone(),
-            out: Diagnostics::new(),
-            depth: self.depth,
-        };
-        f(&mut c);
-        c.out
+    /// Runs `f` at the same place and returns what it found instead of keeping it.
+    fn probe(&mut self, f: impl FnOnce(&mut Checker<'v>)) -> Diagnostics {
+        let kept = std::mem::take(&mut self.out);
+        f(self);
+        std::mem::replace(&mut self.out, kept)
     }
 
     fn absorb(&mut self, found: Diagnostics) {
@@ -137,14 +158,14 @@ impl Checker {
     }
 
     /// Reports every unknown left in a final value.
-    fn still_unknown(&mut self, a: &Value) {
+    fn still_unknown(&mut self, a: &'v Value) {
         match a {
             Value::Unknown(_) => {
                 self.problem(DiagnosticKind::StillUnknown, "final value is still unknown")
             }
             Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
                 for (i, e) in vs.iter().enumerate() {
-                    if !e.is_wholly_known() && self.enter(PathStep::Index(i as u64)) {
+                    if !e.is_wholly_known() && self.enter(Step::Index(i as u64)) {
                         self.still_unknown(e);
                         self.leave();
                     }
@@ -152,7 +173,7 @@ impl Checker {
             }
             Value::Map(m) => {
                 for (k, e) in m {
-                    if !e.is_wholly_known() && self.enter(PathStep::Key(k.to_string())) {
+                    if !e.is_wholly_known() && self.enter(Step::Key(k.as_str())) {
                         self.still_unknown(e);
                         self.leave();
                     }
@@ -160,7 +181,7 @@ impl Checker {
             }
             Value::Object(m) => {
                 for (k, e) in m {
-                    if !e.is_wholly_known() && self.enter(PathStep::Attr(k.to_string())) {
+                    if !e.is_wholly_known() && self.enter(Step::Attr(Cow::Borrowed(k.as_str()))) {
                         self.still_unknown(e);
                         self.leave();
                     }
@@ -171,7 +192,7 @@ impl Checker {
         }
     }
 
-    fn value(&mut self, p: &Value, a: &Value, ty: &Type) {
+    fn value(&mut self, p: &'v Value, a: &'v Value, ty: &Type) {
         if let Value::Unknown(r) = p {
             if a.is_unknown() {
                 return self.problem(DiagnosticKind::StillUnknown, "final value is still unknown");
@@ -237,7 +258,7 @@ impl Checker {
             }
             (Value::Map(pm), Value::Map(am), Type::Map(t)) => {
                 for (k, pv) in pm {
-                    if self.enter(PathStep::Key(k.to_string())) {
+                    if self.enter(Step::Key(k.as_str())) {
                         match am.get(k) {
                             Some(av) => self.value(pv, av, t),
                             None => self.problem(DiagnosticKind::Changed, "element has vanished"),
@@ -246,7 +267,7 @@ impl Checker {
                     }
                 }
                 for k in am.keys().filter(|k| !pm.contains_key(k)) {
-                    if self.enter(PathStep::Key(k.to_string())) {
+                    if self.enter(Step::Key(k.as_str())) {
                         self.problem(DiagnosticKind::Changed, "new element has appeared");
                         self.leave();
                     }
@@ -254,8 +275,14 @@ impl Checker {
             }
             (Value::Object(pm), Value::Object(am), Type::Object(o)) => {
                 for (name, t) in o.attributes() {
-                    if self.enter(PathStep::Attr(name.to_string())) {
-                        match (pm.get(name), am.get(name)) {
+                    let (pe, ae) = (pm.get_key_value(name), am.get_key_value(name));
+                    // The name as the values hold it, which outlives the type.
+                    let step = match pe.or(ae) {
+                        Some((k, _)) => Cow::Borrowed(k.as_str()),
+                        None => Cow::Owned(name.clone()),
+                    };
+                    if self.enter(Step::Attr(step)) {
+                        match (pe.map(|e| e.1), ae.map(|e| e.1)) {
                             (Some(pv), Some(av)) => self.value(pv, av, t),
                             (None, None) => {}
                             (Some(_), None) => self.problem(
@@ -291,9 +318,9 @@ impl Checker {
         }
     }
 
-    fn sequence<'t>(&mut self, ps: &[Value], xs: &[Value], elem: impl Fn(usize) -> &'t Type) {
+    fn sequence<'t>(&mut self, ps: &'v [Value], xs: &'v [Value], elem: impl Fn(usize) -> &'t Type) {
         for (i, pv) in ps.iter().enumerate() {
-            if self.enter(PathStep::Index(i as u64)) {
+            if self.enter(Step::Index(i as u64)) {
                 match xs.get(i) {
                     Some(av) => self.value(pv, av, elem(i)),
                     None => self.problem(DiagnosticKind::Changed, "element has vanished"),
@@ -302,7 +329,7 @@ impl Checker {
             }
         }
         for i in ps.len()..xs.len() {
-            if self.enter(PathStep::Index(i as u64)) {
+            if self.enter(Step::Index(i as u64)) {
                 self.problem(DiagnosticKind::Changed, "new element has appeared");
                 self.leave();
             }
@@ -321,17 +348,17 @@ impl Checker {
     /// pairing is clear (a name, a port, a CIDR that each element has), not n * n.
     fn sets(
         &mut self,
-        ps: &[Value],
-        xs: &[Value],
+        ps: &'v [Value],
+        xs: &'v [Value],
         what: &str,
         compared: Option<&[&str]>,
-        check: impl Fn(&mut Checker, &Value, &Value),
+        check: impl Fn(&mut Checker<'v>, &'v Value, &'v Value),
     ) {
         let ps = sorted_refs(ps, true);
         let xs = sorted_refs(xs, true);
         let mut p_ok = vec![false; ps.len()];
         let mut x_ok = vec![false; xs.len()];
-        let mut probe_pair = |c: &mut Checker, i: usize, j: usize| {
+        let mut probe_pair = |c: &mut Checker<'v>, i: usize, j: usize| {
             let (Some(pe), Some(xe)) = (ps.get(i), xs.get(j)) else {
                 return;
             };
@@ -349,23 +376,36 @@ impl Checker {
         };
         match pairing_key(&ps, compared) {
             Some(key) => {
-                let mut buckets: HashMap<Vec<KeyPart>, (Vec<usize>, Vec<usize>)> = HashMap::new();
-                for (i, pe) in ps.iter().enumerate() {
-                    if let Some(k) = key.of(pe) {
-                        buckets.entry(k).or_default().0.push(i);
-                    }
-                }
+                // Elements of the same key share a bucket: the planned elements' buckets
+                // in order, and each bucket's final elements as a chain through `x_next`,
+                // so that the pairs are probed in the planned elements' order, with no
+                // allocation per bucket.
+                const END: usize = usize::MAX;
+                let mut ids: HashMap<Key<'v>, usize> = HashMap::with_capacity(ps.len());
+                let p_bucket: Vec<Option<usize>> = ps
+                    .iter()
+                    .map(|pe| {
+                        let k = key.of(pe)?;
+                        let next = ids.len();
+                        Some(*ids.entry(k).or_insert(next))
+                    })
+                    .collect();
+                let mut x_head = vec![END; ids.len()];
+                let mut x_next = vec![END; xs.len()];
                 for (j, xe) in xs.iter().enumerate() {
                     // A final element without a key differs from every planned one.
-                    if let Some(bucket) = key.of(xe).and_then(|k| buckets.get_mut(&k)) {
-                        bucket.1.push(j);
+                    let Some(&b) = key.of(xe).as_ref().and_then(|k| ids.get(k)) else {
+                        continue;
+                    };
+                    if let (Some(head), Some(next)) = (x_head.get_mut(b), x_next.get_mut(j)) {
+                        *next = std::mem::replace(head, j);
                     }
                 }
-                for (is, js) in buckets.values() {
-                    for &i in is {
-                        for &j in js {
-                            probe_pair(self, i, j);
-                        }
+                for (i, b) in p_bucket.iter().enumerate() {
+                    let mut j = b.and_then(|b| x_head.get(b).copied()).unwrap_or(END);
+                    while j != END {
+                        probe_pair(self, i, j);
+                        j = x_next.get(j).copied().unwrap_or(END);
                     }
                 }
             }
@@ -411,7 +451,7 @@ impl Checker {
     /// A block's object, as Terraform's `assertObjectCompatible`. `concrete` is the
     /// object's own type inside a `dynamic` block value, where positions the schema
     /// declares `dynamic` hold plain values.
-    fn object(&mut self, block: &Block, p: &Value, a: &Value, concrete: Option<&Type>) {
+    fn object(&mut self, block: &'v Block, p: &'v Value, a: &'v Value, concrete: Option<&Type>) {
         let root = if self.path.is_empty() {
             "root object "
         } else {
@@ -451,14 +491,13 @@ impl Checker {
             }
         }
         for (name, attr) in &block.attributes {
-            if !self.enter(PathStep::Attr(name.to_string())) {
+            if !self.enter(Step::Attr(Cow::Borrowed(name))) {
                 continue;
             }
             match (p.get(name.as_str()), a.get(name.as_str())) {
                 (Some(pv), Some(av)) => {
-                    let ty = member(concrete, name)
-                        .cloned()
-                        .unwrap_or_else(|| attr.implied_type());
+                    let ty =
+                        member(concrete, name).map_or_else(|| attribute_type(attr), Cow::Borrowed);
                     let found = self.probe(|c| c.value(pv, av, &ty));
                     if attr.contains_sensitive() {
                         if !found.is_empty() {
@@ -480,8 +519,7 @@ impl Checker {
             self.leave();
         }
         for (name, nb) in &block.block_types {
-            if block.attributes.contains_key(name) || !self.enter(PathStep::Attr(name.to_string()))
-            {
+            if block.attributes.contains_key(name) || !self.enter(Step::Attr(Cow::Borrowed(name))) {
                 continue;
             }
             match (p.get(name.as_str()), a.get(name.as_str())) {
@@ -496,7 +534,13 @@ impl Checker {
         }
     }
 
-    fn nested_block(&mut self, nb: &NestedBlock, p: &Value, a: &Value, concrete: Option<&Type>) {
+    fn nested_block(
+        &mut self,
+        nb: &'v NestedBlock,
+        p: &'v Value,
+        a: &'v Value,
+        concrete: Option<&Type>,
+    ) {
         match nb.nesting {
             NestingMode::Single | NestingMode::Group => {
                 // An unknown block placeholder may expand to no block at all.
@@ -529,7 +573,7 @@ impl Checker {
                             );
                         }
                         for (i, (pe, xe)) in ps.iter().zip(xs).enumerate() {
-                            if self.enter(PathStep::Index(i as u64)) {
+                            if self.enter(Step::Index(i as u64)) {
                                 let c = match concrete {
                                     Some(Type::Tuple(ts)) => ts.get(i),
                                     other => other.and_then(Type::element_type),
@@ -543,7 +587,7 @@ impl Checker {
                         if nb.nesting == NestingMode::Map =>
                     {
                         for (k, pe) in pm {
-                            if self.enter(PathStep::Key(k.to_string())) {
+                            if self.enter(Step::Key(k.as_str())) {
                                 let c = match concrete {
                                     Some(Type::Object(o)) => o.get(k),
                                     other => other.and_then(Type::element_type),
@@ -557,7 +601,7 @@ impl Checker {
                             }
                         }
                         for k in am.keys().filter(|k| !pm.contains_key(k)) {
-                            if self.enter(PathStep::Key(k.to_string())) {
+                            if self.enter(Step::Key(k.as_str())) {
                                 self.problem(DiagnosticKind::Changed, "new block key has appeared");
                                 self.leave();
                             }
@@ -585,6 +629,14 @@ impl Checker {
     }
 }
 
+/// An attribute's type in its block's implied type, borrowed where it is its plain type.
+fn attribute_type(attr: &Attribute) -> Cow<'_, Type> {
+    match &attr.ty {
+        AttributeType::Type(t) if t.is_plain() => Cow::Borrowed(t),
+        _ => Cow::Owned(attr.implied_type()),
+    }
+}
+
 /// The type of one attribute of a concrete object type.
 fn member<'t>(concrete: Option<&'t Type>, name: &str) -> Option<&'t Type> {
     concrete.and_then(Type::as_object).and_then(|o| o.get(name))
@@ -592,17 +644,17 @@ fn member<'t>(concrete: Option<&'t Type>, name: &str) -> Option<&'t Type> {
 
 /// A known string, bool or null, as a set check compares it: strings by their NFC form.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum KeyPart {
+enum KeyPart<'v> {
     Null,
     Bool(bool),
-    Str(String),
+    Str(Cow<'v, str>),
 }
 
-fn key_part(v: &Value) -> Option<KeyPart> {
+fn key_part(v: &Value) -> Option<KeyPart<'_>> {
     match v {
         Value::Null => Some(KeyPart::Null),
         Value::Bool(b) => Some(KeyPart::Bool(*b)),
-        Value::String(s) => Some(KeyPart::Str(nfc(s).into_owned())),
+        Value::String(s) => Some(KeyPart::Str(nfc(s))),
         _ => None,
     }
 }
@@ -615,13 +667,27 @@ enum PairingKey<'a> {
     Whole,
 }
 
+/// An element's key: one part (the usual case, held without a `Vec`) or several.
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum Key<'v> {
+    One(KeyPart<'v>),
+    Many(Vec<KeyPart<'v>>),
+}
+
 impl PairingKey<'_> {
-    fn of(&self, v: &Value) -> Option<Vec<KeyPart>> {
+    fn of<'v>(&self, v: &'v Value) -> Option<Key<'v>> {
         match self {
-            PairingKey::Whole => key_part(v).map(|k| vec![k]),
+            PairingKey::Whole => key_part(v).map(Key::One),
             PairingKey::Attributes(names) => {
                 let Value::Object(m) = v else { return None };
-                names.iter().map(|n| m.get(n).and_then(key_part)).collect()
+                match names.as_slice() {
+                    [n] => m.get(n).and_then(key_part).map(Key::One),
+                    _ => names
+                        .iter()
+                        .map(|n| m.get(n).and_then(key_part))
+                        .collect::<Option<_>>()
+                        .map(Key::Many),
+                }
             }
         }
     }
@@ -714,7 +780,7 @@ mod tests {
             ("flag", Type::Bool),
             ("port", Type::Number),
         ]);
-        let mut c = Checker::default();
+        let mut c = Checker::new();
         c.sets(ps, xs, "length", Some(compared), |c, p, x| {
             c.value(p, x, &ty)
         });

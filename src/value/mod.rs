@@ -458,9 +458,9 @@ pub(crate) fn cmp_canonical(a: &Value, b: &Value, normalize: bool) -> Ordering {
     match (a, b) {
         (Value::String(x), Value::String(y)) => {
             if normalize {
-                nfc(x).as_bytes().cmp(nfc(y).as_bytes())
+                crate::private::bytes_cmp(nfc(x).as_bytes(), nfc(y).as_bytes())
             } else {
-                x.as_bytes().cmp(y.as_bytes())
+                crate::private::bytes_cmp(x.as_bytes(), y.as_bytes())
             }
         }
         (Value::Number(x), Value::Number(y)) => x.cmp(y),
@@ -482,9 +482,7 @@ pub(crate) fn cmp_canonical(a: &Value, b: &Value, normalize: bool) -> Ordering {
                     (None, Some(_)) => return Ordering::Less,
                     (Some(_), None) => return Ordering::Greater,
                     (Some((xk, xv)), Some((yk, yv))) => {
-                        let o = xk
-                            .as_bytes()
-                            .cmp(yk.as_bytes())
+                        let o = crate::private::bytes_cmp(xk.as_bytes(), yk.as_bytes())
                             .then_with(|| cmp_canonical(xv, yv, normalize));
                         if o != Ordering::Equal {
                             return o;
