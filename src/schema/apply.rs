@@ -7,7 +7,7 @@ use super::{Attribute, AttributeType, Block, NestedBlock, NestingMode};
 use crate::path::{AttributePath, PathStep};
 use crate::text::nfc;
 use crate::types::Type;
-use crate::value::{sorted_refs, Map, Value};
+use crate::value::{sorted_refs, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -695,28 +695,22 @@ impl PairingKey<'_> {
 
 /// The key planned elements `ps` can be paired by, if any: every one of them must have it.
 fn pairing_key<'a>(ps: &[&Value], compared: Option<&[&'a str]>) -> Option<PairingKey<'a>> {
+    let is_part = |v: &Value| matches!(v, Value::Null | Value::Bool(_) | Value::String(_));
     match compared {
-        None => ps
-            .iter()
-            .all(|p| key_part(p).is_some())
-            .then_some(PairingKey::Whole),
+        None => ps.iter().all(|p| is_part(p)).then_some(PairingKey::Whole),
         Some(names) => {
-            let objects: Option<Vec<&Map>> = ps
-                .iter()
-                .map(|p| match p {
-                    Value::Object(m) => Some(m),
-                    _ => None,
-                })
-                .collect();
-            let objects = objects?;
+            // One pass over the elements (each read once), every name checked in it.
+            let mut kept = vec![true; names.len()];
+            for p in ps {
+                let Value::Object(m) = p else { return None };
+                for (kept, n) in kept.iter_mut().zip(names) {
+                    *kept = *kept && m.get(n).is_some_and(is_part);
+                }
+            }
             let names: Vec<&str> = names
                 .iter()
-                .copied()
-                .filter(|n| {
-                    objects
-                        .iter()
-                        .all(|m| m.get(n).and_then(key_part).is_some())
-                })
+                .zip(&kept)
+                .filter_map(|(n, kept)| kept.then_some(*n))
                 .collect();
             (!names.is_empty()).then_some(PairingKey::Attributes(names))
         }
@@ -726,6 +720,7 @@ fn pairing_key<'a>(ps: &[&Value], compared: Option<&[&'a str]>) -> Option<Pairin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Map;
     use crate::Refinements;
 
     /// A small deterministic generator (xorshift), so that failures reproduce.
