@@ -314,6 +314,68 @@ proptest! {
     }
 }
 
+/// Lists and sets of two objects or more take a path of their own in the fast decoder
+/// (the attribute types gathered once): it agrees with the general decoder on nulls,
+/// unknowns, a misnamed or missing attribute and object types too wide for it, and on
+/// every prefix of each input.
+#[cfg(feature = "conformance")]
+#[test]
+fn lists_of_objects_decode_as_the_general_decoder_decodes() {
+    use tfvalue::msgpack::from_msgpack_general;
+    let narrow = Type::object([("a", Type::String), ("b", Type::Number)]);
+    let wide = Type::object((0..40).map(|i| (format!("f{i:02}"), Type::Bool)));
+    let obj = |a: &str| -> Vec<u8> {
+        let mut b = vec![0x82, 0xa1, b'a', 0xa0 + a.len() as u8];
+        b.extend(a.as_bytes());
+        b.extend([0xa1, b'b', 0x07]);
+        b
+    };
+    let mut cases: Vec<(Type, Vec<u8>)> = Vec::new();
+    for kind in [Type::list as fn(Type) -> Type, Type::set] {
+        let ty = kind(narrow.clone());
+        let list = |elems: &[Vec<u8>]| {
+            let mut b = vec![0x90 + elems.len() as u8];
+            for e in elems {
+                b.extend(e);
+            }
+            b
+        };
+        cases.push((ty.clone(), list(&[obj("x"), obj("y"), obj("x")])));
+        cases.push((ty.clone(), list(&[obj("x"), vec![0xc0], obj("z")])));
+        cases.push((ty.clone(), list(&[vec![0xd4, 0, 0], obj("x")])));
+        let mut misnamed = obj("y");
+        misnamed[1] = 0xa1;
+        misnamed[2] = b'c';
+        cases.push((ty.clone(), list(&[obj("x"), misnamed])));
+        cases.push((
+            ty.clone(),
+            list(&[obj("x"), vec![0x81, 0xa1, b'a', 0xa1, b'q']]),
+        ));
+        let mut w = vec![0xde, 0, 40];
+        for i in 0..40 {
+            w.extend([0xa3, b'f', b'0' + i / 10, b'0' + i % 10, 0xc2 + (i % 2)]);
+        }
+        cases.push((kind(wide.clone()), list(&[w.clone(), w])));
+    }
+    for (ty, bytes) in &cases {
+        for end in 0..=bytes.len() {
+            let input = &bytes[..end];
+            let fast = Value::from_msgpack(input, ty).map_err(|e| e.to_string());
+            let general = from_msgpack_general(input, ty).map_err(|e| e.to_string());
+            assert_eq!(fast, general, "{ty:?} {input:x?}");
+        }
+    }
+    // The whole inputs: the well-formed ones decode.
+    let ok = cases
+        .iter()
+        .filter(|(ty, b)| Value::from_msgpack(b, ty).is_ok())
+        .count();
+    assert_eq!(
+        ok, 8,
+        "three good lists, a null and an unknown element, the wide type, twice"
+    );
+}
+
 /// What `msgpack::validate` says of `bytes`: (wholly known, refined), or the error.
 #[cfg(feature = "conformance")]
 fn validated(bytes: &[u8], ty: &Type) -> Result<(bool, bool), String> {

@@ -216,6 +216,56 @@ fn read_elem(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Value> {
     read(r, ty, depth)
 }
 
+/// The most attributes an object type may have for its types to be gathered on the stack
+/// (see [`read`]'s lists and sets).
+const OBJECT_TYPES: usize = 32;
+
+/// A filler for the slots of an object's attribute types.
+static NO_TYPE: Type = Type::Bool;
+
+/// [`read`] of an element of type `ty`, the object type `o` whose attribute types,
+/// in order, are `types`.
+#[inline]
+fn read_object_elem(
+    r: &mut SliceReader<'_>,
+    ty: &Type,
+    o: &ObjectType,
+    types: &[&Type],
+    depth: usize,
+) -> Fast<Value> {
+    // A null or an unknown: as `read` reads it.
+    if matches!(r.peek()?, 0xc0 | 0xc7..=0xc9 | 0xd4..=0xd8) {
+        return read(r, ty, depth);
+    }
+    let depth = depth.checked_sub(1).ok_or(Bail)?;
+    let Token::Map(n) = r.next()? else {
+        return Err(Bail);
+    };
+    if n as usize != o.len() {
+        return Err(Bail);
+    }
+    object_body(r, o, types.iter().copied(), depth)
+}
+
+/// The attributes of an object of type `o` (their types `types`, in order), every one in
+/// the type's order, as Terraform writes objects.
+#[inline]
+fn object_body<'t>(
+    r: &mut SliceReader<'_>,
+    o: &ObjectType,
+    types: impl Iterator<Item = &'t Type>,
+    depth: usize,
+) -> Fast<Value> {
+    let mut out: Vec<(Key, Value)> = Vec::with_capacity(o.len());
+    for (aty, key) in types.zip(o.keys()) {
+        if !crate::private::bytes_eq(str_bytes(r)?, key.as_bytes()) {
+            return Err(Bail);
+        }
+        out.push((key.clone(), read_elem(r, aty, depth)?));
+    }
+    Ok(Value::Object(Map::from_sorted(out)))
+}
+
 pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Value> {
     let depth = depth.checked_sub(1).ok_or(Bail)?;
     if matches!(ty, Type::Dynamic) {
@@ -265,8 +315,24 @@ pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Val
             }
             // Each element takes at least one byte: no more room than the input holds.
             let mut out = Vec::with_capacity((n as usize).min(r.remaining()));
-            for _ in 0..n {
-                out.push(read_elem(r, t, depth)?);
+            match &**t {
+                // Objects: their attributes' types found once for all the elements, not
+                // by a walk of the type's map for each.
+                Type::Object(o) if n >= 2 && o.len() <= OBJECT_TYPES => {
+                    let mut types = [&NO_TYPE; OBJECT_TYPES];
+                    for (slot, aty) in types.iter_mut().zip(o.attributes().values()) {
+                        *slot = aty;
+                    }
+                    let types = types.get(..o.len()).ok_or(Bail)?;
+                    for _ in 0..n {
+                        out.push(read_object_elem(r, t, o, types, depth)?);
+                    }
+                }
+                _ => {
+                    for _ in 0..n {
+                        out.push(read_elem(r, t, depth)?);
+                    }
+                }
             }
             if matches!(ty, Type::Set(_)) {
                 canonicalize_set(&mut out);
@@ -305,14 +371,7 @@ pub(super) fn read(r: &mut SliceReader<'_>, ty: &Type, depth: usize) -> Fast<Val
             if n as usize != o.len() {
                 return Err(Bail);
             }
-            let mut out: Vec<(Key, Value)> = Vec::with_capacity(o.len());
-            for (aty, key) in o.attributes().values().zip(o.keys()) {
-                if !crate::private::bytes_eq(str_bytes(r)?, key.as_bytes()) {
-                    return Err(Bail);
-                }
-                out.push((key.clone(), read_elem(r, aty, depth)?));
-            }
-            Ok(Value::Object(Map::from_sorted(out)))
+            object_body(r, o, o.attributes().values(), depth)
         }
         Type::Tuple(ts) => {
             let Token::Array(n) = r.next()? else {
