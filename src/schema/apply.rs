@@ -354,6 +354,11 @@ impl<'v> Checker<'v> {
         compared: Option<&[&str]>,
         check: impl Fn(&mut Checker<'v>, &'v Value, &'v Value),
     ) {
+        // A set that comes back as planned, every element known (a set the apply did not
+        // touch): each element correlates with itself. One comparison per element.
+        if ps == xs && ps.iter().all(Value::is_wholly_known) {
+            return;
+        }
         let ps = sorted_refs(ps, true);
         let xs = sorted_refs(xs, true);
         let mut p_ok = vec![false; ps.len()];
