@@ -788,6 +788,33 @@ mod tests {
     }
 
     /// Pairing set elements by their keys finds exactly what probing every pair finds.
+    /// A set that comes back as planned passes without pairing only when every element
+    /// is known: a planned unknown left in the final value is still reported (its
+    /// element correlates with nothing).
+    #[test]
+    fn a_set_back_as_planned_passes_unless_unknowns_remain() {
+        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        let known: Vec<Value> = (0..50).map(|_| element(&mut r, false)).collect();
+        assert!(known.iter().all(Value::is_wholly_known));
+        assert_eq!(diagnostics(&known, &known, &["name"]), Vec::<String>::new());
+        let mut with_unknown = known.clone();
+        with_unknown.push(Value::Object(
+            [
+                ("name".to_owned(), Value::from("u")),
+                ("flag".to_owned(), Value::Unknown(Refinements::new())),
+                ("port".to_owned(), Value::from(1)),
+            ]
+            .into(),
+        ));
+        let found = diagnostics(&with_unknown, &with_unknown, &["name"]);
+        assert!(
+            found
+                .iter()
+                .any(|d| d.contains("flag = (unknown)") && d.contains("does not correlate")),
+            "{found:?}"
+        );
+    }
+
     #[test]
     fn keyed_pairing_finds_what_probing_every_pair_finds() {
         let mut r = Rng(0x9e37_79b9_7f4a_7c15);
