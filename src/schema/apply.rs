@@ -386,7 +386,7 @@ impl<'v> Checker<'v> {
                 // so that the pairs are probed in the planned elements' order, with no
                 // allocation per bucket.
                 const END: usize = usize::MAX;
-                let mut ids: HashMap<Key<'v>, usize> = HashMap::with_capacity(ps.len());
+                let mut ids: HashMap<PairKey<'v>, usize> = HashMap::with_capacity(ps.len());
                 let p_bucket: Vec<Option<usize>> = ps
                     .iter()
                     .map(|pe| {
@@ -674,24 +674,24 @@ enum PairingKey<'a> {
 
 /// An element's key: one part (the usual case, held without a `Vec`) or several.
 #[derive(Debug, PartialEq, Eq, Hash)]
-enum Key<'v> {
+enum PairKey<'v> {
     One(KeyPart<'v>),
     Many(Vec<KeyPart<'v>>),
 }
 
 impl PairingKey<'_> {
-    fn of<'v>(&self, v: &'v Value) -> Option<Key<'v>> {
+    fn of<'v>(&self, v: &'v Value) -> Option<PairKey<'v>> {
         match self {
-            PairingKey::Whole => key_part(v).map(Key::One),
+            PairingKey::Whole => key_part(v).map(PairKey::One),
             PairingKey::Attributes(names) => {
                 let Value::Object(m) = v else { return None };
                 match names.as_slice() {
-                    [n] => m.get(n).and_then(key_part).map(Key::One),
+                    [n] => m.get(n).and_then(key_part).map(PairKey::One),
                     _ => names
                         .iter()
                         .map(|n| m.get(n).and_then(key_part))
                         .collect::<Option<_>>()
-                        .map(Key::Many),
+                        .map(PairKey::Many),
                 }
             }
         }

@@ -1003,6 +1003,16 @@ impl<'b> Masked<'b> {
         }
     }
 
+    /// The members of an object of this view, looked up by ascending names as an object's
+    /// members come (the attributes and the blocks are in name order too): each found by
+    /// walking along, not by a search.
+    fn members(self) -> Members<'b> {
+        Members {
+            attributes: self.attributes.iter().peekable(),
+            blocks: self.blocks.map(|b| b.iter().peekable()),
+        }
+    }
+
     /// The order of `masked(a)` and `masked(b)` (canonical, every computed attribute
     /// null) without the copies: computed attributes compare equal, the rest as
     /// `cmp_canonical` compares them.
@@ -1013,45 +1023,16 @@ impl<'b> Masked<'b> {
         if depth > crate::limits::DEFAULT_MAX_DEPTH {
             return cmp_canonical(a, b, false);
         }
-        // The members come in name order, as the attributes and the blocks do: each
-        // found by walking those along, not by a search.
-        let mut attrs = self.attributes.iter().peekable();
-        let mut blocks = self.blocks.map(|b| b.iter().peekable());
-        let mut yi = y.iter();
-        for (xk, xv) in x.iter() {
-            let Some((yk, yv)) = yi.next() else {
-                return Ordering::Greater;
-            };
-            let o = crate::private::bytes_cmp(xk.as_bytes(), yk.as_bytes());
-            if o != Ordering::Equal {
-                return o;
-            }
-            let o = match seek(&mut attrs, xk) {
-                Some(attr) => match &attr.ty {
-                    _ if attr.computed => Ordering::Equal,
-                    AttributeType::Nested(n) => {
-                        let inner = Masked {
-                            attributes: &n.attributes,
-                            blocks: None,
-                        };
-                        inner.elements(xv, yv, depth + 1)
-                    }
-                    AttributeType::Type(_) => cmp_canonical(xv, yv, false),
-                },
-                None => match blocks.as_mut().and_then(|b| seek(b, xk)) {
-                    Some(nb) => Masked::of(&nb.block).elements(xv, yv, depth + 1),
-                    None => cmp_canonical(xv, yv, false),
-                },
-            };
-            if o != Ordering::Equal {
-                return o;
-            }
-        }
-        if yi.next().is_some() {
-            Ordering::Less
-        } else {
-            Ordering::Equal
-        }
+        let mut members = self.members();
+        lexicographic(x.iter(), y.iter(), |(xk, xv), (yk, yv)| {
+            crate::private::bytes_cmp(xk.as_bytes(), yk.as_bytes()).then_with(|| {
+                match members.find(xk) {
+                    Member::Computed => Ordering::Equal,
+                    Member::Objects(inner) => inner.elements(xv, yv, depth + 1),
+                    Member::Plain => cmp_canonical(xv, yv, false),
+                }
+            })
+        })
     }
 
     /// The order of two values whose objects (the value itself, or the elements of a
@@ -1068,21 +1049,7 @@ impl<'b> Masked<'b> {
                 }
             }),
             (Value::List(xs), Value::List(ys)) | (Value::Tuple(xs), Value::Tuple(ys)) => {
-                let mut yi = ys.iter();
-                for xe in xs {
-                    let Some(ye) = yi.next() else {
-                        return Ordering::Greater;
-                    };
-                    let o = self.cmp(xe, ye, depth);
-                    if o != Ordering::Equal {
-                        return o;
-                    }
-                }
-                if yi.next().is_some() {
-                    Ordering::Less
-                } else {
-                    Ordering::Equal
-                }
+                lexicographic(xs.iter(), ys.iter(), |xe, ye| self.cmp(xe, ye, depth))
             }
             // A set's masked elements sort and merge anew: compared through copies (a set
             // inside a set element is rare).
@@ -1098,32 +1065,16 @@ impl<'b> Masked<'b> {
                 cmp_canonical(&mask(x), &mask(y), false)
             }
             (Value::Map(xm), Value::Map(ym)) => {
-                let mut yi = ym.iter();
-                for (xk, xe) in xm.iter() {
-                    let Some((yk, ye)) = yi.next() else {
-                        return Ordering::Greater;
-                    };
-                    let o = xk
-                        .as_bytes()
-                        .cmp(yk.as_bytes())
-                        .then_with(|| self.cmp(xe, ye, depth));
-                    if o != Ordering::Equal {
-                        return o;
-                    }
-                }
-                if yi.next().is_some() {
-                    Ordering::Less
-                } else {
-                    Ordering::Equal
-                }
+                lexicographic(xm.iter(), ym.iter(), |(xk, xe), (yk, ye)| {
+                    crate::private::bytes_cmp(xk.as_bytes(), yk.as_bytes())
+                        .then_with(|| self.cmp(xe, ye, depth))
+                })
             }
             (Value::Object(_), Value::Object(_)) => self.cmp(x, y, depth),
             _ => cmp_canonical(x, y, false),
         }
     }
-}
 
-impl Masked<'_> {
     /// A hash of `v` that elements [`Masked::cmp`] finds equal share.
     fn hash(self, v: &Value, depth: usize, h: &mut Fold) {
         let Value::Object(x) = v else {
@@ -1133,26 +1084,13 @@ impl Masked<'_> {
             return canonical_hash(v, h);
         }
         h.write_u8(6);
-        let mut attrs = self.attributes.iter().peekable();
-        let mut blocks = self.blocks.map(|b| b.iter().peekable());
+        let mut members = self.members();
         for (k, e) in x.iter() {
             h.write(k.as_bytes());
-            match seek(&mut attrs, k) {
-                Some(attr) => match &attr.ty {
-                    _ if attr.computed => {}
-                    AttributeType::Nested(n) => {
-                        let inner = Masked {
-                            attributes: &n.attributes,
-                            blocks: None,
-                        };
-                        inner.hash_elements(e, depth + 1, h);
-                    }
-                    AttributeType::Type(_) => canonical_hash(e, h),
-                },
-                None => match blocks.as_mut().and_then(|b| seek(b, k)) {
-                    Some(nb) => Masked::of(&nb.block).hash_elements(e, depth + 1, h),
-                    None => canonical_hash(e, h),
-                },
+            match members.find(k) {
+                Member::Computed => {}
+                Member::Objects(inner) => inner.hash_elements(e, depth + 1, h),
+                Member::Plain => canonical_hash(e, h),
             }
         }
     }
@@ -1181,6 +1119,69 @@ impl Masked<'_> {
             Value::Object(_) => self.hash(v, depth, h),
             _ => canonical_hash(v, h),
         }
+    }
+}
+
+/// What a member of a masked object is (see [`Masked::members`]).
+enum Member<'b> {
+    /// A computed attribute: left out.
+    Computed,
+    /// A nested attribute or a block: its objects are masked in turn.
+    Objects(Masked<'b>),
+    /// Anything else, compared whole.
+    Plain,
+}
+
+/// The attributes and blocks of a [`Masked`] view, walked along by ascending names.
+struct Members<'b> {
+    attributes: std::iter::Peekable<std::collections::btree_map::Iter<'b, String, Attribute>>,
+    blocks: Option<
+        std::iter::Peekable<std::collections::btree_map::Iter<'b, String, super::NestedBlock>>,
+    >,
+}
+
+impl<'b> Members<'b> {
+    /// The member `name` (names asked in ascending order); an attribute wins over a block
+    /// of the same name, as `masked` has it.
+    fn find(&mut self, name: &str) -> Member<'b> {
+        if let Some(attr) = seek(&mut self.attributes, name) {
+            return match &attr.ty {
+                _ if attr.computed => Member::Computed,
+                AttributeType::Nested(n) => Member::Objects(Masked {
+                    attributes: &n.attributes,
+                    blocks: None,
+                }),
+                AttributeType::Type(_) => Member::Plain,
+            };
+        }
+        match self.blocks.as_mut().and_then(|b| seek(b, name)) {
+            Some(nb) => Member::Objects(Masked::of(&nb.block)),
+            None => Member::Plain,
+        }
+    }
+}
+
+/// The lexicographic order of two sequences, elements compared by `f`, a shorter prefix
+/// first.
+fn lexicographic<A, B>(
+    x: impl IntoIterator<Item = A>,
+    y: impl IntoIterator<Item = B>,
+    mut f: impl FnMut(A, B) -> Ordering,
+) -> Ordering {
+    let mut y = y.into_iter();
+    for a in x {
+        let Some(b) = y.next() else {
+            return Ordering::Greater;
+        };
+        let o = f(a, b);
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    if y.next().is_some() {
+        Ordering::Less
+    } else {
+        Ordering::Equal
     }
 }
 
