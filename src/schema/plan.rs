@@ -671,7 +671,7 @@ impl<'p> Walk<'p> {
 
     /// Plans each object of a single, list, set or map value of `block`s in place. The
     /// configuration's element at the same index or key is the element's configuration;
-    /// in a set, the one [`pair_set`] finds.
+    /// in a set, the one [`pair_set_unconfirmed`] finds.
     fn elements(
         &mut self,
         block: &Block,
@@ -691,15 +691,18 @@ impl<'p> Walk<'p> {
         };
         match p {
             Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
-                let pairs = match (nesting, c) {
+                // Candidates among the set's pairs are confirmed as the walk reaches
+                // them (below), when both elements are about to be read anyway.
+                let (mut pairs, mut candidate) = match (nesting, c) {
                     (NestingMode::Set, Some(Value::Set(cs) | Value::List(cs))) => {
-                        pair_set(block, vs, cs)
+                        pair_set_unconfirmed(block, vs, cs)
                     }
-                    (NestingMode::Set, _) => vec![None; vs.len()],
-                    (_, Some(Value::List(cs) | Value::Tuple(cs))) => {
-                        (0..vs.len()).map(|i| cs.get(i).map(|_| i)).collect()
-                    }
-                    _ => vec![None; vs.len()],
+                    (NestingMode::Set, _) => (vec![None; vs.len()], Vec::new()),
+                    (_, Some(Value::List(cs) | Value::Tuple(cs))) => (
+                        (0..vs.len()).map(|i| cs.get(i).map(|_| i)).collect(),
+                        Vec::new(),
+                    ),
+                    _ => (vec![None; vs.len()], Vec::new()),
                 };
                 let cs: &[Value] = match c {
                     Some(Value::List(cs) | Value::Set(cs) | Value::Tuple(cs)) => cs,
@@ -723,6 +726,7 @@ impl<'p> Walk<'p> {
                 let known_prior = !matches!(prior, Prior::Proposal(None));
                 let by_key = match (shape.match_by, self.pass, self.update) {
                     (Some(key), Pass::Unknowns, true) if known_prior => Some({
+                        confirm(block, vs, cs, &mut pairs, &mut candidate);
                         let ps = prior_elems;
                         let keys: Vec<Option<&Value>> = vs
                             .iter()
@@ -738,6 +742,9 @@ impl<'p> Walk<'p> {
                 };
                 let absent_here = matches!(prior, Prior::Absent);
                 for (i, e) in vs.iter_mut().enumerate() {
+                    if candidate.get(i) == Some(&true) {
+                        confirm_one(block, e, cs, &mut pairs[i]);
+                    }
                     let ce = pairs.get(i).copied().flatten().and_then(|j| cs.get(j));
                     let pe = match &by_key {
                         // Paired at its own position in a list: Terraform's copy there is
@@ -818,99 +825,203 @@ fn pair_by_key(key: &str, prior: &[Value], keys: &[Option<&Value>]) -> Vec<Optio
         .collect()
 }
 
+/// [`pair_set_unconfirmed`]'s pairs, every candidate confirmed.
+#[cfg(test)]
+fn pair_set(block: &Block, proposed: &[Value], config: &[Value]) -> Vec<Option<usize>> {
+    let (mut pairs, mut candidate) = pair_set_unconfirmed(block, proposed, config);
+    confirm(block, proposed, config, &mut pairs, &mut candidate);
+    pairs
+}
+
+/// Confirms every candidate pair of `pairs` (see [`pair_set_unconfirmed`]).
+fn confirm(
+    block: &Block,
+    proposed: &[Value],
+    config: &[Value],
+    pairs: &mut [Option<usize>],
+    candidate: &mut [bool],
+) {
+    for ((p, pair), c) in proposed.iter().zip(pairs).zip(candidate) {
+        if std::mem::take(c) {
+            confirm_one(block, p, config, pair);
+        }
+    }
+}
+
+/// Keeps the candidate pair of `proposed` if the two elements are equal but for their
+/// computed values, else leaves `proposed` unpaired (the two shared a hash by chance: an
+/// element equal to it would have had the same hash, and been found).
+fn confirm_one(block: &Block, proposed: &Value, config: &[Value], pair: &mut Option<usize>) {
+    if let Some(j) = *pair {
+        let equal = config
+            .get(j)
+            .is_some_and(|c| Masked::of(block).cmp(proposed, c, 0) == Ordering::Equal);
+        if !equal {
+            *pair = None;
+        }
+    }
+}
+
 /// Pairs each proposed element of a set of `block` objects with the configuration
 /// element it came from (an index into `config`), as Terraform pairs them: the two agree
-/// on everything but computed attributes. Elements are sorted by their value with the
-/// computed attributes left out, so pairing takes `n log n` comparisons; among elements
-/// equal that way, a configuration element pairs with the proposed one that agrees with
-/// its configured computed values.
-fn pair_set(block: &Block, proposed: &[Value], config: &[Value]) -> Vec<Option<usize>> {
-    // Both sides in one order, then merged. Where both already are in the masked order
-    // (the configuration's elements as Terraform sorts them, a proposal that follows
-    // them), that order, found in one pass; else sorted by a hash of each masked element
-    // first, then by the masked elements: the sort reads each element once and then
-    // compares numbers, where sorting the elements would touch them again at every
-    // comparison (at 100,000 elements, a cache miss each).
+/// on everything but computed attributes. Elements are ordered by their value with the
+/// computed attributes left out (or by a hash of that), so pairing takes `n log n`
+/// steps; among elements equal that way, a configuration element pairs with the proposed
+/// one that agrees with its configured computed values. The pairs found by hash alone
+/// are candidates (`true` in the second vector, which is empty when there are none) for
+/// [`confirm`] or [`confirm_one`] to confirm.
+fn pair_set_unconfirmed(
+    block: &Block,
+    proposed: &[Value],
+    config: &[Value],
+) -> (Vec<Option<usize>>, Vec<bool>) {
     let view = Masked::of(block);
+    let mask = hash_mask();
+    let mut out = vec![None; proposed.len()];
+    // Where both sides already come in the masked order (the configuration's elements as
+    // Terraform sorts them, a proposal that follows them), one pass tells, and they are
+    // merged as they come.
     let in_order = |vs: &[Value]| {
         vs.windows(2)
             .all(|w| view.cmp(&w[0], &w[1], 0) != Ordering::Greater)
     };
-    let hashing = !(in_order(proposed) && in_order(config));
+    if in_order(proposed) && in_order(config) {
+        let all = |n: usize| (0..n).collect::<Vec<_>>();
+        merge_runs(
+            block,
+            view,
+            proposed,
+            config,
+            &all(proposed.len()),
+            &all(config.len()),
+            &mut out,
+        );
+        return (out, Vec::new());
+    }
+    // Else (a proposal that carries the prior state's computed values comes in the
+    // order of those values) each element is hashed once, as the comparator sees it, and
+    // both sides are sorted and merged by the hashes alone: numbers in two arrays, no
+    // element touched. A hash found once on each side is a candidate pair, to be confirmed
+    // by one comparison (unequal, it is a collision and neither element has a partner: an
+    // equal partner would share the hash); the planner's walk confirms it when it reaches
+    // the element, reading the two elements once for both. A hash found
+    // more than once on a side (elements equal but for computed values, or a collision)
+    // is sorted by the comparator and paired as the ordered case pairs.
     let hashed = |vs: &[Value]| -> Vec<(u64, usize)> {
-        vs.iter()
+        let mut hs: Vec<(u64, usize)> = vs
+            .iter()
             .enumerate()
             .map(|(i, v)| {
                 let mut h = Fold(0);
-                if hashing {
-                    view.hash(v, 0, &mut h);
-                }
-                (h.0, i)
+                view.hash(v, 0, &mut h);
+                (h.0 & mask, i)
             })
-            .collect()
+            .collect();
+        hs.sort_unstable();
+        hs
     };
-    let order = |(ha, a): (u64, &Value), (hb, b): (u64, &Value)| {
-        ha.cmp(&hb).then_with(|| view.cmp(a, b, 0))
-    };
-    let mut pi = hashed(proposed);
-    let mut ci = hashed(config);
-    if hashing {
-        pi.sort_by(|&(ha, a), &(hb, b)| order((ha, &proposed[a]), (hb, &proposed[b])));
-        ci.sort_by(|&(ha, a), &(hb, b)| order((ha, &config[a]), (hb, &config[b])));
-    }
-    let pk = |(h, i): (u64, usize)| (h, &proposed[i]);
-    let ck = |(h, j): (u64, usize)| (h, &config[j]);
-    let mut out = vec![None; proposed.len()];
+    let pi = hashed(proposed);
+    let ci = hashed(config);
+    let mut candidate = vec![false; proposed.len()];
     let (mut i, mut j) = (0, 0);
     while i < pi.len() && j < ci.len() {
-        match order(pk(pi[i]), ck(ci[j])) {
+        let h = pi[i].0;
+        match h.cmp(&ci[j].0) {
             Ordering::Less => i += 1,
             Ordering::Greater => j += 1,
             Ordering::Equal => {
-                // The runs of equal keys on both sides (each starting with the two just
-                // found equal).
-                let run = pk(pi[i]);
+                let pe = i + pi[i..].iter().take_while(|x| x.0 == h).count();
+                let ce = j + ci[j..].iter().take_while(|x| x.0 == h).count();
+                if pe - i == 1 && ce - j == 1 {
+                    let (p, c) = (pi[i].1, ci[j].1);
+                    out[p] = Some(c);
+                    candidate[p] = true;
+                } else {
+                    let by_value = |vs: &[Value], run: &[(u64, usize)]| {
+                        let mut r: Vec<usize> = run.iter().map(|x| x.1).collect();
+                        r.sort_by(|&a, &b| view.cmp(&vs[a], &vs[b], 0));
+                        r
+                    };
+                    let pr = by_value(proposed, &pi[i..pe]);
+                    let cr = by_value(config, &ci[j..ce]);
+                    merge_runs(block, view, proposed, config, &pr, &cr, &mut out);
+                }
+                (i, j) = (pe, ce);
+            }
+        }
+    }
+    (out, candidate)
+}
+
+/// The bits of the hashes [`pair_set_unconfirmed`] keeps: all of them, but in the tests,
+/// which make collisions common with fewer.
+fn hash_mask() -> u64 {
+    #[cfg(test)]
+    return tests::HASH_MASK.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    u64::MAX
+}
+
+/// Pairs the elements of `pi` (indices into `proposed`) with those of `ci` (into
+/// `config`), both in the masked order, into `out`: a merge, and within each run of
+/// elements equal that way, equal elements first, then configuration elements by how
+/// many computed values they configure (the most particular first), then any.
+fn merge_runs(
+    block: &Block,
+    view: Masked<'_>,
+    proposed: &[Value],
+    config: &[Value],
+    pi: &[usize],
+    ci: &[usize],
+    out: &mut [Option<usize>],
+) {
+    let (mut i, mut j) = (0, 0);
+    while i < pi.len() && j < ci.len() {
+        match view.cmp(&proposed[pi[i]], &config[ci[j]], 0) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => {
+                // The runs of equal elements on both sides (each starting with the two
+                // just found equal).
+                let run = &proposed[pi[i]];
                 let pe = i
                     + 1
                     + pi[i + 1..]
                         .iter()
-                        .take_while(|&&x| order(pk(x), run) == Ordering::Equal)
+                        .take_while(|&&x| view.cmp(&proposed[x], run, 0) == Ordering::Equal)
                         .count();
                 let ce = j
                     + 1
                     + ci[j + 1..]
                         .iter()
-                        .take_while(|&&x| order(ck(x), run) == Ordering::Equal)
+                        .take_while(|&&x| view.cmp(&config[x], run, 0) == Ordering::Equal)
                         .count();
-                // Equal elements first, then configuration elements by how many computed
-                // values they configure (the most particular first), then any.
                 let mut used = vec![false; pe - i];
-                let mut group: Vec<usize> = ci[j..ce].iter().map(|&(_, cj)| cj).collect();
+                let mut group: Vec<usize> = ci[j..ce].to_vec();
                 group.sort_by_key(|&cj| std::cmp::Reverse(configured_computed(block, &config[cj])));
                 let mut left = Vec::new();
                 for &cj in &group {
-                    match (i..pe).find(|&k| !used[k - i] && config[cj] == proposed[pi[k].1]) {
+                    match (i..pe).find(|&k| !used[k - i] && config[cj] == proposed[pi[k]]) {
                         Some(k) => {
                             used[k - i] = true;
-                            out[pi[k].1] = Some(cj);
+                            out[pi[k]] = Some(cj);
                         }
                         None => left.push(cj),
                     }
                 }
                 for cj in left {
                     let found = (i..pe)
-                        .find(|&k| !used[k - i] && agrees(block, &config[cj], &proposed[pi[k].1]))
+                        .find(|&k| !used[k - i] && agrees(block, &config[cj], &proposed[pi[k]]))
                         .or_else(|| (i..pe).find(|&k| !used[k - i]));
                     if let Some(k) = found {
                         used[k - i] = true;
-                        out[pi[k].1] = Some(cj);
+                        out[pi[k]] = Some(cj);
                     }
                 }
                 (i, j) = (pe, ce);
             }
         }
     }
-    out
 }
 
 /// A fast hash for ordering set elements (FxHash's step): collisions cost a comparison,
@@ -1538,6 +1649,19 @@ mod tests {
     use crate::schema::NestedBlock;
     use crate::types::Type;
 
+    thread_local! {
+        /// The bits of set elements' hashes the planner keeps (see `hash_mask`).
+        pub(super) static HASH_MASK: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
+    }
+
+    /// Runs `f` with the hashes of set elements cut to the bits of `mask`.
+    fn with_mask<T>(mask: u64, f: impl FnOnce() -> T) -> T {
+        HASH_MASK.with(|m| m.set(mask));
+        let out = f();
+        HASH_MASK.with(|m| m.set(u64::MAX));
+        out
+    }
+
     /// A small deterministic generator (xorshift), so that failures reproduce.
     struct Rng(u64);
 
@@ -1619,6 +1743,149 @@ mod tests {
             5 => object(r, block, depth),
             _ => Value::List(elems(r)),
         }
+    }
+
+    /// Set pairing by hashes pairs as sorting both sides by the comparator and merging
+    /// them does, with hashes whole and cut to two bits (most hashes then collide: runs
+    /// of unequal elements, candidates that are not equal), and with sides in order.
+    #[test]
+    fn pairing_by_hashes_pairs_as_sorting_by_the_comparator() {
+        let block = Block::new()
+            .attribute("id", Attribute::computed(Type::String))
+            .attribute("name", Attribute::required(Type::String))
+            .attribute("both", Attribute::optional_computed(Type::String))
+            .attribute(
+                "na",
+                Attribute::nested(
+                    NestedType::set()
+                        .attribute("k", Attribute::required(Type::String))
+                        .attribute("c", Attribute::computed(Type::Number)),
+                ),
+            );
+        let view = Masked::of(&block);
+        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        let mut paired = 0;
+        for case in 0..3_000 {
+            let side = |r: &mut Rng| -> Vec<Value> {
+                let n = r.below(12) as usize;
+                (0..n)
+                    .map(|_| {
+                        let mut m = crate::value::Map::new();
+                        m.insert("id", leaf(r));
+                        m.insert("name", Value::from(["a", "b", "c"][r.below(3) as usize]));
+                        m.insert("both", leaf(r));
+                        if r.below(3) == 0 {
+                            m.insert("na", collection(r, &block, 2));
+                        }
+                        Value::Object(m)
+                    })
+                    .collect()
+            };
+            let (mut p, mut c) = (side(&mut r), side(&mut r));
+            let sorted = |vs: &[Value]| {
+                let mut ix: Vec<usize> = (0..vs.len()).collect();
+                ix.sort_by(|&a, &b| view.cmp(&vs[a], &vs[b], 0));
+                ix
+            };
+            if case % 3 == 0 {
+                // Both sides in the masked order: the merge without hashes.
+                p = sorted(&p).into_iter().map(|i| p[i].clone()).collect();
+                c = sorted(&c).into_iter().map(|i| c[i].clone()).collect();
+            }
+            let mut want = vec![None; p.len()];
+            merge_runs(&block, view, &p, &c, &sorted(&p), &sorted(&c), &mut want);
+            for mask in [u64::MAX, 0b11] {
+                let got = with_mask(mask, || pair_set(&block, &p, &c));
+                assert_eq!(got, want, "case {case}, mask {mask:#x}: {p:?} / {c:?}");
+            }
+            paired += want.iter().flatten().count();
+        }
+        assert!(paired > 3_000, "only {paired} pairs");
+    }
+
+    /// The planner, which confirms candidate pairs as its walk reaches them, plans a set
+    /// of blocks the same whether hashes collide often (two bits kept) or not.
+    #[test]
+    fn plans_are_the_same_when_set_hashes_collide() {
+        let rule = Block::new()
+            .attribute("id", Attribute::computed(Type::String))
+            .attribute("name", Attribute::required(Type::String))
+            .attribute("both", Attribute::optional_computed(Type::String));
+        let block = Block::new()
+            .attribute("id", Attribute::computed(Type::String))
+            .block("rule", NestedBlock::new(NestingMode::Set, rule));
+        let mut r = Rng(0x1234_5678_9abc_def1);
+        let text = |r: &mut Rng, xs: &[&str]| Value::from(xs[r.below(xs.len() as u64) as usize]);
+        let mut differed = 0;
+        for case in 0..2_000 {
+            let n = r.below(10) as usize;
+            let config: Vec<Value> = (0..n)
+                .map(|_| {
+                    let mut m = crate::value::Map::new();
+                    m.insert("id", Value::Null);
+                    m.insert("name", text(&mut r, &["a", "b", "c", "d"]));
+                    let both = if r.below(2) == 0 {
+                        Value::Null
+                    } else {
+                        text(&mut r, &["x", "y"])
+                    };
+                    m.insert("both", both);
+                    Value::Object(m)
+                })
+                .collect();
+            // The proposal: the configuration's elements with computed values of a prior
+            // state (or none), now and then one left out or changed.
+            let (mut proposed, mut prior_rules) = (Vec::new(), Vec::new());
+            for c in &config {
+                if r.below(8) == 0 {
+                    continue;
+                }
+                let mut m = match c {
+                    Value::Object(m) => m.clone(),
+                    _ => crate::value::Map::new(),
+                };
+                if r.below(2) == 0 {
+                    m.insert("id", text(&mut r, &["i1", "i2", "i3"]));
+                }
+                if m.get("both").is_some_and(Value::is_null) && r.below(2) == 0 {
+                    m.insert("both", text(&mut r, &["x", "z"]));
+                }
+                // The prior state had the element (or another name: a change).
+                let mut before = m.clone();
+                if r.below(5) == 0 {
+                    before.insert("name", text(&mut r, &["a", "e"]));
+                }
+                prior_rules.push(Value::Object(before));
+                // A name no configuration element has (an element without a partner).
+                if r.below(4) == 0 {
+                    m.insert("name", text(&mut r, &["e", "f", "g"]));
+                }
+                proposed.push(Value::Object(m));
+            }
+            let prior = Value::Object(
+                [("id", Value::from("p")), ("rule", Value::Set(prior_rules))]
+                    .into_iter()
+                    .collect(),
+            );
+            let object = |rules: Vec<Value>, id: Value| {
+                Value::Object(
+                    [("id", id), ("rule", Value::Set(rules))]
+                        .into_iter()
+                        .collect(),
+                )
+            };
+            let proposed = object(proposed, Value::from("p"));
+            let config = object(config, Value::Null);
+            let plan = |mask| with_mask(mask, || block.plan(&prior, &proposed, &config));
+            let (whole, cut) = (plan(u64::MAX), plan(0b11));
+            assert_eq!(whole.planned, cut.planned, "case {case}");
+            assert_eq!(whole.requires_replace, cut.requires_replace, "case {case}");
+            differed += usize::from(whole.planned != proposed);
+        }
+        assert!(
+            differed > 100,
+            "only {differed} plans differ from their proposal"
+        );
     }
 
     /// Comparing without masked copies orders elements as comparing the copies does,
