@@ -4,7 +4,11 @@
 //! `name`, an optional `port` and a computed `id`, as a provider with a big `rule` set has
 //! it. Measured: `Block::plan` with no change and with one element changed (its `port`),
 //! and `Block::check_apply` of the changed plan against the state a correct provider
-//! answers with (every unknown `id` filled in).
+//! answers with (every unknown `id` filled in). The plan of no change twice: as it is
+//! (no attribute has a default, so the planner compares the proposal with the prior
+//! state and is done) and with a default on a top-level `zone` (`with_default`: then
+//! defaults are planned first, which walks the set and pairs its elements with the
+//! configuration's).
 //!
 //! The values are what a provider meets: decoded from the MessagePack Terraform sends (so
 //! each set is in canonical order, as decoding leaves it), with ids that do not follow the
@@ -67,6 +71,14 @@ fn block() -> Block {
         .block("rule", NestedBlock::new(NestingMode::Set, rule))
 }
 
+/// [`block`] with a top-level `zone` that has a default.
+fn block_with_default() -> Block {
+    block().attribute(
+        "zone",
+        Attribute::optional_computed(Type::String).default_value("eu"),
+    )
+}
+
 /// The plan with every unknown `id` (its own and its rules') filled in: what a correct
 /// provider applies.
 fn applied(planned: &Value) -> Value {
@@ -116,6 +128,24 @@ fn sets(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("plan_no_change", n), &n, |b, _| {
             b.iter(|| black_box(block.plan(&prior, &prior, &config)))
         });
+        {
+            let block = block_with_default();
+            let ty = block.implied_type();
+            let with_zone = |v: &Value, zone: Value| {
+                let Value::Object(m) = v else {
+                    panic!("an object")
+                };
+                let mut m = m.clone();
+                m.insert("zone".to_owned(), zone);
+                decoded(Value::Object(m), &ty)
+            };
+            let prior = with_zone(&prior, "eu".into());
+            let config = with_zone(&config, Value::Null);
+            let id = BenchmarkId::new("plan_no_change_with_default", n);
+            g.bench_with_input(id, &n, |b, _| {
+                b.iter(|| black_box(block.plan(&prior, &prior, &config)))
+            });
+        }
         g.bench_with_input(BenchmarkId::new("plan_one_change", n), &n, |b, _| {
             b.iter(|| black_box(block.plan(&prior, &changed_proposed, &changed_config)))
         });

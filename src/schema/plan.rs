@@ -274,14 +274,16 @@ impl Planner {
             };
         }
         let update = !prior.is_null();
-        let mut w = Walk::new(self, Pass::Defaults, update);
         let mut planned = proposed;
-        w.block(
-            &self.block,
-            &mut planned,
-            Some(config),
-            Prior::Proposal(Some(prior)),
-        );
+        // The defaults pass (which changes nothing but defaults), when there are any.
+        if self.defaults {
+            Walk::new(self, Pass::Defaults, update).block(
+                &self.block,
+                &mut planned,
+                Some(config),
+                Prior::Proposal(Some(prior)),
+            );
+        }
         if update && *prior == planned {
             // No change: the plan is the prior state, which `planned` equals.
             return Plan {
@@ -300,8 +302,7 @@ impl Planner {
                 0,
             );
         }
-        w.pass = Pass::Unknowns;
-        w.block(
+        Walk::new(self, Pass::Unknowns, update).block(
             &self.block,
             &mut planned,
             Some(config),
