@@ -681,6 +681,11 @@ impl<'p> Walk<'p> {
         c: Option<&Value>,
         prior: Prior<'_>,
     ) {
+        // The defaults pass changes nothing where no attribute has a default (nor pairs
+        // a large set's elements for nothing).
+        if self.pass == Pass::Defaults && !block_has_default(block) {
+            return;
+        }
         let nesting = shape.nesting;
         if matches!(nesting, NestingMode::Single | NestingMode::Group) {
             return self.block(block, p, c, prior);
