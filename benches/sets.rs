@@ -6,7 +6,7 @@
 //! and `Block::check_apply` of the changed plan against the state a correct provider
 //! answers with (every unknown `id` filled in). The plan of no change twice: as it is
 //! (no attribute has a default, so the planner compares the proposal with the prior
-//! state and is done) and with a default on a top-level `zone` (`with_default`: then
+//! state and is done) and with a default on each rule's `proto` (`with_default`: then
 //! defaults are planned first, which walks the set and pairs its elements with the
 //! configuration's).
 //!
@@ -32,7 +32,9 @@ fn rules(n: usize, ids: bool, changed: Option<usize>) -> Value {
         (0..n)
             .map(|i| {
                 let port = if changed == Some(i) { 9999 } else { i as i64 };
-                let id = if ids {
+                // A changed element matches no prior one: Terraform proposes it without
+                // the computed values it had.
+                let id = if ids && changed != Some(i) {
                     Value::from(format!("id-{:016x}", scramble(i as u64)))
                 } else {
                     Value::Null
@@ -71,12 +73,19 @@ fn block() -> Block {
         .block("rule", NestedBlock::new(NestingMode::Set, rule))
 }
 
-/// [`block`] with a top-level `zone` that has a default.
+/// [`block`] with a `proto` that has a default in each rule.
 fn block_with_default() -> Block {
-    block().attribute(
-        "zone",
-        Attribute::optional_computed(Type::String).default_value("eu"),
-    )
+    let rule = Block::new()
+        .attribute("name", Attribute::required(Type::String))
+        .attribute("port", Attribute::optional(Type::Number))
+        .attribute("id", Attribute::computed(Type::String))
+        .attribute(
+            "proto",
+            Attribute::optional_computed(Type::String).default_value("tcp"),
+        );
+    Block::new()
+        .attribute("id", Attribute::computed(Type::String))
+        .block("rule", NestedBlock::new(NestingMode::Set, rule))
 }
 
 /// The plan with every unknown `id` (its own and its rules') filled in: what a correct
@@ -114,9 +123,11 @@ fn sets(c: &mut Criterion) {
             ("id", Value::Null),
             ("rule", rules(n, false, Some(n / 2))),
         ]);
+        // As Terraform proposes it: the prior state's ids kept where an element is
+        // unchanged.
         let changed_proposed = obj(vec![
             ("id", "x".into()),
-            ("rule", rules(n, false, Some(n / 2))),
+            ("rule", rules(n, true, Some(n / 2))),
         ]);
         let planned = block
             .plan(&prior, &changed_proposed, &changed_config)
@@ -131,16 +142,25 @@ fn sets(c: &mut Criterion) {
         {
             let block = block_with_default();
             let ty = block.implied_type();
-            let with_zone = |v: &Value, zone: Value| {
+            // Each rule with its `proto`: the default in the state, null in the
+            // configuration.
+            let with_proto = |v: &Value, proto: Value| {
                 let Value::Object(m) = v else {
                     panic!("an object")
                 };
                 let mut m = m.clone();
-                m.insert("zone".to_owned(), zone);
+                if let Some(Value::Set(es)) = m.get_mut("rule") {
+                    for e in es {
+                        if let Value::Object(f) = e {
+                            f.insert("proto".to_owned(), proto.clone());
+                        }
+                    }
+                }
                 decoded(Value::Object(m), &ty)
             };
-            let prior = with_zone(&prior, "eu".into());
-            let config = with_zone(&config, Value::Null);
+            let prior = with_proto(&prior, "tcp".into());
+            let config = with_proto(&config, Value::Null);
+            assert_eq!(block.plan(&prior, &prior, &config).planned, prior);
             let id = BenchmarkId::new("plan_no_change_with_default", n);
             g.bench_with_input(id, &n, |b, _| {
                 b.iter(|| black_box(block.plan(&prior, &prior, &config)))

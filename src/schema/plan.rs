@@ -8,14 +8,16 @@ use serde::Serialize;
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 
-use super::{Attribute, AttributeType, Block, NestedType, NestingMode, ObjectNesting};
+use super::{
+    Attribute, AttributeType, Block, DefaultValue, NestedType, NestingMode, ObjectNesting,
+};
 use crate::error::{Error, Result};
 use crate::path::{AttributePath, PathStep};
 use crate::tf_value::TfModel;
 use crate::unknown::Refinements;
-use crate::value::{cmp_canonical, Value};
+use crate::value::{canonical_hash, cmp_canonical, Fold, Value};
 
 /// What [`Planner::plan`] (or [`Block::plan`]) answers: the planned state, and the paths
 /// of the attributes whose planned change replaces the resource (PlanResourceChange's
@@ -697,6 +699,11 @@ impl<'p> Walk<'p> {
         };
         match p {
             Value::List(vs) | Value::Set(vs) | Value::Tuple(vs) => {
+                // Defaults every element holds already are not set again: nothing to do,
+                // nor elements to pair for it (a state planned before holds them all).
+                if self.pass == Pass::Defaults && defaults_hold(block, vs) {
+                    return;
+                }
                 // Candidates among the set's pairs are confirmed as the walk reaches
                 // them (below), when both elements are about to be read anyway.
                 let (mut pairs, mut candidate) = match (nesting, c) {
@@ -1027,80 +1034,6 @@ fn merge_runs(
                 (i, j) = (pe, ce);
             }
         }
-    }
-}
-
-/// A fast hash for ordering set elements (FxHash's step): collisions cost a comparison,
-/// never a wrong pairing, and a sort, unlike a hash table, cannot be driven quadratic by
-/// them.
-struct Fold(u64);
-
-impl Fold {
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for Fold {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.mix(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        let mut w = [0u8; 8];
-        if let Some(dst) = w.get_mut(..rest.len()) {
-            dst.copy_from_slice(rest);
-        }
-        self.mix(u64::from_le_bytes(w) ^ ((bytes.len() as u64) << 56));
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.mix(u64::from(i));
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.mix(i);
-    }
-}
-
-/// A hash of `v` that values equal under `cmp_canonical` (not normalized) share: what
-/// it compares is hashed, what it does not is left out (an unknown's refinements, a
-/// set's order: a set is hashed by its kind only).
-fn canonical_hash(v: &Value, h: &mut Fold) {
-    match v {
-        Value::Null => h.write_u8(12),
-        Value::Unknown(_) => h.write_u8(11),
-        Value::Bool(b) => h.write_u8(u8::from(*b)),
-        Value::Number(n) => {
-            h.write_u8(2);
-            n.hash(h);
-        }
-        Value::String(s) => {
-            h.write_u8(3);
-            h.write(s.as_bytes());
-        }
-        Value::List(vs) | Value::Tuple(vs) => {
-            h.write_u8(4);
-            for e in vs {
-                canonical_hash(e, h);
-            }
-        }
-        Value::Set(_) => h.write_u8(5),
-        Value::Map(m) | Value::Object(m) => {
-            h.write_u8(6);
-            for (k, e) in m.iter() {
-                h.write(k.as_bytes());
-                canonical_hash(e, h);
-            }
-        }
-        Value::Dynamic(d) => canonical_hash(d.value(), h),
     }
 }
 
@@ -1556,17 +1489,53 @@ fn has_requires_replace(attr: &Attribute) -> bool {
 
 /// Whether `block` declares a default anywhere (a provider's schema: as deep as it is
 /// written, as the other walks of the schema here).
+/// Whether `a`, or an attribute nested in it, has a default.
+fn attribute_has_default(a: &Attribute) -> bool {
+    a.default.is_some()
+        || a.nested_type()
+            .is_some_and(|n| n.attributes.values().any(attribute_has_default))
+}
+
 fn block_has_default(block: &Block) -> bool {
-    fn attr(a: &Attribute) -> bool {
-        a.default.is_some()
-            || a.nested_type()
-                .is_some_and(|n| n.attributes.values().any(attr))
-    }
-    block.attributes.values().any(attr)
+    block.attributes.values().any(attribute_has_default)
         || block
             .block_types
             .values()
             .any(|nb| block_has_default(&nb.block))
+}
+
+/// Whether the defaults pass would leave `objects`, objects of `block`, as they are:
+/// each holds the default of every attribute that has one, and no nested attribute or
+/// block declares one (those are not looked into: `false`, and the pass walks them).
+fn defaults_hold(block: &Block, objects: &[Value]) -> bool {
+    let deep = block.attributes.values().any(|a| {
+        a.nested_type()
+            .is_some_and(|n| n.attributes.values().any(attribute_has_default))
+    }) || block
+        .block_types
+        .values()
+        .any(|nb| block_has_default(&nb.block));
+    if deep {
+        return false;
+    }
+    let defaults: Vec<(&str, &DefaultValue)> = block
+        .attributes
+        .iter()
+        .filter_map(|(name, a)| a.default.as_ref().map(|d| (name.as_str(), d)))
+        .collect();
+    // Equal bytes or bools are equal values; anything else compares as the pass does.
+    let holds = |d: &DefaultValue, v: &Value| match (d, v) {
+        (DefaultValue::String(d), Value::String(v)) => d.as_bytes() == v.as_bytes(),
+        (DefaultValue::Bool(d), Value::Bool(v)) => d == v,
+        (DefaultValue::String(_) | DefaultValue::Bool(_), _) => false,
+        (d, v) => *v == d.to_value(),
+    };
+    objects.iter().all(|o| match o {
+        Value::Object(m) => defaults
+            .iter()
+            .all(|(name, d)| m.get(name).is_some_and(|v| holds(d, v))),
+        _ => false,
+    })
 }
 
 fn block_has_requires_replace(block: &Block) -> bool {

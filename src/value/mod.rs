@@ -13,6 +13,7 @@ pub(crate) mod unify;
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 pub use crate::key::Key;
 pub use index::Index;
@@ -540,6 +541,136 @@ pub(crate) fn canonicalize_set(elems: &mut Vec<Value>) {
     });
 }
 
+/// A fast hash for ordering set elements (FxHash's step): collisions cost a comparison,
+/// never a wrong answer, and a sort, unlike a hash table, cannot be driven quadratic by
+/// them.
+pub(crate) struct Fold(pub(crate) u64);
+
+impl Fold {
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for Fold {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.mix(u64::from_le_bytes(w));
+        }
+        let rest = chunks.remainder();
+        let mut w = [0u8; 8];
+        if let Some(dst) = w.get_mut(..rest.len()) {
+            dst.copy_from_slice(rest);
+        }
+        self.mix(u64::from_le_bytes(w) ^ ((bytes.len() as u64) << 56));
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.mix(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.mix(i);
+    }
+}
+
+/// A hash of `v` that values equal under `cmp_canonical` (not normalized) share: what
+/// it compares is hashed, what it does not is left out (an unknown's refinements, a
+/// set's order: a set is hashed by its kind only).
+pub(crate) fn canonical_hash(v: &Value, h: &mut Fold) {
+    match v {
+        Value::Null => h.write_u8(12),
+        Value::Unknown(_) => h.write_u8(11),
+        Value::Bool(b) => h.write_u8(u8::from(*b)),
+        Value::Number(n) => {
+            h.write_u8(2);
+            n.hash(h);
+        }
+        Value::String(s) => {
+            h.write_u8(3);
+            h.write(s.as_bytes());
+        }
+        Value::List(vs) | Value::Tuple(vs) => {
+            h.write_u8(4);
+            for e in vs {
+                canonical_hash(e, h);
+            }
+        }
+        Value::Set(_) => h.write_u8(5),
+        Value::Map(m) | Value::Object(m) => {
+            h.write_u8(6);
+            for (k, e) in m.iter() {
+                h.write(k.as_bytes());
+                canonical_hash(e, h);
+            }
+        }
+        Value::Dynamic(d) => canonical_hash(d.value(), h),
+    }
+}
+
+/// Whether the sets `a` and `b` may be equal as their elements' hashes tell: `false`
+/// when an element of one has a hash that no element of the other has (elements equal
+/// under `cmp_canonical` share their hash). One pass over each set, then numbers
+/// sorted: a set of many elements that differs is told without sorting the elements.
+fn set_hashes_agree(a: &[Value], b: &[Value]) -> bool {
+    let hashes = |vs: &[Value]| {
+        let mut hs: Vec<u64> = vs
+            .iter()
+            .map(|v| {
+                let mut h = Fold(0);
+                canonical_hash(v, &mut h);
+                h.0
+            })
+            .collect();
+        hs.sort_unstable();
+        hs.dedup();
+        hs
+    };
+    hashes(a) == hashes(b)
+}
+
+/// Set equality by sorting both sides (see `PartialEq for Value`).
+fn sets_equal(a: &[Value], b: &[Value]) -> bool {
+    let a = sorted_refs(a, false);
+    let b = sorted_refs(b, false);
+    if a.len() != b.len() {
+        return false;
+    }
+    // Equal elements are adjacent in canonical order; unknowns all compare
+    // equal there, so within such a group match them up one by one.
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() {
+        let gi = a[i..]
+            .iter()
+            .take_while(|x| cmp_canonical(x, a[i], false) == Ordering::Equal)
+            .count();
+        let gj = b[j..]
+            .iter()
+            .take_while(|y| cmp_canonical(y, a[i], false) == Ordering::Equal)
+            .count();
+        if gi != gj {
+            return false;
+        }
+        let mut used = vec![false; gj];
+        for x in &a[i..i + gi] {
+            match (0..gj).find(|&k| !used[k] && **x == *b[j + k]) {
+                Some(k) => used[k] = true,
+                None => return false,
+            }
+        }
+        i += gi;
+        j += gj;
+    }
+    true
+}
+
 impl PartialEq for Value {
     fn eq(&self, other: &Value) -> bool {
         match (self, other) {
@@ -550,37 +681,17 @@ impl PartialEq for Value {
             (Value::String(a), Value::String(b)) => a == b,
             (Value::List(a), Value::List(b)) | (Value::Tuple(a), Value::Tuple(b)) => a == b,
             (Value::Set(a), Value::Set(b)) => {
-                let a = sorted_refs(a, false);
-                let b = sorted_refs(b, false);
-                if a.len() != b.len() {
+                // Two sets in one order (both decoded: canonical) are equal element by
+                // element, in one pass.
+                if a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y) {
+                    return true;
+                }
+                // Sorting the elements of a large set touches them all over the heap:
+                // most sets that differ are told apart by their hashes first.
+                if a.len().max(b.len()) >= 32 && !set_hashes_agree(a, b) {
                     return false;
                 }
-                // Equal elements are adjacent in canonical order; unknowns all compare
-                // equal there, so within such a group match them up one by one.
-                let (mut i, mut j) = (0, 0);
-                while i < a.len() {
-                    let gi = a[i..]
-                        .iter()
-                        .take_while(|x| cmp_canonical(x, a[i], false) == Ordering::Equal)
-                        .count();
-                    let gj = b[j..]
-                        .iter()
-                        .take_while(|y| cmp_canonical(y, a[i], false) == Ordering::Equal)
-                        .count();
-                    if gi != gj {
-                        return false;
-                    }
-                    let mut used = vec![false; gj];
-                    for x in &a[i..i + gi] {
-                        match (0..gj).find(|&k| !used[k] && **x == *b[j + k]) {
-                            Some(k) => used[k] = true,
-                            None => return false,
-                        }
-                    }
-                    i += gi;
-                    j += gj;
-                }
-                true
+                sets_equal(a, b)
             }
             (Value::Map(a), Value::Map(b)) | (Value::Object(a), Value::Object(b)) => a == b,
             (Value::Dynamic(a), Value::Dynamic(b)) => a == b,
@@ -706,6 +817,67 @@ impl PartialEq<i64> for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Set equality told by hashes first agrees with sorting both sides, on sets of 32
+    /// to 60 elements: reordered, with duplicates, unknowns (never duplicates), numbers
+    /// of two representations, one element changed, dropped or written another way.
+    #[test]
+    fn set_equality_by_hashes_agrees_with_sorting() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut below = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let (mut equal, mut differ) = (0, 0);
+        for case in 0..2_000 {
+            let n = 32 + below(29) as usize;
+            let elem = |r: u64| match r % 6 {
+                0 => Value::from((r / 6 % 5) as i64),
+                1 => Value::from((r / 6 % 5) as f64),
+                2 => Value::Unknown(Refinements::new()),
+                3 => Value::from(format!("s{}", r / 6 % 40)),
+                4 => Value::Object(
+                    [("k".to_owned(), Value::from(format!("v{}", r / 6 % 40)))].into(),
+                ),
+                _ => Value::Null,
+            };
+            let a: Vec<Value> = (0..n).map(|_| elem(below(1_000))).collect();
+            let mut b = a.clone();
+            // Reordered (reversed, rotated), an element duplicated, changed, dropped.
+            b.reverse();
+            let k = below(n as u64) as usize;
+            b.rotate_left(k);
+            match below(5) {
+                0 => b.push(b[k].clone()),
+                1 => b[k] = elem(below(1_000)),
+                2 => {
+                    b.remove(k);
+                }
+                // The same number written as a float: equal.
+                3 => {
+                    if let Some(i) = b[k].as_i64() {
+                        b[k] = Value::from(i as f64);
+                    }
+                }
+                _ => {}
+            }
+            let (sa, sb) = (Value::Set(a.clone()), Value::Set(b.clone()));
+            let want = sets_equal(&a, &b);
+            assert_eq!(sa == sb, want, "case {case}: {a:?} / {b:?}");
+            assert_eq!(sb == sa, sets_equal(&b, &a), "case {case}, reversed");
+            if want {
+                equal += 1;
+            } else {
+                differ += 1;
+            }
+        }
+        assert!(
+            equal > 200 && differ > 200,
+            "{equal} equal, {differ} differ"
+        );
+    }
 
     fn object(attrs: &[(&str, Value)]) -> Value {
         Value::Object(
