@@ -7,9 +7,10 @@ use super::{Attribute, AttributeType, Block, NestedBlock, NestingMode};
 use crate::path::{AttributePath, PathStep};
 use crate::text::nfc;
 use crate::types::Type;
-use crate::value::{sorted_refs, Value};
+use crate::value::{sorted_refs, Fold, Value};
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::hash::Hash;
 
 /// Lists every place where `applied`, the value a provider returned from apply, breaks
 /// `planned`, the value it planned, both of type `ty`.
@@ -382,33 +383,109 @@ impl<'v> Checker<'v> {
         };
         match pairing_key(&ps, compared) {
             Some(key) => {
-                // Elements of the same key share a bucket: the planned elements' buckets
-                // in order, and each bucket's final elements as a chain through `x_next`,
-                // so that the pairs are probed in the planned elements' order, with no
-                // allocation per bucket.
+                // Elements of the same key share a group: each side's keys hashed and
+                // sorted by hash (numbers in an array: no table probed all over the heap,
+                // and a sort cannot be driven quadratic), merged, a run of one hash on
+                // both sides sorted by the keys themselves. Each group's final elements
+                // are chained through `x_next`, and the pairs probed in the planned
+                // elements' order, with no allocation per group. A pair of one hash but
+                // two keys (a collision between runs of one) is probed too, and fails:
+                // elements of different keys cannot correlate.
                 const END: usize = usize::MAX;
-                let mut ids: HashMap<PairKey<'v>, usize> = HashMap::with_capacity(ps.len());
-                let p_bucket: Vec<Option<usize>> = ps
-                    .iter()
-                    .map(|pe| {
-                        let k = key.of(pe)?;
-                        let next = ids.len();
-                        Some(*ids.entry(k).or_insert(next))
-                    })
-                    .collect();
-                let mut x_head = vec![END; ids.len()];
+                let hashes = |vs: &[&'v Value]| -> Vec<(u64, usize)> {
+                    let mut hs: Vec<(u64, usize)> = vs
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, v)| {
+                            let mut h = Fold(0);
+                            key.of(v)?.hash(&mut h);
+                            Some((h.0, i))
+                        })
+                        .collect();
+                    hs.sort_unstable();
+                    hs
+                };
+                let (ph, xh) = (hashes(&ps), hashes(&xs));
+                let mut p_group = vec![END; ps.len()];
+                let mut x_head: Vec<usize> = Vec::new();
                 let mut x_next = vec![END; xs.len()];
-                for (j, xe) in xs.iter().enumerate() {
-                    // A final element without a key differs from every planned one.
-                    let Some(&b) = key.of(xe).as_ref().and_then(|k| ids.get(k)) else {
-                        continue;
-                    };
-                    if let (Some(head), Some(next)) = (x_head.get_mut(b), x_next.get_mut(j)) {
-                        *next = std::mem::replace(head, j);
+                let mut group = |pis: &[usize], xjs: &[usize]| {
+                    let g = x_head.len();
+                    let mut head = END;
+                    for &j in xjs {
+                        if let Some(next) = x_next.get_mut(j) {
+                            *next = std::mem::replace(&mut head, j);
+                        }
+                    }
+                    x_head.push(head);
+                    for &i in pis {
+                        if let Some(pg) = p_group.get_mut(i) {
+                            *pg = g;
+                        }
+                    }
+                };
+                let (mut a, mut b) = (0, 0);
+                while let (Some(&(hp, _)), Some(&(hx, _))) = (ph.get(a), xh.get(b)) {
+                    match hp.cmp(&hx) {
+                        Ordering::Less => a += 1,
+                        Ordering::Greater => b += 1,
+                        Ordering::Equal => {
+                            let run = |hs: &[(u64, usize)], at: usize| {
+                                at + hs
+                                    .get(at..)
+                                    .unwrap_or_default()
+                                    .iter()
+                                    .take_while(|e| e.0 == hp)
+                                    .count()
+                            };
+                            let (a2, b2) = (run(&ph, a), run(&xh, b));
+                            let members = |hs: &[(u64, usize)], from: usize, to: usize| {
+                                hs.get(from..to)
+                                    .unwrap_or_default()
+                                    .iter()
+                                    .map(|e| e.1)
+                                    .collect::<Vec<usize>>()
+                            };
+                            let (pis, xjs) = (members(&ph, a, a2), members(&xh, b, b2));
+                            if pis.len() == 1 && xjs.len() == 1 {
+                                group(&pis, &xjs);
+                            } else {
+                                let by_key = |vs: &[&'v Value], ix: Vec<usize>| {
+                                    let mut k: Vec<(PairKey<'v>, usize)> = ix
+                                        .into_iter()
+                                        .filter_map(|i| Some((key.of(vs.get(i)?)?, i)))
+                                        .collect();
+                                    k.sort();
+                                    k
+                                };
+                                let (pk, xk) = (by_key(&ps, pis), by_key(&xs, xjs));
+                                let (mut c, mut d) = (0, 0);
+                                while let (Some(kp), Some(kx)) = (pk.get(c), xk.get(d)) {
+                                    match kp.0.cmp(&kx.0) {
+                                        Ordering::Less => c += 1,
+                                        Ordering::Greater => d += 1,
+                                        Ordering::Equal => {
+                                            let same = |ks: &[(PairKey<'v>, usize)], at: usize| {
+                                                ks.get(at..)
+                                                    .unwrap_or_default()
+                                                    .iter()
+                                                    .take_while(|e| e.0 == kp.0)
+                                                    .map(|e| e.1)
+                                                    .collect::<Vec<usize>>()
+                                            };
+                                            let (pi, xj) = (same(&pk, c), same(&xk, d));
+                                            (c, d) = (c + pi.len(), d + xj.len());
+                                            group(&pi, &xj);
+                                        }
+                                    }
+                                }
+                            }
+                            (a, b) = (a2, b2);
+                        }
                     }
                 }
-                for (i, b) in p_bucket.iter().enumerate() {
-                    let mut j = b.and_then(|b| x_head.get(b).copied()).unwrap_or(END);
+                for (i, &g) in p_group.iter().enumerate() {
+                    let mut j = x_head.get(g).copied().unwrap_or(END);
                     while j != END {
                         probe_pair(self, i, j);
                         j = x_next.get(j).copied().unwrap_or(END);
@@ -649,7 +726,7 @@ fn member<'t>(concrete: Option<&'t Type>, name: &str) -> Option<&'t Type> {
 }
 
 /// A known string, bool or null, as a set check compares it: strings by their NFC form.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum KeyPart<'v> {
     Null,
     Bool(bool),
@@ -674,7 +751,7 @@ enum PairingKey<'a> {
 }
 
 /// An element's key: one part (the usual case, held without a `Vec`) or several.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum PairKey<'v> {
     One(KeyPart<'v>),
     Many(Vec<KeyPart<'v>>),
