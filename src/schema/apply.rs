@@ -383,107 +383,14 @@ impl<'v> Checker<'v> {
         };
         match pairing_key(&ps, compared) {
             Some(key) => {
-                // Elements of the same key share a group: each side's keys hashed and
-                // sorted by hash (numbers in an array: no table probed all over the heap,
-                // and a sort cannot be driven quadratic), merged, a run of one hash on
-                // both sides sorted by the keys themselves. Each group's final elements
-                // are chained through `x_next`, and the pairs probed in the planned
-                // elements' order, with no allocation per group. A pair of one hash but
-                // two keys (a collision between runs of one) is probed too, and fails:
-                // elements of different keys cannot correlate.
+                // Each planned element's group of final elements of the same key, probed
+                // in the planned elements' order.
+                let KeyGroups {
+                    p_group,
+                    x_head,
+                    x_next,
+                } = key_groups(&key, &ps, &xs);
                 const END: usize = usize::MAX;
-                let hashes = |vs: &[&'v Value]| -> Vec<(u64, usize)> {
-                    let mut hs: Vec<(u64, usize)> = vs
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, v)| {
-                            let mut h = Fold(0);
-                            key.of(v)?.hash(&mut h);
-                            Some((h.0, i))
-                        })
-                        .collect();
-                    hs.sort_unstable();
-                    hs
-                };
-                let (ph, xh) = (hashes(&ps), hashes(&xs));
-                let mut p_group = vec![END; ps.len()];
-                let mut x_head: Vec<usize> = Vec::new();
-                let mut x_next = vec![END; xs.len()];
-                let mut group = |pis: &[usize], xjs: &[usize]| {
-                    let g = x_head.len();
-                    let mut head = END;
-                    for &j in xjs {
-                        if let Some(next) = x_next.get_mut(j) {
-                            *next = std::mem::replace(&mut head, j);
-                        }
-                    }
-                    x_head.push(head);
-                    for &i in pis {
-                        if let Some(pg) = p_group.get_mut(i) {
-                            *pg = g;
-                        }
-                    }
-                };
-                let (mut a, mut b) = (0, 0);
-                while let (Some(&(hp, _)), Some(&(hx, _))) = (ph.get(a), xh.get(b)) {
-                    match hp.cmp(&hx) {
-                        Ordering::Less => a += 1,
-                        Ordering::Greater => b += 1,
-                        Ordering::Equal => {
-                            let run = |hs: &[(u64, usize)], at: usize| {
-                                at + hs
-                                    .get(at..)
-                                    .unwrap_or_default()
-                                    .iter()
-                                    .take_while(|e| e.0 == hp)
-                                    .count()
-                            };
-                            let (a2, b2) = (run(&ph, a), run(&xh, b));
-                            let members = |hs: &[(u64, usize)], from: usize, to: usize| {
-                                hs.get(from..to)
-                                    .unwrap_or_default()
-                                    .iter()
-                                    .map(|e| e.1)
-                                    .collect::<Vec<usize>>()
-                            };
-                            let (pis, xjs) = (members(&ph, a, a2), members(&xh, b, b2));
-                            if pis.len() == 1 && xjs.len() == 1 {
-                                group(&pis, &xjs);
-                            } else {
-                                let by_key = |vs: &[&'v Value], ix: Vec<usize>| {
-                                    let mut k: Vec<(PairKey<'v>, usize)> = ix
-                                        .into_iter()
-                                        .filter_map(|i| Some((key.of(vs.get(i)?)?, i)))
-                                        .collect();
-                                    k.sort();
-                                    k
-                                };
-                                let (pk, xk) = (by_key(&ps, pis), by_key(&xs, xjs));
-                                let (mut c, mut d) = (0, 0);
-                                while let (Some(kp), Some(kx)) = (pk.get(c), xk.get(d)) {
-                                    match kp.0.cmp(&kx.0) {
-                                        Ordering::Less => c += 1,
-                                        Ordering::Greater => d += 1,
-                                        Ordering::Equal => {
-                                            let same = |ks: &[(PairKey<'v>, usize)], at: usize| {
-                                                ks.get(at..)
-                                                    .unwrap_or_default()
-                                                    .iter()
-                                                    .take_while(|e| e.0 == kp.0)
-                                                    .map(|e| e.1)
-                                                    .collect::<Vec<usize>>()
-                                            };
-                                            let (pi, xj) = (same(&pk, c), same(&xk, d));
-                                            (c, d) = (c + pi.len(), d + xj.len());
-                                            group(&pi, &xj);
-                                        }
-                                    }
-                                }
-                            }
-                            (a, b) = (a2, b2);
-                        }
-                    }
-                }
                 for (i, &g) in p_group.iter().enumerate() {
                     let mut j = x_head.get(g).copied().unwrap_or(END);
                     while j != END {
@@ -723,6 +630,123 @@ fn attribute_type(attr: &Attribute) -> Cow<'_, Type> {
 /// The type of one attribute of a concrete object type.
 fn member<'t>(concrete: Option<&'t Type>, name: &str) -> Option<&'t Type> {
     concrete.and_then(Type::as_object).and_then(|o| o.get(name))
+}
+
+/// Set elements grouped by their key (see [`key_groups`]): each planned element's group
+/// (`usize::MAX` for none), each group's first final element, and the next final
+/// element of the same group (`usize::MAX` ends a chain).
+struct KeyGroups {
+    p_group: Vec<usize>,
+    x_head: Vec<usize>,
+    x_next: Vec<usize>,
+}
+
+/// Groups the planned elements `ps` and the final elements `xs` by their keys: each
+/// side's keys hashed and sorted by hash (numbers in an array: no table probed all over
+/// the heap, and a sort cannot be driven quadratic), merged, and a run of one hash on
+/// both sides sorted by the keys themselves. Each group's final elements are chained,
+/// with no allocation per group. A hash found once on each side makes a group without a
+/// look at the keys: were they different (a collision), its pair is probed and fails,
+/// as elements of different keys cannot correlate.
+fn key_groups<'v>(key: &PairingKey<'_>, ps: &[&'v Value], xs: &[&'v Value]) -> KeyGroups {
+    const END: usize = usize::MAX;
+    let hashes = |vs: &[&'v Value]| -> Vec<(u64, usize)> {
+        let mut hs: Vec<(u64, usize)> = vs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                let mut h = Fold(0);
+                key.of(v)?.hash(&mut h);
+                Some((h.0, i))
+            })
+            .collect();
+        hs.sort_unstable();
+        hs
+    };
+    let (ph, xh) = (hashes(ps), hashes(xs));
+    let mut p_group = vec![END; ps.len()];
+    let mut x_head: Vec<usize> = Vec::new();
+    let mut x_next = vec![END; xs.len()];
+    let mut group = |pis: &[usize], xjs: &[usize]| {
+        let g = x_head.len();
+        let mut head = END;
+        for &j in xjs {
+            if let Some(next) = x_next.get_mut(j) {
+                *next = std::mem::replace(&mut head, j);
+            }
+        }
+        x_head.push(head);
+        for &i in pis {
+            if let Some(pg) = p_group.get_mut(i) {
+                *pg = g;
+            }
+        }
+    };
+    let (mut a, mut b) = (0, 0);
+    while let (Some(&(hp, _)), Some(&(hx, _))) = (ph.get(a), xh.get(b)) {
+        match hp.cmp(&hx) {
+            Ordering::Less => a += 1,
+            Ordering::Greater => b += 1,
+            Ordering::Equal => {
+                let run = |hs: &[(u64, usize)], at: usize| {
+                    at + hs
+                        .get(at..)
+                        .unwrap_or_default()
+                        .iter()
+                        .take_while(|e| e.0 == hp)
+                        .count()
+                };
+                let (a2, b2) = (run(&ph, a), run(&xh, b));
+                let members = |hs: &[(u64, usize)], from: usize, to: usize| {
+                    hs.get(from..to)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|e| e.1)
+                        .collect::<Vec<usize>>()
+                };
+                let (pis, xjs) = (members(&ph, a, a2), members(&xh, b, b2));
+                if pis.len() == 1 && xjs.len() == 1 {
+                    group(&pis, &xjs);
+                } else {
+                    let by_key = |vs: &[&'v Value], ix: Vec<usize>| {
+                        let mut k: Vec<(PairKey<'v>, usize)> = ix
+                            .into_iter()
+                            .filter_map(|i| Some((key.of(vs.get(i)?)?, i)))
+                            .collect();
+                        k.sort();
+                        k
+                    };
+                    let (pk, xk) = (by_key(ps, pis), by_key(xs, xjs));
+                    let (mut c, mut d) = (0, 0);
+                    while let (Some(kp), Some(kx)) = (pk.get(c), xk.get(d)) {
+                        match kp.0.cmp(&kx.0) {
+                            Ordering::Less => c += 1,
+                            Ordering::Greater => d += 1,
+                            Ordering::Equal => {
+                                let same = |ks: &[(PairKey<'v>, usize)], at: usize| {
+                                    ks.get(at..)
+                                        .unwrap_or_default()
+                                        .iter()
+                                        .take_while(|e| e.0 == kp.0)
+                                        .map(|e| e.1)
+                                        .collect::<Vec<usize>>()
+                                };
+                                let (pi, xj) = (same(&pk, c), same(&xk, d));
+                                (c, d) = (c + pi.len(), d + xj.len());
+                                group(&pi, &xj);
+                            }
+                        }
+                    }
+                }
+                (a, b) = (a2, b2);
+            }
+        }
+    }
+    KeyGroups {
+        p_group,
+        x_head,
+        x_next,
+    }
 }
 
 /// A known string, bool or null, as a set check compares it: strings by their NFC form.
