@@ -917,9 +917,9 @@ fn pair_set_unconfirmed(
     // element touched. A hash found once on each side is a candidate pair, to be confirmed
     // by one comparison (unequal, it is a collision and neither element has a partner: an
     // equal partner would share the hash); the planner's walk confirms it when it reaches
-    // the element, reading the two elements once for both. A hash found
-    // more than once on a side (elements equal but for computed values, or a collision)
-    // is sorted by the comparator and paired as the ordered case pairs.
+    // the element, reading the two elements once for both. A hash found more than once on
+    // a side (elements equal but for computed values, or a collision) is sorted by the
+    // comparator and paired as the ordered case pairs.
     let hashed = |vs: &[Value]| -> Vec<(u64, usize)> {
         let mut hs: Vec<(u64, usize)> = vs
             .iter()
