@@ -1782,14 +1782,38 @@ mod tests {
     /// of blocks the same whether hashes collide often (two bits kept) or not.
     #[test]
     fn plans_are_the_same_when_set_hashes_collide() {
+        // Each rule with a nested set of ports (a computed `pid` in each), paired too.
+        let ports = NestedType::set()
+            .attribute("p", Attribute::required(Type::Number))
+            .attribute("pid", Attribute::computed(Type::String));
         let rule = Block::new()
             .attribute("id", Attribute::computed(Type::String))
             .attribute("name", Attribute::required(Type::String))
-            .attribute("both", Attribute::optional_computed(Type::String));
+            .attribute("both", Attribute::optional_computed(Type::String))
+            .attribute("ports", Attribute::nested(ports).set_optional());
         let block = Block::new()
             .attribute("id", Attribute::computed(Type::String))
             .block("rule", NestedBlock::new(NestingMode::Set, rule));
         let mut r = Rng(0x1234_5678_9abc_def1);
+        // A set of ports, the `pid`s null (configured) or set (proposed from a state).
+        let ports = |r: &mut Rng, pids: bool| {
+            let n = r.below(4);
+            Value::Set(
+                (0..n)
+                    .map(|_| {
+                        let mut m = crate::value::Map::new();
+                        m.insert("p", Value::from(r.below(3) as i64));
+                        let pid = if pids && r.below(3) != 0 {
+                            Value::from(["q1", "q2"][r.below(2) as usize])
+                        } else {
+                            Value::Null
+                        };
+                        m.insert("pid", pid);
+                        Value::Object(m)
+                    })
+                    .collect(),
+            )
+        };
         let text = |r: &mut Rng, xs: &[&str]| Value::from(xs[r.below(xs.len() as u64) as usize]);
         let mut differed = 0;
         for case in 0..2_000 {
@@ -1805,6 +1829,7 @@ mod tests {
                         text(&mut r, &["x", "y"])
                     };
                     m.insert("both", both);
+                    m.insert("ports", ports(&mut r, false));
                     Value::Object(m)
                 })
                 .collect();
@@ -1824,6 +1849,10 @@ mod tests {
                 }
                 if m.get("both").is_some_and(Value::is_null) && r.below(2) == 0 {
                     m.insert("both", text(&mut r, &["x", "z"]));
+                }
+                // Ports with computed values of a state, now and then.
+                if r.below(2) == 0 {
+                    m.insert("ports", ports(&mut r, true));
                 }
                 // The prior state had the element (or another name: a change).
                 let mut before = m.clone();
