@@ -7,7 +7,7 @@ use super::{Attribute, AttributeType, Block, NestedBlock, NestingMode};
 use crate::path::{AttributePath, PathStep};
 use crate::text::nfc;
 use crate::types::Type;
-use crate::value::{sorted_refs, Fold, Value};
+use crate::value::{equal_hash_runs, sorted_refs, Fold, Value};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::hash::Hash;
@@ -682,66 +682,41 @@ fn key_groups<'v>(key: &PairingKey<'_>, ps: &[&'v Value], xs: &[&'v Value]) -> K
             }
         }
     };
-    let (mut a, mut b) = (0, 0);
-    while let (Some(&(hp, _)), Some(&(hx, _))) = (ph.get(a), xh.get(b)) {
-        match hp.cmp(&hx) {
-            Ordering::Less => a += 1,
-            Ordering::Greater => b += 1,
-            Ordering::Equal => {
-                let run = |hs: &[(u64, usize)], at: usize| {
-                    at + hs
-                        .get(at..)
-                        .unwrap_or_default()
-                        .iter()
-                        .take_while(|e| e.0 == hp)
-                        .count()
-                };
-                let (a2, b2) = (run(&ph, a), run(&xh, b));
-                let members = |hs: &[(u64, usize)], from: usize, to: usize| {
-                    hs.get(from..to)
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|e| e.1)
-                        .collect::<Vec<usize>>()
-                };
-                let (pis, xjs) = (members(&ph, a, a2), members(&xh, b, b2));
-                if pis.len() == 1 && xjs.len() == 1 {
-                    group(&pis, &xjs);
-                } else {
-                    let by_key = |vs: &[&'v Value], ix: Vec<usize>| {
-                        let mut k: Vec<(PairKey<'v>, usize)> = ix
-                            .into_iter()
-                            .filter_map(|i| Some((key.of(vs.get(i)?)?, i)))
-                            .collect();
-                        k.sort();
-                        k
-                    };
-                    let (pk, xk) = (by_key(ps, pis), by_key(xs, xjs));
-                    let (mut c, mut d) = (0, 0);
-                    while let (Some(kp), Some(kx)) = (pk.get(c), xk.get(d)) {
-                        match kp.0.cmp(&kx.0) {
-                            Ordering::Less => c += 1,
-                            Ordering::Greater => d += 1,
-                            Ordering::Equal => {
-                                let same = |ks: &[(PairKey<'v>, usize)], at: usize| {
-                                    ks.get(at..)
-                                        .unwrap_or_default()
-                                        .iter()
-                                        .take_while(|e| e.0 == kp.0)
-                                        .map(|e| e.1)
-                                        .collect::<Vec<usize>>()
-                                };
-                                let (pi, xj) = (same(&pk, c), same(&xk, d));
-                                (c, d) = (c + pi.len(), d + xj.len());
-                                group(&pi, &xj);
-                            }
-                        }
+    equal_hash_runs(&ph, &xh, |pr, xr| match (pr, xr) {
+        ([(_, p)], [(_, x)]) => group(&[*p], &[*x]),
+        _ => {
+            // Sorted by the keys themselves, then each run of one key a group.
+            let by_key = |vs: &[&'v Value], run: &[(u64, usize)]| {
+                let mut k: Vec<(PairKey<'v>, usize)> = run
+                    .iter()
+                    .filter_map(|&(_, i)| Some((key.of(vs.get(i)?)?, i)))
+                    .collect();
+                k.sort();
+                k
+            };
+            let (pk, xk) = (by_key(ps, pr), by_key(xs, xr));
+            let (mut c, mut d) = (0, 0);
+            while let (Some(kp), Some(kx)) = (pk.get(c), xk.get(d)) {
+                match kp.0.cmp(&kx.0) {
+                    Ordering::Less => c += 1,
+                    Ordering::Greater => d += 1,
+                    Ordering::Equal => {
+                        let same = |ks: &[(PairKey<'v>, usize)], at: usize| {
+                            ks.get(at..)
+                                .unwrap_or_default()
+                                .iter()
+                                .take_while(|e| e.0 == kp.0)
+                                .map(|e| e.1)
+                                .collect::<Vec<usize>>()
+                        };
+                        let (pi, xj) = (same(&pk, c), same(&xk, d));
+                        (c, d) = (c + pi.len(), d + xj.len());
+                        group(&pi, &xj);
                     }
                 }
-                (a, b) = (a2, b2);
             }
         }
-    }
+    });
     KeyGroups {
         p_group,
         x_head,

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::path::{AttributePath, PathStep};
 use crate::tf_value::TfModel;
 use crate::unknown::Refinements;
-use crate::value::{canonical_hash, cmp_canonical, Fold, Value};
+use crate::value::{canonical_hash, cmp_canonical, equal_hash_runs, Fold, Value};
 
 /// What [`Planner::plan`] (or [`Block::plan`]) answers: the planned state, and the paths
 /// of the attributes whose planned change replaces the resource (PlanResourceChange's
@@ -936,33 +936,23 @@ fn pair_set_unconfirmed(
     let pi = hashed(proposed);
     let ci = hashed(config);
     let mut candidate = vec![false; proposed.len()];
-    let (mut i, mut j) = (0, 0);
-    while i < pi.len() && j < ci.len() {
-        let h = pi[i].0;
-        match h.cmp(&ci[j].0) {
-            Ordering::Less => i += 1,
-            Ordering::Greater => j += 1,
-            Ordering::Equal => {
-                let pe = i + pi[i..].iter().take_while(|x| x.0 == h).count();
-                let ce = j + ci[j..].iter().take_while(|x| x.0 == h).count();
-                if pe - i == 1 && ce - j == 1 {
-                    let (p, c) = (pi[i].1, ci[j].1);
-                    out[p] = Some(c);
-                    candidate[p] = true;
-                } else {
-                    let by_value = |vs: &[Value], run: &[(u64, usize)]| {
-                        let mut r: Vec<usize> = run.iter().map(|x| x.1).collect();
-                        r.sort_by(|&a, &b| view.cmp(&vs[a], &vs[b], 0));
-                        r
-                    };
-                    let pr = by_value(proposed, &pi[i..pe]);
-                    let cr = by_value(config, &ci[j..ce]);
-                    merge_runs(block, view, proposed, config, &pr, &cr, &mut out);
-                }
-                (i, j) = (pe, ce);
+    equal_hash_runs(&pi, &ci, |pr, cr| match (pr, cr) {
+        ([(_, p)], [(_, c)]) => {
+            if let (Some(o), Some(k)) = (out.get_mut(*p), candidate.get_mut(*p)) {
+                *o = Some(*c);
+                *k = true;
             }
         }
-    }
+        _ => {
+            let by_value = |vs: &[Value], run: &[(u64, usize)]| {
+                let mut r: Vec<usize> = run.iter().map(|x| x.1).collect();
+                r.sort_by(|&a, &b| view.cmp(&vs[a], &vs[b], 0));
+                r
+            };
+            let (pr, cr) = (by_value(proposed, pr), by_value(config, cr));
+            merge_runs(block, view, proposed, config, &pr, &cr, &mut out);
+        }
+    });
     (out, candidate)
 }
 
@@ -1487,8 +1477,6 @@ fn has_requires_replace(attr: &Attribute) -> bool {
             .is_some_and(|n| n.attributes.values().any(has_requires_replace))
 }
 
-/// Whether `block` declares a default anywhere (a provider's schema: as deep as it is
-/// written, as the other walks of the schema here).
 /// Whether `a`, or an attribute nested in it, has a default.
 fn attribute_has_default(a: &Attribute) -> bool {
     a.default.is_some()
@@ -1496,6 +1484,8 @@ fn attribute_has_default(a: &Attribute) -> bool {
             .is_some_and(|n| n.attributes.values().any(attribute_has_default))
 }
 
+/// Whether `block` declares a default anywhere (a provider's schema: as deep as it is
+/// written, as the other walks of the schema here).
 fn block_has_default(block: &Block) -> bool {
     block.attributes.values().any(attribute_has_default)
         || block
@@ -1518,11 +1508,6 @@ fn defaults_hold(block: &Block, objects: &[Value]) -> bool {
     if deep {
         return false;
     }
-    let defaults: Vec<(&str, &DefaultValue)> = block
-        .attributes
-        .iter()
-        .filter_map(|(name, a)| a.default.as_ref().map(|d| (name.as_str(), d)))
-        .collect();
     // Equal bytes or bools are equal values; anything else compares as the pass does.
     let holds = |d: &DefaultValue, v: &Value| match (d, v) {
         (DefaultValue::String(d), Value::String(v)) => d.as_bytes() == v.as_bytes(),
@@ -1531,9 +1516,11 @@ fn defaults_hold(block: &Block, objects: &[Value]) -> bool {
         (d, v) => *v == d.to_value(),
     };
     objects.iter().all(|o| match o {
-        Value::Object(m) => defaults
-            .iter()
-            .all(|(name, d)| m.get(name).is_some_and(|v| holds(d, v))),
+        Value::Object(m) => block.attributes.iter().all(|(name, a)| {
+            a.default
+                .as_ref()
+                .is_none_or(|d| m.get(name.as_str()).is_some_and(|v| holds(d, v)))
+        }),
         _ => false,
     })
 }

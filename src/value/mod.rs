@@ -615,6 +615,34 @@ pub(crate) fn canonical_hash(v: &Value, h: &mut Fold) {
     }
 }
 
+/// Calls `f` with each pair of runs of one hash, one run from `a` and one from `b`
+/// (`(hash, index)` pairs, each side sorted by hash): a merge of the two.
+pub(crate) fn equal_hash_runs(
+    a: &[(u64, usize)],
+    b: &[(u64, usize)],
+    mut f: impl FnMut(&[(u64, usize)], &[(u64, usize)]),
+) {
+    let run = |hs: &[(u64, usize)], h: u64| hs.iter().take_while(|e| e.0 == h).count();
+    let (mut i, mut j) = (0, 0);
+    while let (Some(ra), Some(rb)) = (a.get(i..), b.get(j..)) {
+        let (Some(&(ha, _)), Some(&(hb, _))) = (ra.first(), rb.first()) else {
+            return;
+        };
+        match ha.cmp(&hb) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => {
+                let (na, nb) = (run(ra, ha), run(rb, hb));
+                f(
+                    ra.get(..na).unwrap_or_default(),
+                    rb.get(..nb).unwrap_or_default(),
+                );
+                (i, j) = (i + na, j + nb);
+            }
+        }
+    }
+}
+
 /// Whether the sets `a` and `b` may be equal as their elements' hashes tell: `false`
 /// when an element of one has a hash that no element of the other has (elements equal
 /// under `cmp_canonical` share their hash). One pass over each set, then numbers
