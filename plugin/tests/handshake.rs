@@ -136,8 +136,16 @@ fn orphan_lives_on(dead_pipes: bool, limit: std::time::Duration) -> Option<std::
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(shell.stdout.take().unwrap()).lines();
-    let pid: u32 = lines.next().unwrap().unwrap().trim().parse().unwrap();
-    let handshake = lines.next().unwrap().unwrap();
+    // The shell's `echo $!` and the provider's handshake share the pipe: either may come
+    // first (a loaded machine runs the provider before the shell's echo).
+    let (first, second) = (
+        lines.next().unwrap().unwrap(),
+        lines.next().unwrap().unwrap(),
+    );
+    let (pid, handshake) = match first.trim().parse::<u32>() {
+        Ok(pid) => (pid, second),
+        Err(_) => (second.trim().parse::<u32>().unwrap(), first),
+    };
     assert!(handshake.starts_with("1|6|tcp|"), "{handshake}");
     let alive = || {
         std::path::Path::new(&format!("/proc/{pid}")).exists()
