@@ -156,6 +156,11 @@ impl Shortest {
     /// The text of the finite `f` (see the module docs); `None` for NaN and the
     /// infinities.
     pub(crate) fn of(f: f64) -> Option<Shortest> {
+        Shortest::of_with(f, true)
+    }
+
+    /// [`Shortest::of`], with or without the fast path (tests compare the two).
+    fn of_with(f: f64, fast: bool) -> Option<Shortest> {
         if !f.is_finite() {
             return None;
         }
@@ -173,11 +178,55 @@ impl Shortest {
             0 => (fraction, -1074),
             _ => (fraction | (1 << 52), biased - 1075),
         };
+        // A normal float that is not a power of two has the same interval here as in
+        // the IEEE shortest text Rust writes, and the same choice in it but at a tie.
+        if fast && biased != 0 && fraction != 0 {
+            if let Some(fast) = Shortest::fast(f, out.neg, mant, exp) {
+                return Some(fast);
+            }
+        }
         // A full 53-bit mantissa, as big.Float holds a subnormal too.
         let shift = mant.leading_zeros() - 11;
         mant <<= shift;
         exp -= shift as i32;
         out.generate(mant, exp);
+        Some(out)
+    }
+
+    /// The text of the normal float `f = ±mant * 2^exp` (not a power of two) from Rust's
+    /// shortest text (`{:e}`), which picks from the same candidates as math/big (the
+    /// decimals within half an ulp, ends included when `mant` is even; the fewest digits;
+    /// the nearest) and differs only at a tie between two nearest, which Rust rounds up
+    /// and math/big to an even last digit. `None` where a tie may be (the exact value has
+    /// one digit more than the text), or anything is unexpected: the digits are then
+    /// generated below. `tests` compares both on random and tie-prone floats.
+    fn fast(f: f64, neg: bool, mant: u64, exp: i32) -> Option<Shortest> {
+        use std::fmt::Write;
+        let mut text = Text::default();
+        write!(text, "{:e}", f.abs()).ok()?;
+        let text = text.bytes.get(..text.len)?;
+        let e_at = text.iter().position(|&b| b == b'e')?;
+        let exponent: i32 = std::str::from_utf8(text.get(e_at + 1..)?)
+            .ok()?
+            .parse()
+            .ok()?;
+        let mut out = Shortest {
+            neg,
+            digits: [0; 20],
+            len: 0,
+            point: exponent.checked_add(1)?,
+        };
+        for &b in text.get(..e_at)? {
+            match b {
+                b'.' => {}
+                b'0'..=b'9' if out.len < 17 => out.push_digit(b - b'0'),
+                _ => return None,
+            }
+        }
+        out.trim();
+        if out.len == 0 || exact_digits(mant, exp).is_none_or(|d| d == out.len + 1) {
+            return None;
+        }
         Some(out)
     }
 
@@ -327,6 +376,53 @@ impl Shortest {
     }
 }
 
+/// A float's `{:e}` text (at most 24 bytes for an `f64`), written without allocating.
+#[derive(Default)]
+struct Text {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl std::fmt::Write for Text {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let slot = self.bytes.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        slot.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// How many significant digits the exact decimal value of `mant * 2^exp` has:
+/// `Some(usize::MAX)` for 39 or more (the value needs more than 128 bits), `None` for
+/// an integer past 2^127 (its digits are not worked out; the caller takes the slow way).
+fn exact_digits(mant: u64, exp: i32) -> Option<usize> {
+    let zeros = mant.trailing_zeros();
+    let odd = u128::from(mant >> zeros);
+    let exp = exp + zeros as i32;
+    let significant = if exp < 0 {
+        // odd / 2^k = odd * 5^k / 10^k: the digits of odd * 5^k, which ends in 5.
+        match 5u128
+            .checked_pow(exp.unsigned_abs())
+            .and_then(|p| odd.checked_mul(p))
+        {
+            Some(v) => v,
+            // Past 2^128: 39 digits or more.
+            None => return Some(usize::MAX),
+        }
+    } else if exp <= 74 {
+        // An integer below 2^127, its trailing zeros not significant.
+        let mut v = odd << exp;
+        while v % 10 == 0 {
+            v /= 10;
+        }
+        v
+    } else {
+        return None;
+    };
+    Some(significant.checked_ilog10().map_or(1, |l| l as usize + 1))
+}
+
 /// go-cty's text of the finite float64 `f` (see the module docs), or `None` for NaN and
 /// the infinities.
 pub(crate) fn float_text(f: f64) -> Option<String> {
@@ -340,6 +436,66 @@ mod tests {
 
     fn text(f: f64) -> String {
         float_text(f).unwrap()
+    }
+
+    /// The fast path (Rust's shortest text, ties set aside) gives the digit
+    /// generation's text on random floats, and on floats made to have few digits, where
+    /// ties are: halves, quarters and eighths of integers, integers times powers of two,
+    /// short decimals, and the tie of the module docs.
+    #[test]
+    fn the_fast_path_writes_what_the_digit_generation_writes() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut floats = vec![f64::from_bits(0x42d0000000000008), 0.1, 0.3, 1e23, 5e-310];
+        for _ in 0..100_000 {
+            floats.push(f64::from_bits(next()));
+        }
+        for _ in 0..20_000 {
+            let k = next() >> (11 + next() % 40);
+            let j = (next() % 90) as i32;
+            floats.push(k as f64 / 2f64.powi(j));
+            floats.push(k as f64 * 2f64.powi(j));
+            floats.push(k as f64 + 0.5);
+            floats.push(k as f64 + 0.125);
+            floats.push(
+                format!("{}.{}", next() % 100_000, next() % 1_000_000)
+                    .parse()
+                    .unwrap(),
+            );
+            floats.push(
+                format!("{}e{}", next() % 1_000_000_000, (next() % 60) as i32 - 30)
+                    .parse()
+                    .unwrap(),
+            );
+        }
+        let (mut taken, mut declined) = (0, 0);
+        for f in floats {
+            for f in [f, -f] {
+                let Some(slow) = Shortest::of_with(f, false) else {
+                    continue;
+                };
+                let got = Shortest::of(f).unwrap();
+                let bits = f.to_bits();
+                assert_eq!(got.to_text(), slow.to_text(), "{f:e} ({bits:#x})");
+                let biased = ((bits >> 52) & 0x7ff) as i32;
+                let fraction = bits & ((1 << 52) - 1);
+                if biased != 0 && fraction != 0 {
+                    let mant = fraction | (1 << 52);
+                    match Shortest::fast(f, bits >> 63 != 0, mant, biased - 1075) {
+                        Some(_) => taken += 1,
+                        None => declined += 1,
+                    }
+                }
+            }
+        }
+        // Most floats take the fast path; the ones with a tie (and big integers) do not.
+        assert!(taken > 250_000, "{taken} taken, {declined} declined");
+        assert!(declined > 1_000, "{taken} taken, {declined} declined");
     }
 
     #[test]
