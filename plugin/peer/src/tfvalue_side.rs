@@ -66,7 +66,11 @@ impl framework::Resource for FrameworkInstance {
         Ok(new)
     }
 
-    async fn read(&self, _cx: &framework::Ctx, state: Instance) -> framework::Result<Option<Instance>> {
+    async fn read(
+        &self,
+        _cx: &framework::Ctx,
+        state: Instance,
+    ) -> framework::Result<Option<Instance>> {
         Ok(Some(state))
     }
 

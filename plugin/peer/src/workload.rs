@@ -26,6 +26,10 @@ pub struct Requests {
     /// no-change plan, what every `terraform plan` of existing infrastructure sends):
     /// prior state and proposed new state the applied state, configuration.
     pub noop_plan: [Vec<u8>; 3],
+    /// PlanResourceChange of the applied object with one tag's value changed in its
+    /// configuration (an update): prior state the applied state, proposed new state the
+    /// applied state with that tag changed, configuration.
+    pub update_plan: [Vec<u8>; 3],
     /// The private data of tfvalue-plugin's plan (its apply gets it back).
     pub tfvalue_private: Vec<u8>,
     /// The private data of tf-provider's plan (its apply gets it back).
@@ -88,16 +92,47 @@ impl Requests {
         assert_eq!(handler.new_state.msgpack, applied.new_state.msgpack);
 
         let state = applied.new_state.msgpack.clone();
-        let noop_plan = [state.clone(), state, apply[2].clone()];
+        let noop_plan = [state.clone(), state.clone(), apply[2].clone()];
+
+        let update_plan = [
+            state.clone(),
+            with_tag_changed(&state, &ty),
+            with_tag_changed(&apply[2], &ty),
+        ];
+        let updated = rt.block_on(server.plan(crate::TYPE_NAME, dynamic(&update_plan), Vec::new()));
+        assert!(updated.diagnostics.is_empty(), "{:?}", updated.diagnostics);
+        let (peer_updated, _) = rt
+            .block_on(peer.plan(
+                crate::TYPE_NAME,
+                update_plan.clone(),
+                Vec::new(),
+                NULL.to_vec(),
+            ))
+            .expect("tf-provider's update plan");
+        assert_same(
+            "update plan",
+            &updated.planned_state.msgpack,
+            &peer_updated,
+            &ty,
+        );
+        assert_ne!(updated.planned_state.msgpack, update_plan[0], "a change");
         Requests {
             name,
             plan,
             apply,
             noop_plan,
+            update_plan,
             tfvalue_private,
             peer_private,
         }
     }
+}
+
+/// `bytes` (a value of the resource's type `ty`) with the value of its first tag changed.
+fn with_tag_changed(bytes: &[u8], ty: &tfvalue::Type) -> Vec<u8> {
+    let mut v = tfvalue::Value::from_msgpack(bytes, ty).expect("a value of the resource");
+    v["tags"]["tag-00000"] = tfvalue::Value::from("a changed value");
+    v.to_msgpack(ty).expect("encodes")
 }
 
 /// Checks that two answers are the same value: the same msgpack after [`canonical`], and

@@ -989,7 +989,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         prior_is_proposal: bool,
         config_is_proposal: bool,
     ) -> Result<Option<(R::Model, Option<R::Model>, Vec<tfvalue::AttributePath>)>> {
-        let Some((plan, prior_is_null)) = plan_request(
+        let Some((plan, prior)) = plan_request(
             &self.wire,
             &self.planner,
             &self.type_name,
@@ -1001,6 +1001,17 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         else {
             return Ok(None);
         };
+        // The prior state's model first, from the value the planner had where there is
+        // one (not decoded a second time), and that value let go before the planned
+        // model is built.
+        let prior_model = match prior {
+            PriorState::Null => None,
+            PriorState::Decoded(v) => {
+                convert::model_from_value(v, &self.wire, "the prior state", &self.type_name)?
+            }
+            // The proposal was the prior state: its bytes hold it (no encoding of it).
+            PriorState::NotDecoded => self.decode(&req.prior_state, "the prior state")?,
+        };
         let Some(planned) = convert::model_from_value(
             plan.planned,
             &self.wire,
@@ -1009,12 +1020,6 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         )?
         else {
             return Ok(None);
-        };
-        let prior_model = if prior_is_null {
-            None
-        } else {
-            // From the request's bytes, which hold the same value (no encoding of it).
-            self.decode(&req.prior_state, "the prior state")?
         };
         Ok(Some((planned, prior_model, plan.requires_replace)))
     }
@@ -1467,8 +1472,8 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for Registered
 }
 
 /// The planner's plan over a request's values decoded (compiled once, not for each
-/// resource): the plan and whether the prior state is null; `None` when the proposal is
-/// null (a destroy). `prior_is_proposal` / `config_is_proposal`: the request's bytes of
+/// resource): the plan and the prior state (its value, where it was decoded, so that
+/// its model is built from it); `None` when the proposal is null (a destroy). `prior_is_proposal` / `config_is_proposal`: the request's bytes of
 /// the prior state / the configuration (`config`) are the proposal's.
 fn plan_request(
     wire: &Wire,
@@ -1478,7 +1483,7 @@ fn plan_request(
     req: &PlanResourceChangeRequest,
     prior_is_proposal: bool,
     config_is_proposal: bool,
-) -> Result<Option<(Plan, bool)>> {
+) -> Result<Option<(Plan, PriorState)>> {
     let value = |dv: &DynamicValue, what: &str| -> Result<Value> {
         dv.decode_value(&wire.ty)
             .map_err(|e| Diagnostics::from(convert::misfit(what, type_name, &e)))
@@ -1510,13 +1515,14 @@ fn plan_request(
         // Planned without a copy of the prior state.
         let config = config(&proposed)?;
         match planner.plan_no_change(proposed, &config) {
-            Some(plan) => (plan, false),
+            Some(plan) => (plan, PriorState::NotDecoded),
             // A change after all (a default the state does not hold yet): the
             // proposal, which went to `plan_no_change`, decoded again.
             None => {
                 let prior = value(&req.prior_state, "the prior state")?;
                 let proposed = proposal()?;
-                (planner.plan_owned(&prior, proposed, &config), false)
+                let plan = planner.plan_owned(&prior, proposed, &config);
+                (plan, PriorState::of(prior))
             }
         }
     } else {
@@ -1524,15 +1530,35 @@ fn plan_request(
         if prior.is_null() && config_is_proposal {
             // A create whose configuration is the proposal: planned without a copy of
             // it.
-            (planner.plan_create(proposed), true)
+            (planner.plan_create(proposed), PriorState::Null)
         } else {
             let config = config(&proposed)?;
             let plan = planner.plan_owned(&prior, proposed, &config);
             // The configuration's last use: freed before the model is built (for a
             // large value, as much memory as the plan).
             drop(config);
-            (plan, prior.is_null())
+            (plan, PriorState::of(prior))
         }
     };
     Ok(Some(planned))
+}
+
+/// The prior state as [`plan_request`] leaves it.
+enum PriorState {
+    /// Null: nothing exists yet.
+    Null,
+    /// Decoded for the planner: its model is built from this value, not decoded again.
+    Decoded(Value),
+    /// Not decoded: the proposal was the prior state, whose bytes hold it.
+    NotDecoded,
+}
+
+impl PriorState {
+    fn of(prior: Value) -> Self {
+        if prior.is_null() {
+            PriorState::Null
+        } else {
+            PriorState::Decoded(prior)
+        }
+    }
 }

@@ -108,8 +108,9 @@ impl Resource<Log> for Items {
         prior: Option<&Item>,
         planned: &mut Item,
     ) -> Result<()> {
-        cx.client()
-            .push(format!("modify_plan prior={}", prior.is_some()));
+        // The prior state's model as the hook sees it: its size and id.
+        let prior = prior.map(|p| (p.size.value().copied(), p.id.value().cloned()));
+        cx.client().push(format!("modify_plan prior={prior:?}"));
         if planned.size.value() == Some(&99) {
             cx.requires_replace(AttributePath::new().attr("size"));
         }
@@ -603,7 +604,7 @@ async fn plan_create_update_no_change_and_destroy() {
         resp.planned_private, b"prior",
         "private data passes through"
     );
-    assert_eq!(client.take(), ["modify_plan prior=false"]);
+    assert_eq!(client.take(), ["modify_plan prior=None"]);
 
     // No change: the plan is the prior state.
     let prior = dv(&item("a", Some(1), Some("i-a".to_owned()).into()));
@@ -611,7 +612,10 @@ async fn plan_create_update_no_change_and_destroy() {
         .plan_resource_change(plan_req(prior.clone(), prior.clone(), config.clone()))
         .await;
     assert_eq!(resp.planned_state.msgpack, prior.msgpack);
-    assert_eq!(client.take(), ["modify_plan prior=true"]);
+    assert_eq!(
+        client.take(),
+        [r#"modify_plan prior=Some((Some(1), Some("i-a")))"#]
+    );
 
     // An update: `id` is kept (use_state_for_unknown), `etag` (changed by the API on every
     // update) is unknown.
@@ -627,7 +631,11 @@ async fn plan_create_update_no_change_and_destroy() {
     assert_eq!(planned.id, Unknown::from(Some("i-a".to_owned())));
     assert_eq!(planned.etag, Unknown::unknown());
     assert!(resp.requires_replace.is_empty());
-    assert_eq!(client.take(), ["modify_plan prior=true"]);
+    // The prior state's model is the prior state's (size 1), not the plan's (size 2).
+    assert_eq!(
+        client.take(),
+        [r#"modify_plan prior=Some((Some(1), Some("i-a")))"#]
+    );
 
     // A change of a requires_replace attribute.
     let proposed = dv(&item("b", Some(1), Some("i-a".to_owned()).into()));

@@ -74,7 +74,7 @@ fn measured_loop(
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [kind, workload, rpc, n] = &args[..] else {
-        eprintln!("usage: callgrind-loop <tfvalue_plugin|tfvalue_framework|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB> <plan|noop|apply> <N>");
+        eprintln!("usage: callgrind-loop <tfvalue_plugin|tfvalue_framework|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB> <plan|noop|update|apply> <N>");
         std::process::exit(2);
     };
     let n: usize = n.parse().expect("N");
@@ -89,15 +89,20 @@ fn main() {
     let (values, private) = match (kind.as_str(), rpc.as_str()) {
         (_, "plan") => (&r.plan, Vec::new()),
         (_, "noop") => (&r.noop_plan, Vec::new()),
+        (_, "update") => (&r.update_plan, Vec::new()),
         ("tf_provider", "apply") => (&r.apply, r.peer_private.clone()),
         (_, "apply") => (&r.apply, r.tfvalue_private.clone()),
-        _ => panic!("rpc: plan, noop (a no-change plan) or apply"),
+        _ => panic!("rpc: plan, noop (a no-change plan), update (an update plan) or apply"),
     };
     let inputs = (0..n).map(|_| (values.clone(), private.clone())).collect();
     let server = tfvalue_side::in_process();
     let framework = tfvalue_side::framework_in_process();
     let peer = PeerInProcess::new();
-    // A no-change plan is a plan.
-    let rpc = if rpc == "noop" { "plan" } else { rpc };
+    // A no-change plan and an update plan are plans.
+    let rpc = if rpc == "noop" || rpc == "update" {
+        "plan"
+    } else {
+        rpc
+    };
     measured_loop(&rt, &server, &framework, &peer, kind, rpc, inputs);
 }
