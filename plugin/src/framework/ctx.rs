@@ -45,6 +45,9 @@ pub struct Ctx<C = ()> {
     renew_at: Mutex<Option<SystemTime>>,
     deferred: Mutex<Option<Deferred>>,
     deadline: Mutex<Option<std::time::Instant>>,
+    /// The resource type whose default `modify_plan` ran (see
+    /// [`Ctx::default_hook_ran`]).
+    default_hook: Mutex<Option<std::any::TypeId>>,
 }
 
 fn take<T: Default>(m: &Mutex<T>) -> T {
@@ -65,7 +68,26 @@ impl<C> Ctx<C> {
             renew_at: Mutex::new(None),
             deferred: Mutex::new(None),
             deadline: Mutex::new(None),
+            default_hook: Mutex::new(None),
         }
+    }
+
+    /// Records that the default `modify_plan` of the resource type `of` ran (so that
+    /// type does not override it).
+    pub(crate) fn default_hook_ran(&self, of: std::any::TypeId) {
+        *self
+            .default_hook
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(of);
+    }
+
+    /// Whether the default `modify_plan` of the resource type `of` ran in this request.
+    pub(crate) fn ran_default_hook(&self, of: std::any::TypeId) -> bool {
+        *self
+            .default_hook
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            == Some(of)
     }
 
     pub(crate) fn with_config(mut self, config: DynamicValue, ty: &Arc<Type>) -> Self {

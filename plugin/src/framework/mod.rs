@@ -867,6 +867,9 @@ struct Registered<R: Resource<C>, C: Send + Sync + 'static> {
     timeouts: TimeoutDefaults,
     /// The schema has a `timeouts` block or attribute to read.
     configurable_timeouts: bool,
+    /// The resource does not override `modify_plan` (known once the default ran): plans
+    /// then neither call it nor build the prior state's model for it.
+    default_hook: std::sync::atomic::AtomicBool,
     _client: std::marker::PhantomData<fn() -> C>,
 }
 
@@ -892,6 +895,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             identity: resource.identity(),
             type_name: type_name.to_owned(),
             resource,
+            default_hook: std::sync::atomic::AtomicBool::new(false),
             _client: std::marker::PhantomData,
         }
     }
@@ -925,6 +929,8 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         // (and no write-only value is to be nulled), the plan is the prior state, and
         // only the models are decoded.
         let prior_is_proposal = same(&req.prior_state) && !self.wire.write_only;
+        // The prior state's model is for `modify_plan` alone.
+        let hook = !self.default_hook.load(std::sync::atomic::Ordering::Relaxed);
         let config_is_proposal = same(cx.config_value());
         // A create whose configuration is the proposal: planned over the request's bytes
         // where the planner allows it (`DynamicValue::plan_create`), the planned model
@@ -941,16 +947,27 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             self.decode(&created, "the planned state")?
                 .map(|planned| (planned, None, Vec::new()))
         } else if prior_is_proposal && !self.planner.sets_defaults() {
+            if !hook && self.identity.is_none() && req.prior_state.msgpack != [0xc0] {
+                // No change to plan and no hook to call: the plan is the prior state as
+                // Terraform sent it, which this provider wrote through its model (apply,
+                // read, import and `UpgradeResourceState` all encode one), so it fits.
+                return Ok(PlanResourceChangeResponse::new(std::mem::take(
+                    &mut req.proposed_new_state,
+                )));
+            }
             match self.decode(&req.proposed_new_state, "the proposed new state")? {
-                Some(planned) => Some((
-                    planned,
-                    self.decode(&req.prior_state, "the prior state")?,
-                    Vec::new(),
-                )),
+                Some(planned) => {
+                    let prior = if hook {
+                        self.decode(&req.prior_state, "the prior state")?
+                    } else {
+                        None
+                    };
+                    Some((planned, prior, Vec::new()))
+                }
                 None => None,
             }
         } else {
-            self.plan_values(cx, &req, prior_is_proposal, config_is_proposal)?
+            self.plan_values(cx, &req, prior_is_proposal, config_is_proposal, hook)?
         };
         // The request's values are in the models now: their bytes are let go before the
         // plan is written (for a large value, as much memory as the plan).
@@ -959,9 +976,15 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             // Destroy: the plan is null.
             return Ok(PlanResourceChangeResponse::new(convert::null()));
         };
-        self.resource
-            .modify_plan(cx, prior_model.as_ref(), &mut planned)
-            .await?;
+        if hook {
+            self.resource
+                .modify_plan(cx, prior_model.as_ref(), &mut planned)
+                .await?;
+            if cx.ran_default_hook(std::any::TypeId::of::<R>()) {
+                self.default_hook
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
         let mut resp = PlanResourceChangeResponse::new(self.encode_like(
             Some(&planned),
             "the planned state",
@@ -980,7 +1003,8 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
     /// The planner's plan over the request's values: the planned model (`None`: the
     /// plan is null), the prior state's model and the attributes whose change requires
     /// replacement. `prior_is_proposal` / `config_is_proposal`: the request's bytes of
-    /// the prior state / the configuration are the proposal's.
+    /// the prior state / the configuration are the proposal's; `want_prior`: the prior
+    /// state's model is wanted (for `modify_plan`).
     #[allow(clippy::type_complexity)]
     fn plan_values(
         &self,
@@ -988,6 +1012,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         req: &PlanResourceChangeRequest,
         prior_is_proposal: bool,
         config_is_proposal: bool,
+        want_prior: bool,
     ) -> Result<Option<(R::Model, Option<R::Model>, Vec<tfvalue::AttributePath>)>> {
         let Some((plan, prior)) = plan_request(
             &self.wire,
@@ -1006,6 +1031,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         // model is built.
         let prior_model = match prior {
             PriorState::Null => None,
+            _ if !want_prior => None,
             PriorState::Decoded(v) => {
                 convert::model_from_value(v, &self.wire, "the prior state", &self.type_name)?
             }

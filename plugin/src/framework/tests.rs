@@ -1552,3 +1552,139 @@ fn a_type_registered_again_replaces_its_schemas_identity_too() {
     assert!(s.identities.contains_key("t_item"));
     assert_eq!(s.resources.len(), 1);
 }
+
+/// `Items` without a `modify_plan` of its own.
+struct Plain;
+
+impl Resource<Log> for Plain {
+    type Model = Item;
+
+    async fn create(&self, _: &Ctx<Log>, planned: Item) -> Result<Item> {
+        Ok(planned)
+    }
+    async fn read(&self, _: &Ctx<Log>, state: Item) -> Result<Option<Item>> {
+        Ok(Some(state))
+    }
+    async fn update(&self, _: &Ctx<Log>, _: Item, planned: Item) -> Result<Item> {
+        Ok(planned)
+    }
+    async fn delete(&self, _: &Ctx<Log>, _: Item) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A resource whose `modify_plan` reads the prior state and then hands over to
+/// `Plain`'s (the default).
+struct Wrapper;
+
+impl Resource<Log> for Wrapper {
+    type Model = Item;
+
+    async fn modify_plan(
+        &self,
+        cx: &Ctx<Log>,
+        prior: Option<&Item>,
+        planned: &mut Item,
+    ) -> Result<()> {
+        let size = prior.and_then(|p| p.size.value().copied());
+        cx.client().push(format!("wrapper prior size {size:?}"));
+        Plain.modify_plan(cx, prior, planned).await
+    }
+    async fn create(&self, _: &Ctx<Log>, planned: Item) -> Result<Item> {
+        Ok(planned)
+    }
+    async fn read(&self, _: &Ctx<Log>, state: Item) -> Result<Option<Item>> {
+        Ok(Some(state))
+    }
+    async fn update(&self, _: &Ctx<Log>, _: Item, planned: Item) -> Result<Item> {
+        Ok(planned)
+    }
+    async fn delete(&self, _: &Ctx<Log>, _: Item) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A resource that keeps the default `modify_plan` plans without the prior state's
+/// model once the default ran, with the same plans; one whose own hook hands over to
+/// another type's default still gets the prior state every time.
+#[tokio::test]
+async fn the_prior_model_is_built_only_for_a_modify_plan_of_the_resources_own() {
+    let f = configure(
+        framework()
+            .resource("t_plain", Plain)
+            .resource("t_wrapper", Wrapper),
+    )
+    .await;
+    let client = f.client().unwrap();
+    let prior = dv(&item("a", Some(1), Some("i-a".to_owned()).into()));
+    let plans = |type_name: &'static str| {
+        let req = |prior: DynamicValue, proposed: DynamicValue, config: DynamicValue| {
+            PlanResourceChangeRequest {
+                type_name: type_name.into(),
+                ..plan_req(prior, proposed, config)
+            }
+        };
+        [
+            // Create.
+            req(
+                null(),
+                dv(&item("a", Some(1), Unknown::null())),
+                dv(&item("a", Some(1), Unknown::null())),
+            ),
+            // No change.
+            req(
+                prior.clone(),
+                prior.clone(),
+                dv(&item("a", Some(1), Unknown::null())),
+            ),
+            // An update.
+            req(
+                prior.clone(),
+                dv(&item("a", Some(2), Some("i-a".to_owned()).into())),
+                dv(&item("a", Some(2), Unknown::null())),
+            ),
+        ]
+    };
+    let default_hook = |name: &str| {
+        f.resources
+            .get(name)
+            .and_then(|r| r.as_any().downcast_ref::<Registered<Plain, Log>>())
+            .map(|r| r.default_hook.load(std::sync::atomic::Ordering::Relaxed))
+    };
+    assert_eq!(
+        default_hook("t_plain"),
+        Some(false),
+        "not known before a plan"
+    );
+    let mut first = Vec::new();
+    for round in 0..2 {
+        for (i, req) in plans("t_plain").into_iter().enumerate() {
+            let resp = f.plan_resource_change(req).await;
+            assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+            if round == 0 {
+                first.push(resp.planned_state.msgpack);
+            } else {
+                assert_eq!(resp.planned_state.msgpack, first[i], "plan {i}");
+            }
+        }
+        assert_eq!(default_hook("t_plain"), Some(true));
+    }
+    let update = decode(&DynamicValue::from_msgpack(first[2].clone())).unwrap();
+    assert_eq!(update.id, Unknown::from(Some("i-a".to_owned())));
+    assert_eq!(update.etag, Unknown::unknown());
+    assert_eq!(update.size, Unknown::from(Some(2)));
+
+    client.take();
+    for _ in 0..2 {
+        for req in plans("t_wrapper") {
+            let resp = f.plan_resource_change(req).await;
+            assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+        }
+    }
+    let seen = [
+        "wrapper prior size None",
+        "wrapper prior size Some(1)",
+        "wrapper prior size Some(1)",
+    ];
+    assert_eq!(client.take(), [seen, seen].concat());
+}

@@ -158,7 +158,10 @@ where
         prior: Option<&Self::Model>,
         planned: &mut Self::Model,
     ) -> impl Future<Output = Result<()>> + Send {
-        let _ = (cx, prior, planned);
+        // This body runs only where the resource does not override the hook: the
+        // framework then plans without building the prior state's model for it.
+        cx.default_hook_ran(std::any::TypeId::of::<Self>());
+        let _ = (prior, planned);
         async { Ok(()) }
     }
 
