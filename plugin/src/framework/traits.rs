@@ -149,6 +149,10 @@ where
     /// changes on every write, such as a `revision`, to `Unknown::unknown()`), or apply
     /// fails Terraform's consistency check on an attribute that stayed known.
     ///
+    /// A resource that does not override it plans for less: once the framework has seen
+    /// the default run, it builds no model of the prior state for it, and a plan of no
+    /// change (no default declared) is the prior state as Terraform sent it.
+    ///
     /// # Errors
     ///
     /// The plan is refused.
