@@ -944,8 +944,15 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         let planned = if let Some(created) = created {
             // The proposal's bytes are not read again: let go before the model is built.
             req.proposed_new_state = DynamicValue::default();
-            self.decode(&created, "the planned state")?
-                .map(|planned| (planned, None, Vec::new()))
+            let planned = self.decode(&created, "the planned state")?;
+            if !hook && self.identity.is_none() {
+                // No hook to call and no identity to work out: the model has shown that
+                // the plan fits it (a computed field without `Unknown` fails here, not
+                // at apply), and the planner's bytes are the plan, not encoded again.
+                drop(planned);
+                return Ok(PlanResourceChangeResponse::new(created));
+            }
+            planned.map(|planned| (planned, None, Vec::new()))
         } else if prior_is_proposal && !self.planner.sets_defaults() {
             if !hook && self.identity.is_none() && req.prior_state.msgpack != [0xc0] {
                 // No change to plan and no hook to call: the plan is the prior state as

@@ -150,8 +150,10 @@ where
     /// fails Terraform's consistency check on an attribute that stayed known.
     ///
     /// A resource that does not override it plans for less: once the framework has seen
-    /// the default run, it builds no model of the prior state for it, and a plan of no
-    /// change (no default declared) is the prior state as Terraform sent it.
+    /// the default run, it builds no model of the prior state for it, a plan of no
+    /// change (no default declared) is the prior state as Terraform sent it, and a
+    /// create plan is the planner's bytes (the planned model is still decoded: a plan
+    /// that does not fit the model fails at plan, not at apply).
     ///
     /// # Errors
     ///
