@@ -929,7 +929,8 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         // (and no write-only value is to be nulled), the plan is the prior state, and
         // only the models are decoded.
         let prior_is_proposal = same(&req.prior_state) && !self.wire.write_only;
-        // The prior state's model is for `modify_plan` alone.
+        // Whether `modify_plan` is to be called: not where it is known to be the default,
+        // which does nothing. The prior state's model is for it alone.
         let hook = !self.default_hook.load(std::sync::atomic::Ordering::Relaxed);
         let config_is_proposal = same(cx.config_value());
         // A create whose configuration is the proposal: planned over the request's bytes
@@ -1506,8 +1507,9 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for Registered
 
 /// The planner's plan over a request's values decoded (compiled once, not for each
 /// resource): the plan and the prior state (its value, where it was decoded, so that
-/// its model is built from it); `None` when the proposal is null (a destroy). `prior_is_proposal` / `config_is_proposal`: the request's bytes of
-/// the prior state / the configuration (`config`) are the proposal's.
+/// its model is built from it); `None` when the proposal is null (a destroy).
+/// `prior_is_proposal` / `config_is_proposal`: the request's bytes of the prior state /
+/// the configuration (`config`) are the proposal's.
 fn plan_request(
     wire: &Wire,
     planner: &Planner,
