@@ -1688,3 +1688,46 @@ async fn the_prior_model_is_built_only_for_a_modify_plan_of_the_resources_own() 
     ];
     assert_eq!(client.take(), [seen, seen].concat());
 }
+
+/// A resource with an identity and no `modify_plan` of its own: every plan, before and
+/// after the framework knows the hook is the default, carries the planned identity
+/// (the shortcuts without a model are for resources without one).
+#[tokio::test]
+async fn plans_of_a_resource_with_an_identity_carry_it_every_time() {
+    let f = configure(framework().resource("t_named", Named)).await;
+    let prior = dv(&item("a", Some(1), Some("i-a".to_owned()).into()));
+    let req = |prior: DynamicValue, proposed: DynamicValue, config: DynamicValue| {
+        PlanResourceChangeRequest {
+            type_name: "t_named".into(),
+            ..plan_req(prior, proposed, config)
+        }
+    };
+    for _ in 0..2 {
+        for req in [
+            req(
+                null(),
+                dv(&item("a", Some(1), Unknown::null())),
+                dv(&item("a", Some(1), Unknown::null())),
+            ),
+            req(
+                prior.clone(),
+                prior.clone(),
+                dv(&item("a", Some(1), Unknown::null())),
+            ),
+            req(
+                prior.clone(),
+                dv(&item("a", Some(2), Some("i-a".to_owned()).into())),
+                dv(&item("a", Some(2), Unknown::null())),
+            ),
+        ] {
+            let resp = f.plan_resource_change(req).await;
+            assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+            let identity: NamedIdentity = resp
+                .planned_identity
+                .expect("a planned identity")
+                .decode()
+                .unwrap();
+            assert_eq!(identity.name, "a");
+        }
+    }
+}
