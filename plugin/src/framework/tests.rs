@@ -707,6 +707,25 @@ async fn a_proposal_equal_to_the_configuration_or_prior_plans_as_when_decoded() 
     }
 }
 
+/// `create`, `read`, `update` and `delete` of a resource of `Model` that stores nothing:
+/// each hands back what it got.
+macro_rules! pass_through_handlers {
+    ($model:ty) => {
+        async fn create(&self, _: &Ctx<Log>, planned: $model) -> Result<$model> {
+            Ok(planned)
+        }
+        async fn read(&self, _: &Ctx<Log>, state: $model) -> Result<Option<$model>> {
+            Ok(Some(state))
+        }
+        async fn update(&self, _: &Ctx<Log>, _: $model, planned: $model) -> Result<$model> {
+            Ok(planned)
+        }
+        async fn delete(&self, _: &Ctx<Log>, _: $model) -> Result<()> {
+            Ok(())
+        }
+    };
+}
+
 /// A resource whose planner sets a default: a proposal that is the prior state goes
 /// through `Planner::plan_no_change`, not the shortcut for resources without defaults.
 struct Tuned;
@@ -723,21 +742,7 @@ struct TunedModel {
 impl Resource<Log> for Tuned {
     type Model = TunedModel;
 
-    async fn create(&self, _: &Ctx<Log>, planned: TunedModel) -> Result<TunedModel> {
-        Ok(planned)
-    }
-
-    async fn read(&self, _: &Ctx<Log>, state: TunedModel) -> Result<Option<TunedModel>> {
-        Ok(Some(state))
-    }
-
-    async fn update(&self, _: &Ctx<Log>, _: TunedModel, planned: TunedModel) -> Result<TunedModel> {
-        Ok(planned)
-    }
-
-    async fn delete(&self, _: &Ctx<Log>, _: TunedModel) -> Result<()> {
-        Ok(())
-    }
+    pass_through_handlers!(TunedModel);
 }
 
 #[tokio::test]
@@ -1516,21 +1521,7 @@ impl Resource<Log> for Named {
         ))
     }
 
-    async fn create(&self, _: &Ctx<Log>, planned: Item) -> Result<Item> {
-        Ok(planned)
-    }
-
-    async fn read(&self, _: &Ctx<Log>, state: Item) -> Result<Option<Item>> {
-        Ok(Some(state))
-    }
-
-    async fn update(&self, _: &Ctx<Log>, _: Item, planned: Item) -> Result<Item> {
-        Ok(planned)
-    }
-
-    async fn delete(&self, _: &Ctx<Log>, _: Item) -> Result<()> {
-        Ok(())
-    }
+    pass_through_handlers!(Item);
 }
 
 #[test]
@@ -1553,24 +1544,42 @@ fn a_type_registered_again_replaces_its_schemas_identity_too() {
     assert_eq!(s.resources.len(), 1);
 }
 
+/// A create, a plan of no change and an update of the item `a` (size 1, then 2) of
+/// the resource type `type_name`.
+fn three_plans(type_name: &str) -> [PlanResourceChangeRequest; 3] {
+    let prior = dv(&item("a", Some(1), Some("i-a".to_owned()).into()));
+    let req = |prior: DynamicValue, proposed: DynamicValue, config: DynamicValue| {
+        PlanResourceChangeRequest {
+            type_name: type_name.into(),
+            ..plan_req(prior, proposed, config)
+        }
+    };
+    [
+        req(
+            null(),
+            dv(&item("a", Some(1), Unknown::null())),
+            dv(&item("a", Some(1), Unknown::null())),
+        ),
+        req(
+            prior.clone(),
+            prior.clone(),
+            dv(&item("a", Some(1), Unknown::null())),
+        ),
+        req(
+            prior,
+            dv(&item("a", Some(2), Some("i-a".to_owned()).into())),
+            dv(&item("a", Some(2), Unknown::null())),
+        ),
+    ]
+}
+
 /// `Items` without a `modify_plan` of its own.
 struct Plain;
 
 impl Resource<Log> for Plain {
     type Model = Item;
 
-    async fn create(&self, _: &Ctx<Log>, planned: Item) -> Result<Item> {
-        Ok(planned)
-    }
-    async fn read(&self, _: &Ctx<Log>, state: Item) -> Result<Option<Item>> {
-        Ok(Some(state))
-    }
-    async fn update(&self, _: &Ctx<Log>, _: Item, planned: Item) -> Result<Item> {
-        Ok(planned)
-    }
-    async fn delete(&self, _: &Ctx<Log>, _: Item) -> Result<()> {
-        Ok(())
-    }
+    pass_through_handlers!(Item);
 }
 
 /// A resource whose `modify_plan` reads the prior state and then hands over to
@@ -1590,18 +1599,7 @@ impl Resource<Log> for Wrapper {
         cx.client().push(format!("wrapper prior size {size:?}"));
         Plain.modify_plan(cx, prior, planned).await
     }
-    async fn create(&self, _: &Ctx<Log>, planned: Item) -> Result<Item> {
-        Ok(planned)
-    }
-    async fn read(&self, _: &Ctx<Log>, state: Item) -> Result<Option<Item>> {
-        Ok(Some(state))
-    }
-    async fn update(&self, _: &Ctx<Log>, _: Item, planned: Item) -> Result<Item> {
-        Ok(planned)
-    }
-    async fn delete(&self, _: &Ctx<Log>, _: Item) -> Result<()> {
-        Ok(())
-    }
+    pass_through_handlers!(Item);
 }
 
 /// A resource that keeps the default `modify_plan` plans without the prior state's
@@ -1616,35 +1614,6 @@ async fn the_prior_model_is_built_only_for_a_modify_plan_of_the_resources_own() 
     )
     .await;
     let client = f.client().unwrap();
-    let prior = dv(&item("a", Some(1), Some("i-a".to_owned()).into()));
-    let plans = |type_name: &'static str| {
-        let req = |prior: DynamicValue, proposed: DynamicValue, config: DynamicValue| {
-            PlanResourceChangeRequest {
-                type_name: type_name.into(),
-                ..plan_req(prior, proposed, config)
-            }
-        };
-        [
-            // Create.
-            req(
-                null(),
-                dv(&item("a", Some(1), Unknown::null())),
-                dv(&item("a", Some(1), Unknown::null())),
-            ),
-            // No change.
-            req(
-                prior.clone(),
-                prior.clone(),
-                dv(&item("a", Some(1), Unknown::null())),
-            ),
-            // An update.
-            req(
-                prior.clone(),
-                dv(&item("a", Some(2), Some("i-a".to_owned()).into())),
-                dv(&item("a", Some(2), Unknown::null())),
-            ),
-        ]
-    };
     let default_hook = |name: &str| {
         f.resources
             .get(name)
@@ -1658,7 +1627,7 @@ async fn the_prior_model_is_built_only_for_a_modify_plan_of_the_resources_own() 
     );
     let mut first = Vec::new();
     for round in 0..2 {
-        for (i, req) in plans("t_plain").into_iter().enumerate() {
+        for (i, req) in three_plans("t_plain").into_iter().enumerate() {
             let resp = f.plan_resource_change(req).await;
             assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
             if round == 0 {
@@ -1676,7 +1645,7 @@ async fn the_prior_model_is_built_only_for_a_modify_plan_of_the_resources_own() 
 
     client.take();
     for _ in 0..2 {
-        for req in plans("t_wrapper") {
+        for req in three_plans("t_wrapper") {
             let resp = f.plan_resource_change(req).await;
             assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
         }
@@ -1695,31 +1664,8 @@ async fn the_prior_model_is_built_only_for_a_modify_plan_of_the_resources_own() 
 #[tokio::test]
 async fn plans_of_a_resource_with_an_identity_carry_it_every_time() {
     let f = configure(framework().resource("t_named", Named)).await;
-    let prior = dv(&item("a", Some(1), Some("i-a".to_owned()).into()));
-    let req = |prior: DynamicValue, proposed: DynamicValue, config: DynamicValue| {
-        PlanResourceChangeRequest {
-            type_name: "t_named".into(),
-            ..plan_req(prior, proposed, config)
-        }
-    };
     for _ in 0..2 {
-        for req in [
-            req(
-                null(),
-                dv(&item("a", Some(1), Unknown::null())),
-                dv(&item("a", Some(1), Unknown::null())),
-            ),
-            req(
-                prior.clone(),
-                prior.clone(),
-                dv(&item("a", Some(1), Unknown::null())),
-            ),
-            req(
-                prior.clone(),
-                dv(&item("a", Some(2), Some("i-a".to_owned()).into())),
-                dv(&item("a", Some(2), Unknown::null())),
-            ),
-        ] {
+        for req in three_plans("t_named") {
             let resp = f.plan_resource_change(req).await;
             assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
             let identity: NamedIdentity = resp
