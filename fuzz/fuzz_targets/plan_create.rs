@@ -6,44 +6,16 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tfvalue::schema::{Attribute, Block, NestedBlock, NestedType, Planner};
-use tfvalue::{DynamicValue, Refinements, Type, Value};
+use tfvalue::schema::{Attribute, Block, Planner};
+use tfvalue::{DynamicValue, Type, Value};
+use tfvalue_fuzz::planner_block;
 
-/// Computed attributes at every nesting (single, list, set and map nested attributes,
-/// list and set blocks), refined or with a default, of a primitive, a collection and
-/// `dynamic` type.
+/// `tfvalue_fuzz::planner_block`, with a default for `kind`.
 fn planner() -> &'static Planner {
     static P: OnceLock<Planner> = OnceLock::new();
     P.get_or_init(|| {
-        let inner = || {
-            Block::new()
-                .attribute("name", Attribute::optional(Type::String))
-                .attribute(
-                    "id",
-                    Attribute::computed(Type::String)
-                        .refine(Refinements::new().not_null().with_prefix("i-")),
-                )
-                .attribute("n", Attribute::optional_computed(Type::Number))
-                .attribute(
-                    "kind",
-                    Attribute::optional_computed(Type::String).default_value("ssd"),
-                )
-        };
-        let nested = |t: NestedType| {
-            t.attribute("v", Attribute::optional(Type::String))
-                .attribute("id", Attribute::computed(Type::String))
-        };
-        Planner::new(
-            inner()
-                .attribute("any", Attribute::optional_computed(Type::Dynamic))
-                .attribute("tags", Attribute::optional_computed(Type::map(Type::String)))
-                .attribute("one", Attribute::nested(nested(NestedType::single())).set_optional())
-                .attribute("list", Attribute::nested(nested(NestedType::list())).set_optional())
-                .attribute("set", Attribute::nested(nested(NestedType::set())).set_optional())
-                .attribute("map", Attribute::nested(nested(NestedType::map())).set_optional())
-                .block("rule", NestedBlock::list(inner().block("port", NestedBlock::set(inner()))))
-                .block("disk", NestedBlock::set(inner())),
-        )
+        let kind = Attribute::optional_computed(Type::String).default_value("ssd");
+        Planner::new(planner_block(kind, Block::new()))
     })
 }
 

@@ -2,6 +2,7 @@
 //! the fuzzer's bytes, and the oracle for "decode -> encode -> decode gives the same value".
 
 use arbitrary::Arbitrary;
+use tfvalue::schema::{Attribute, Block, NestedBlock, NestedType};
 use tfvalue::{Number, Refinements, Type, Value};
 
 /// How deep a generated type may nest (deeper descriptions are cut to `string`).
@@ -197,4 +198,38 @@ pub fn same_after_round_trip(before: &Value, after: &Value, ty: &Type) -> bool {
         }
         _ => false,
     }
+}
+
+/// The planner targets' schema: computed attributes at every nesting (single, list, set
+/// and map nested attributes, list and set blocks), refined, of a primitive, a
+/// collection and `dynamic` type; `kind`, an optional and computed string in the root
+/// and in every block, is as given (with a default, say), and the root has `root`'s
+/// attributes too.
+pub fn planner_block(kind: Attribute, root: Block) -> Block {
+    let inner = || {
+        Block::new()
+            .attribute("name", Attribute::optional(Type::String))
+            .attribute(
+                "id",
+                Attribute::computed(Type::String)
+                    .refine(Refinements::new().not_null().with_prefix("i-")),
+            )
+            .attribute("n", Attribute::optional_computed(Type::Number))
+            .attribute("kind", kind.clone())
+    };
+    let nested = |t: NestedType| {
+        t.attribute("v", Attribute::optional(Type::String))
+            .attribute("id", Attribute::computed(Type::String))
+    };
+    let mut block = inner()
+        .attribute("any", Attribute::optional_computed(Type::Dynamic))
+        .attribute("tags", Attribute::optional_computed(Type::map(Type::String)))
+        .attribute("one", Attribute::nested(nested(NestedType::single())).set_optional())
+        .attribute("list", Attribute::nested(nested(NestedType::list())).set_optional())
+        .attribute("set", Attribute::nested(nested(NestedType::set())).set_optional())
+        .attribute("map", Attribute::nested(nested(NestedType::map())).set_optional())
+        .block("rule", NestedBlock::list(inner().block("port", NestedBlock::set(inner()))))
+        .block("disk", NestedBlock::set(inner()));
+    block.attributes.extend(root.attributes);
+    block
 }

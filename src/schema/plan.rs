@@ -16,6 +16,7 @@ use super::{
 use crate::error::{Error, Result};
 use crate::path::{AttributePath, PathStep};
 use crate::tf_value::TfModel;
+use crate::types::Type;
 use crate::unknown::Refinements;
 use crate::value::{canonical_hash, cmp_canonical, equal_hash_runs, Fold, Value};
 
@@ -112,6 +113,8 @@ pub struct Planner {
     with: Option<std::sync::Arc<RefineFn>>,
     /// Whether the block declares a default anywhere.
     defaults: bool,
+    /// The block's implied type, once asked for (planning over MessagePack).
+    implied: std::sync::OnceLock<Type>,
 }
 
 impl fmt::Debug for Planner {
@@ -130,6 +133,7 @@ impl Planner {
             defaults: block_has_default(&block),
             block,
             with: None,
+            implied: std::sync::OnceLock::new(),
         }
     }
 
@@ -153,6 +157,11 @@ impl Planner {
     /// ```
     pub fn sets_defaults(&self) -> bool {
         self.defaults
+    }
+
+    /// The block's implied type, worked out once.
+    pub(crate) fn implied_type(&self) -> &Type {
+        self.implied.get_or_init(|| self.block.implied_type())
     }
 
     /// Whether a [`refine_with`](Planner::refine_with) function refines the unknowns.

@@ -974,6 +974,24 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
                 }
                 None => None,
             }
+        } else if let Some(plan) = self.plan_update(cx, &req) {
+            // Planned over the request's bytes: the planned model is decoded from the
+            // plan (which shows that the plan fits it), the prior state's from its bytes.
+            let planned = self.decode(&plan.planned, "the planned state")?;
+            if !hook && self.identity.is_none() {
+                // No hook to call and no identity to work out: the planner's bytes are
+                // the plan, not encoded again.
+                drop(planned);
+                let mut resp = PlanResourceChangeResponse::new(plan.planned);
+                resp.requires_replace = plan.requires_replace;
+                return Ok(resp);
+            }
+            let prior = if hook {
+                self.decode(&req.prior_state, "the prior state")?
+            } else {
+                None
+            };
+            planned.map(|planned| (planned, prior, plan.requires_replace))
         } else {
             self.plan_values(cx, &req, prior_is_proposal, config_is_proposal, hook)?
         };
@@ -1006,6 +1024,20 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             }
         }
         Ok(resp)
+    }
+
+    /// An update planned over the request's bytes ([`DynamicValue::plan_update`]), where
+    /// the walk plans it: not where write-only values are to be nulled first.
+    fn plan_update(
+        &self,
+        cx: &Ctx<C>,
+        req: &PlanResourceChangeRequest,
+    ) -> Option<tfvalue::schema::Plan<DynamicValue>> {
+        if self.wire.write_only {
+            return None;
+        }
+        req.proposed_new_state
+            .plan_update(&req.prior_state, cx.config_value(), &self.planner)
     }
 
     /// The planner's plan over the request's values: the planned model (`None`: the

@@ -1677,3 +1677,56 @@ async fn plans_of_a_resource_with_an_identity_carry_it_every_time() {
         }
     }
 }
+
+/// Updates planned over the request's bytes answer what planning the decoded values
+/// answers (a request in JSON is planned over values): before and after the framework
+/// knows the hook is the default, for a change that keeps the resource and one that
+/// replaces it.
+#[tokio::test]
+async fn updates_over_the_bytes_plan_what_updates_over_values_plan() {
+    let f = configure(framework().resource("t_plain", Plain)).await;
+    let json = |dv: &DynamicValue| DynamicValue {
+        msgpack: Vec::new(),
+        json: tfvalue::json::to_vec(&decode(dv).unwrap()).unwrap(),
+    };
+    let [_, _, update] = three_plans("t_plain");
+    let replace = PlanResourceChangeRequest {
+        proposed_new_state: dv(&item("b", Some(2), Some("i-a".to_owned()).into())),
+        config: dv(&item("b", Some(2), Unknown::null())),
+        ..plan_req(update.prior_state.clone(), null(), null())
+    };
+    let replace = PlanResourceChangeRequest {
+        type_name: "t_plain".into(),
+        ..replace
+    };
+    for _ in 0..2 {
+        for (req, replaces) in [(&update, false), (&replace, true)] {
+            let by_bytes = f.plan_resource_change(req.clone()).await;
+            let by_values = f
+                .plan_resource_change(PlanResourceChangeRequest {
+                    prior_state: json(&req.prior_state),
+                    config: json(&req.config),
+                    ..req.clone()
+                })
+                .await;
+            assert!(
+                by_bytes.diagnostics.is_empty(),
+                "{:?}",
+                by_bytes.diagnostics
+            );
+            assert!(
+                by_values.diagnostics.is_empty(),
+                "{:?}",
+                by_values.diagnostics
+            );
+            assert_eq!(
+                by_bytes.planned_state.msgpack,
+                by_values.planned_state.msgpack
+            );
+            assert_eq!(by_bytes.requires_replace, by_values.requires_replace);
+            assert_eq!(!by_bytes.requires_replace.is_empty(), replaces);
+            let planned = decode(&by_bytes.planned_state).unwrap();
+            assert_eq!(planned.etag, Unknown::unknown());
+        }
+    }
+}
