@@ -216,10 +216,11 @@ impl DynamicValue {
     /// The plan of an update whose proposal is this value, as Terraform proposes it:
     /// what [`Planner::plan_owned`] plans with this `prior` state and `config`uration,
     /// written as MessagePack, without decoding the values. The proposal's bytes are
-    /// copied but where a computed attribute that configuration leaves null is planned
-    /// unknown (its value kept where it is `use_state_for_unknown`), once the walk has
-    /// found that the proposal changes the prior state; a proposal that changes nothing
-    /// is the plan as it is. `requires_replace` lists the attributes of the block's own
+    /// copied but where a computed attribute that configuration leaves null is set to
+    /// its default, and then, once the walk has found that the proposal (with its
+    /// defaults) changes the prior state, where one without a default is planned unknown
+    /// (its value kept where it is `use_state_for_unknown`); a proposal that changes
+    /// nothing is the plan as it is. `requires_replace` lists the attributes of the block's own
     /// that say so and change.
     ///
     /// The values are taken as the server checked them (MessagePack of the block's
@@ -227,8 +228,8 @@ impl DynamicValue {
     ///
     /// `None` where this walk does not apply and [`Planner::plan_owned`] on the decoded
     /// values plans instead: not an update (the prior state or the proposal null), a
-    /// planner that [`sets defaults`](Planner::sets_defaults) or has a
-    /// [`Planner::refine_with`] function, `requires_replace` inside a nested block or
+    /// planner with a [`Planner::refine_with`] function, a default of a nested attribute
+    /// that configuration leaves null, `requires_replace` inside a nested block or
     /// attribute, a `replace_if`, computed attributes inside a set or a map of objects or
     /// objects matched by `match_by`, a change the walk cannot tell from the bytes (two
     /// encodings of one unknown, of one set, or of one non-ASCII string), a value that is
@@ -280,7 +281,6 @@ impl DynamicValue {
     ) -> Option<crate::schema::Plan<DynamicValue>> {
         let block = planner.block();
         if planner.refines_with()
-            || planner.sets_defaults()
             || self.msgpack.is_empty()
             || prior.msgpack.is_empty()
             || config.msgpack.is_empty()
@@ -294,7 +294,20 @@ impl DynamicValue {
         // The root objects' attributes, side by side: whether the proposal changes the
         // prior state, and which of the attributes that require replacement change.
         let prior_attrs = root_attributes(&prior.msgpack, o)?;
-        let proposed_attrs = root_attributes(&self.msgpack, o)?;
+        // The proposal with its defaults, where the block declares any: what the prior
+        // state is compared with, and what is planned.
+        let with_defaults = if planner.sets_defaults() {
+            Some(update_walk(
+                &self.msgpack,
+                &config.msgpack,
+                block,
+                Pass::Defaults,
+            )?)
+        } else {
+            None
+        };
+        let proposed = with_defaults.as_deref().unwrap_or(&self.msgpack);
+        let proposed_attrs = root_attributes(proposed, o)?;
         let mut changed = false;
         let mut unsure = false;
         let mut requires_replace = Vec::new();
@@ -322,37 +335,57 @@ impl DynamicValue {
             if unsure {
                 return None;
             }
-            // No change: the plan is the proposal, which is the prior state.
+            // No change: the plan is the proposal (with its defaults), which is the
+            // prior state.
+            let planned = with_defaults.unwrap_or_else(|| self.msgpack.clone());
             return Some(crate::schema::Plan {
-                planned: DynamicValue::from_msgpack(self.msgpack.clone()),
+                planned: DynamicValue::from_msgpack(planned),
                 requires_replace,
             });
         }
-        let mut walk = UpdateWalk {
-            w: Rewrite {
-                input: &self.msgpack,
-                out: Vec::with_capacity(self.msgpack.len() + 64),
-                copied: 0,
-            },
-            c: SliceReader::new(&config.msgpack),
-        };
-        let mut r = SliceReader::new(&self.msgpack);
-        walk.object(
-            &mut r,
-            Cfg::At,
-            &block.attributes,
-            Some(&block.block_types),
-            0,
-        )
-        .ok()?;
-        if r.remaining() != 0 || walk.c.remaining() != 0 {
-            return None;
-        }
+        let planned = update_walk(proposed, &config.msgpack, block, Pass::Unknowns)?;
         Some(crate::schema::Plan {
-            planned: DynamicValue::from_msgpack(walk.w.finish()),
+            planned: DynamicValue::from_msgpack(planned),
             requires_replace,
         })
     }
+}
+
+/// A pass of [`DynamicValue::plan_update`]'s walk, as the planner over values makes it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Each computed attribute with a default that configuration leaves null is set to
+    /// its default.
+    Defaults,
+    /// Each computed attribute without a default that configuration leaves null is
+    /// planned unknown (or kept, `use_state_for_unknown`).
+    Unknowns,
+}
+
+/// `proposed` rewritten by one pass over the objects of `block`, beside `config`.
+fn update_walk(proposed: &[u8], config: &[u8], block: &Block, pass: Pass) -> Option<Vec<u8>> {
+    let mut walk = UpdateWalk {
+        w: Rewrite {
+            input: proposed,
+            out: Vec::with_capacity(proposed.len() + 64),
+            copied: 0,
+        },
+        c: SliceReader::new(config),
+        pass,
+    };
+    let mut r = SliceReader::new(proposed);
+    walk.object(
+        &mut r,
+        Cfg::At,
+        &block.attributes,
+        Some(&block.block_types),
+        0,
+    )
+    .ok()?;
+    if r.remaining() != 0 || walk.c.remaining() != 0 {
+        return None;
+    }
+    Some(walk.w.finish())
 }
 
 /// Whether [`DynamicValue::plan_update`] plans `block`: no `replace_if` anywhere and
@@ -384,6 +417,23 @@ fn update_walk_applies(block: &Block) -> bool {
         .block_types
         .values()
         .all(|nb| nested_plain(&nb.block.attributes, Some(&nb.block.block_types)))
+}
+
+/// Whether any attribute of these (or nested in them) has a default.
+fn has_default(
+    attributes: &BTreeMap<String, Attribute>,
+    blocks: Option<&BTreeMap<String, NestedBlock>>,
+) -> bool {
+    attributes.values().any(|a| {
+        a.default.is_some()
+            || match &a.ty {
+                AttributeType::Nested(n) => has_default(&n.attributes, None),
+                AttributeType::Type(_) => false,
+            }
+    }) || blocks.is_some_and(|b| {
+        b.values()
+            .any(|nb| has_default(&nb.block.attributes, Some(&nb.block.block_types)))
+    })
 }
 
 /// Whether any attribute of these (or nested in them) is computed.
@@ -647,6 +697,7 @@ enum Cfg {
 struct UpdateWalk<'a> {
     w: Rewrite<'a>,
     c: SliceReader<'a>,
+    pass: Pass,
 }
 
 impl UpdateWalk<'_> {
@@ -732,17 +783,42 @@ impl UpdateWalk<'_> {
             Cfg::At => self.c.peek()? == 0xc0,
         };
         if unset && attr.computed {
+            let planned = match (self.pass, &attr.default) {
+                (Pass::Defaults, Some(d)) => {
+                    if matches!(attr.ty, AttributeType::Nested(_)) {
+                        // A nested default: the planner plans the unknowns in it too.
+                        return Err(Fallback);
+                    }
+                    Some(d.to_value())
+                }
+                // Unknown, but where `use_state_for_unknown` keeps the value Terraform
+                // copied from the prior state.
+                (Pass::Unknowns, None) => (!attr.use_state_for_unknown || proposed_null)
+                    .then(|| Value::Unknown(attr.refinements.clone())),
+                // Nothing for the attribute itself in this pass (a default is set by
+                // the defaults pass): the values nested in it are planned below.
+                _ => return self.nested_or_skip(r, attr, cfg, depth),
+            };
             self.skip_config(cfg)?;
             r.skip_value(DEFAULT_MAX_DEPTH)?;
-            // Unknown, but where `use_state_for_unknown` keeps the value Terraform copied
-            // from the prior state.
-            if !attr.use_state_for_unknown || proposed_null {
-                let unknown = Value::Unknown(attr.refinements.clone());
-                let bytes = unknown.to_msgpack(&attr.implied_type())?;
+            if let Some(planned) = planned {
+                let bytes = planned.to_msgpack(&attr.implied_type())?;
                 self.w.replace(start, r.pos(), &bytes);
             }
             return Ok(());
         }
+        self.nested_or_skip(r, attr, cfg, depth)
+    }
+
+    /// The objects nested in `attr`'s value planned, or (of a primitive type) the value
+    /// skipped.
+    fn nested_or_skip(
+        &mut self,
+        r: &mut SliceReader<'_>,
+        attr: &Attribute,
+        cfg: Cfg,
+        depth: usize,
+    ) -> Walked {
         match &attr.ty {
             AttributeType::Nested(n) => self.elements(
                 r,
@@ -774,15 +850,19 @@ impl UpdateWalk<'_> {
         if matches!(nesting, NestingMode::Single | NestingMode::Group) {
             return self.object(r, cfg, attributes, blocks, depth);
         }
-        if !has_computed(attributes, blocks) {
+        let planned_here = match self.pass {
+            Pass::Defaults => has_default(attributes, blocks),
+            Pass::Unknowns => has_computed(attributes, blocks),
+        };
+        if !planned_here {
             // Nothing in these objects is planned.
             self.skip_config(cfg)?;
             return Ok(r.skip_value(DEFAULT_MAX_DEPTH)?);
         }
-        // Elements paired by value (a set) or by key (`match_by`, a map): the planner
-        // over values pairs them, where there are any (none in a null, unknown or empty
-        // collection).
-        let pairs = nesting != NestingMode::List || match_by;
+        // Elements paired by value (a set), by key (a map) or, for their unknowns, by
+        // `match_by`: the planner over values pairs them, where there are any (none in a
+        // null, unknown or empty collection).
+        let pairs = nesting != NestingMode::List || (match_by && self.pass == Pass::Unknowns);
         if pairs && matches!(r.peek()?, 0xc0 | 0xc7..=0xc9 | 0xd4..=0xd8 | 0x80 | 0x90) {
             self.skip_config(cfg)?;
             return Ok(r.skip_value(DEFAULT_MAX_DEPTH)?);

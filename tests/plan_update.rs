@@ -344,6 +344,33 @@ fn the_walk_plans_what_the_planner_plans() {
 }
 
 #[test]
+fn the_walk_plans_defaults_as_the_planner_does() {
+    // Defaults in the root (one that requires replacement) and in each block of a list:
+    // the proposal with its defaults is what the prior state is compared with.
+    let disk = disk().attribute(
+        "kind",
+        Attribute::optional_computed(Type::String).default_value("a"),
+    );
+    let block = schema()
+        .attribute(
+            "mode",
+            Attribute::optional_computed(Type::String).default_value("b"),
+        )
+        .attribute(
+            "zone",
+            Attribute::optional_computed(Type::String)
+                .default_value("r-1")
+                .requires_replace(),
+        )
+        .block("disk", NestedBlock::list(disk));
+    let planner = Planner::new(block);
+    assert!(planner.sets_defaults());
+    let (walked, changed) = compare(&planner, 4000);
+    println!("planned over MessagePack: {walked} of 4000, {changed} of them changed");
+    assert!(walked > 1500 && changed > 500, "{walked} {changed}");
+}
+
+#[test]
 fn sets_and_matched_lists_of_computed_attributes_are_left_to_the_planner() {
     // Computed attributes in a set of blocks and in a `match_by` list: the walk plans
     // what it plans (a change elsewhere, none there) and declines where the planner
@@ -392,10 +419,17 @@ fn the_walk_declines_what_it_does_not_plan() {
     // JSON.
     let json = DynamicValue::from_json(b"{}".to_vec());
     assert!(json.plan_update(&prior, &proposed, &planner).is_none());
-    // A default, a refine_with function, requires_replace inside a block, replace_if.
+    // A nested attribute's default left null, a refine_with function, requires_replace
+    // inside a block, replace_if.
+    let opts = NestedType::single().attribute("a", Attribute::optional(Type::String));
     let with_default = schema().attribute(
-        "mode",
-        Attribute::optional_computed(Type::String).default_value("x"),
+        "opts",
+        Attribute::nested(opts)
+            .set_optional()
+            .set_computed()
+            .default_value(Value::Object(
+                [("a".to_owned(), Value::from("x"))].into_iter().collect(),
+            )),
     );
     let nested_replace = schema().block(
         "disk",

@@ -13,7 +13,7 @@ use tfvalue::{DynamicValue, Type, Value};
 use tfvalue_fuzz::planner_block;
 
 /// `tfvalue_fuzz::planner_block`, `kind` kept from the prior state, with attributes of
-/// the root that require replacement and a set.
+/// the root that require replacement, a set and a default.
 fn planner() -> &'static Planner {
     static P: OnceLock<Planner> = OnceLock::new();
     P.get_or_init(|| {
@@ -24,7 +24,11 @@ fn planner() -> &'static Planner {
                 "size",
                 Attribute::optional_computed(Type::Number).requires_replace(),
             )
-            .attribute("ports", Attribute::optional(Type::set(Type::Number)));
+            .attribute("ports", Attribute::optional(Type::set(Type::Number)))
+            .attribute(
+                "mode",
+                Attribute::optional_computed(Type::String).default_value("m"),
+            );
         Planner::new(planner_block(kind, root))
     })
 }

@@ -6,7 +6,7 @@
 //! another client may, through `DynamicValue::decode_as`; a [`Value`], through
 //! [`from_value`]) is made MessagePack first. So the decoder compiled for each model of
 //! the provider's crate is the one its requests need (`plugin/README.md`, "Build
-//! times"); the one exception is [`model_from_value`].
+//! times").
 
 use tfvalue::schema::{Block, NestingMode, Schema};
 use tfvalue::{DynamicValue, Map, Type, Value};
@@ -104,45 +104,35 @@ pub(crate) fn decode<M: Model>(
         dv.decode_as::<Option<M>>(&wire.ty)
     } else {
         dv.decode_value(&wire.ty)
-            .and_then(|v| from_wire_value::<M>(v))
+            .and_then(|v| from_wire_value::<M>(v, false))
     };
     decoded.map_err(|e| misfit(what, type_name, &e).into())
 }
 
 /// A value of the wire type as a model: the model's attributes that the wire lacks are
-/// null (blocks empty).
-pub(crate) fn from_wire_value<M: Model>(mut v: Value) -> tfvalue::Result<Option<M>> {
+/// null (blocks empty); `same`: the wire type is the model's, and lacks none.
+pub(crate) fn from_wire_value<M: Model>(mut v: Value, same: bool) -> tfvalue::Result<Option<M>> {
     if v.is_null() {
         return Ok(None);
     }
-    if let Value::Object(m) = &mut v {
+    if let (false, Value::Object(m)) = (same, &mut v) {
         fill_missing(m, &M::block());
     }
-    from_value(&v).map(Some)
+    from_value(&v)
 }
 
-/// The value a planner works on, as a model.
-///
-/// The one place a model is read from a [`Value`] directly, with the `Value`
-/// deserializer, and so the one place that compiles it for a resource's model: a plan
-/// through MessagePack (encoding the planned value, then decoding it) cost 5-6% more
-/// instructions per plan (`plugin/benches/README.md`).
+/// The value a planner over values works on (where the request's bytes are not planned
+/// over), as a model: through MessagePack, as [`from_value`], so that no `Value`
+/// deserializer is compiled for the model (it was 6% of LLVM's optimization time of
+/// `plugin/examples/kv.rs`, `plugin/README.md`, "Build times"), at 5-6% more
+/// instructions for such a plan.
 pub(crate) fn model_from_value<M: Model>(
     v: Value,
     wire: &Wire,
     what: &str,
     type_name: &str,
 ) -> Result<Option<M>> {
-    let r = if wire.same {
-        if v.is_null() {
-            Ok(None)
-        } else {
-            tfvalue::from_value(&v).map(Some)
-        }
-    } else {
-        from_wire_value(v)
-    };
-    r.map_err(|e| misfit(what, type_name, &e).into())
+    from_wire_value(v, wire.same).map_err(|e| misfit(what, type_name, &e).into())
 }
 
 fn fill_missing(m: &mut Map, block: &Block) {

@@ -177,7 +177,7 @@ impl<C> Ctx<C> {
         } else {
             // The schema served differs from the model's (fewer attributes).
             dv.decode_value(ty)
-                .and_then(super::convert::from_wire_value::<M>)
+                .and_then(|v| super::convert::from_wire_value::<M>(v, false))
         };
         decoded.map_err(|e| super::convert::misfit("the configuration", &self.type_name, &e))
     }
