@@ -977,6 +977,12 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         } else if let Some(plan) = self.plan_update(cx, &req) {
             // Planned over the request's bytes: the planned model is decoded from the
             // plan (which shows that the plan fits it), the prior state's from its bytes.
+            // The proposal's bytes (and the prior state's, where no hook reads it) are
+            // let go first (for a large value, as much memory as the plan).
+            req.proposed_new_state = DynamicValue::default();
+            if !hook {
+                req.prior_state = DynamicValue::default();
+            }
             let planned = self.decode(&plan.planned, "the planned state")?;
             if !hook && self.identity.is_none() {
                 // No hook to call and no identity to work out: the planner's bytes are
