@@ -230,8 +230,9 @@ impl DynamicValue {
     /// values plans instead: not an update (the prior state or the proposal null), a
     /// planner with a [`Planner::refine_with`] function, a default of a nested attribute
     /// that configuration leaves null, `requires_replace` inside a nested block or
-    /// attribute, a `replace_if`, computed attributes inside a set or a map of objects or
-    /// objects matched by `match_by`, a change the walk cannot tell from the bytes (two
+    /// attribute, a `replace_if`, computed attributes inside objects matched by
+    /// `match_by` (sets and maps of objects are planned by the planner over values, the
+    /// collection alone decoded), a change the walk cannot tell from the bytes (two
     /// encodings of one unknown, of one set, or of one non-ASCII string), a value that is
     /// not MessagePack of the block's type (JSON, say), or one nested deeper than the
     /// limit.
@@ -300,7 +301,7 @@ impl DynamicValue {
             Some(update_walk(
                 &self.msgpack,
                 &config.msgpack,
-                block,
+                planner,
                 Pass::Defaults,
             )?)
         } else {
@@ -343,7 +344,7 @@ impl DynamicValue {
                 requires_replace,
             });
         }
-        let planned = update_walk(proposed, &config.msgpack, block, Pass::Unknowns)?;
+        let planned = update_walk(proposed, &config.msgpack, planner, Pass::Unknowns)?;
         Some(crate::schema::Plan {
             planned: DynamicValue::from_msgpack(planned),
             requires_replace,
@@ -362,8 +363,10 @@ enum Pass {
     Unknowns,
 }
 
-/// `proposed` rewritten by one pass over the objects of `block`, beside `config`.
-fn update_walk(proposed: &[u8], config: &[u8], block: &Block, pass: Pass) -> Option<Vec<u8>> {
+/// `proposed` rewritten by one pass over the objects of `planner`'s block, beside
+/// `config`.
+fn update_walk(proposed: &[u8], config: &[u8], planner: &Planner, pass: Pass) -> Option<Vec<u8>> {
+    let block = planner.block();
     let mut walk = UpdateWalk {
         w: Rewrite {
             input: proposed,
@@ -372,6 +375,7 @@ fn update_walk(proposed: &[u8], config: &[u8], block: &Block, pass: Pass) -> Opt
         },
         c: SliceReader::new(config),
         pass,
+        planner,
     };
     let mut r = SliceReader::new(proposed);
     walk.object(
@@ -698,9 +702,52 @@ struct UpdateWalk<'a> {
     w: Rewrite<'a>,
     c: SliceReader<'a>,
     pass: Pass,
+    planner: &'a Planner,
 }
 
 impl UpdateWalk<'_> {
+    /// A set or map of objects whose elements the planner pairs: decoded, planned by
+    /// the planner over values ([`Planner::plan_elements`]), and written in place of
+    /// the proposal's.
+    fn by_value(
+        &mut self,
+        r: &mut SliceReader<'_>,
+        cfg: Cfg,
+        nesting: NestingMode,
+        attributes: &BTreeMap<String, Attribute>,
+        blocks: Option<&BTreeMap<String, NestedBlock>>,
+        depth: usize,
+    ) -> Walked {
+        let block = Block {
+            attributes: attributes.clone(),
+            block_types: blocks.cloned().unwrap_or_default(),
+            ..Block::default()
+        };
+        let object = block.implied_type();
+        let ty = match nesting {
+            NestingMode::Set => crate::types::Type::set(object),
+            NestingMode::Map => crate::types::Type::map(object),
+            _ => crate::types::Type::list(object),
+        };
+        let start = r.pos();
+        let proposed = value_at(r).ok_or(Fallback)?;
+        let mut p = Value::from_msgpack(proposed, &ty)?;
+        let c = match cfg {
+            Cfg::At => Some(Value::from_msgpack(
+                value_at(&mut self.c).ok_or(Fallback)?,
+                &ty,
+            )?),
+            Cfg::Null => Some(Value::Null),
+            Cfg::Unpaired => None,
+        };
+        let defaults = self.pass == Pass::Defaults;
+        self.planner
+            .plan_elements(defaults, &block, nesting, &mut p, c.as_ref(), depth);
+        let bytes = p.to_msgpack(&ty)?;
+        self.w.replace(start, r.pos(), &bytes);
+        Ok(())
+    }
+
     /// Skips the configuration's value, where it is read.
     fn skip_config(&mut self, cfg: Cfg) -> Walked {
         if cfg == Cfg::At {
@@ -862,13 +909,19 @@ impl UpdateWalk<'_> {
         // Elements paired by value (a set), by key (a map) or, for their unknowns, by
         // `match_by`: the planner over values pairs them, where there are any (none in a
         // null, unknown or empty collection).
-        let pairs = nesting != NestingMode::List || (match_by && self.pass == Pass::Unknowns);
+        let matched = match_by && self.pass == Pass::Unknowns;
+        let pairs = nesting != NestingMode::List || matched;
         if pairs && matches!(r.peek()?, 0xc0 | 0xc7..=0xc9 | 0xd4..=0xd8 | 0x80 | 0x90) {
             self.skip_config(cfg)?;
             return Ok(r.skip_value(DEFAULT_MAX_DEPTH)?);
         }
-        if pairs || depth > DEFAULT_MAX_DEPTH {
+        if matched || depth > DEFAULT_MAX_DEPTH {
+            // Paired with the prior state's elements, which this walk does not follow;
+            // or nested past the limit.
             return Err(Fallback);
+        }
+        if pairs {
+            return self.by_value(r, cfg, nesting, attributes, blocks, depth);
         }
         let config_len = match cfg {
             Cfg::At => match self.c.next()? {

@@ -164,6 +164,36 @@ impl Planner {
         self.implied.get_or_init(|| self.block.implied_type())
     }
 
+    /// One pass of [`plan_owned`](Planner::plan_owned) on an update, over the objects of
+    /// a collection of `block`s nested as `nesting`, in place: `p` proposed (with its
+    /// defaults, for the unknowns pass), `c` its configuration (`None`: not known),
+    /// `depth` steps below the root; `defaults`: the defaults pass, else the unknowns
+    /// pass. For what [`DynamicValue::plan_update`](crate::DynamicValue::plan_update)
+    /// does not pair over the bytes (sets and maps of objects); not for the unknowns of
+    /// a collection matched `match_by`, which are paired with the prior state's.
+    pub(crate) fn plan_elements(
+        &self,
+        defaults: bool,
+        block: &Block,
+        nesting: NestingMode,
+        p: &mut Value,
+        c: Option<&Value>,
+        depth: usize,
+    ) {
+        let pass = if defaults {
+            Pass::Defaults
+        } else {
+            Pass::Unknowns
+        };
+        let mut w = Walk::new(self, pass, true);
+        w.depth = depth;
+        let shape = Shape {
+            nesting,
+            match_by: None,
+        };
+        w.elements(block, shape, p, c, Prior::Proposal(None));
+    }
+
     /// Whether a [`refine_with`](Planner::refine_with) function refines the unknowns.
     pub(crate) fn refines_with(&self) -> bool {
         self.with.is_some()
