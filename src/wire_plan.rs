@@ -395,65 +395,33 @@ fn update_walk(proposed: &[u8], config: &[u8], planner: &Planner, pass: Pass) ->
 /// Whether [`DynamicValue::plan_update`] plans `block`: no `replace_if` anywhere and
 /// `requires_replace` on the block's own attributes only.
 fn update_walk_applies(block: &Block) -> bool {
-    fn nested_plain(
-        attributes: &BTreeMap<String, Attribute>,
-        blocks: Option<&BTreeMap<String, NestedBlock>>,
-    ) -> bool {
-        attributes.values().all(|a| {
-            !a.requires_replace
-                && a.replace_if.is_none()
-                && match &a.ty {
-                    AttributeType::Nested(n) => nested_plain(&n.attributes, None),
-                    AttributeType::Type(_) => true,
-                }
-        }) && blocks.is_none_or(|b| {
-            b.values()
-                .all(|nb| nested_plain(&nb.block.attributes, Some(&nb.block.block_types)))
-        })
-    }
+    let replaces = |a: &Attribute| a.requires_replace || a.replace_if.is_some();
     block.attributes.values().all(|a| {
         a.replace_if.is_none()
             && match &a.ty {
-                AttributeType::Nested(n) => nested_plain(&n.attributes, None),
+                AttributeType::Nested(n) => !any_attribute(&n.attributes, None, &replaces),
                 AttributeType::Type(_) => true,
             }
-    }) && block
+    }) && !block
         .block_types
         .values()
-        .all(|nb| nested_plain(&nb.block.attributes, Some(&nb.block.block_types)))
+        .any(|nb| any_attribute(&nb.block.attributes, Some(&nb.block.block_types), &replaces))
 }
 
-/// Whether any attribute of these (or nested in them) has a default.
-fn has_default(
+/// Whether `f` holds for any attribute of these (or nested in them, or in these blocks).
+fn any_attribute(
     attributes: &BTreeMap<String, Attribute>,
     blocks: Option<&BTreeMap<String, NestedBlock>>,
+    f: &impl Fn(&Attribute) -> bool,
 ) -> bool {
     attributes.values().any(|a| {
-        a.default.is_some()
-            || match &a.ty {
-                AttributeType::Nested(n) => has_default(&n.attributes, None),
-                AttributeType::Type(_) => false,
-            }
+        f(a) || match &a.ty {
+            AttributeType::Nested(n) => any_attribute(&n.attributes, None, f),
+            AttributeType::Type(_) => false,
+        }
     }) || blocks.is_some_and(|b| {
         b.values()
-            .any(|nb| has_default(&nb.block.attributes, Some(&nb.block.block_types)))
-    })
-}
-
-/// Whether any attribute of these (or nested in them) is computed.
-fn has_computed(
-    attributes: &BTreeMap<String, Attribute>,
-    blocks: Option<&BTreeMap<String, NestedBlock>>,
-) -> bool {
-    attributes.values().any(|a| {
-        a.computed
-            || match &a.ty {
-                AttributeType::Nested(n) => has_computed(&n.attributes, None),
-                AttributeType::Type(_) => false,
-            }
-    }) || blocks.is_some_and(|b| {
-        b.values()
-            .any(|nb| has_computed(&nb.block.attributes, Some(&nb.block.block_types)))
+            .any(|nb| any_attribute(&nb.block.attributes, Some(&nb.block.block_types), f))
     })
 }
 
@@ -898,8 +866,8 @@ impl UpdateWalk<'_> {
             return self.object(r, cfg, attributes, blocks, depth);
         }
         let planned_here = match self.pass {
-            Pass::Defaults => has_default(attributes, blocks),
-            Pass::Unknowns => has_computed(attributes, blocks),
+            Pass::Defaults => any_attribute(attributes, blocks, &|a| a.default.is_some()),
+            Pass::Unknowns => any_attribute(attributes, blocks, &|a| a.computed),
         };
         if !planned_here {
             // Nothing in these objects is planned.
