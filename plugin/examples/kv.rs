@@ -169,9 +169,9 @@ struct Lookup {
     tags: Unknown<Option<BTreeMap<String, Unknown<String>>>>,
 }
 
-type Db = BTreeMap<String, Entry>;
 /// The file's contents: each entry as tfvalue's JSON of its model (a map of models
-/// could not hold two types of `meta`).
+/// could not hold two types of `meta`). Each operation decodes the entries it needs,
+/// not the whole store.
 type Raw = BTreeMap<String, Box<RawValue>>;
 
 /// The client: the store's file, and the log of leases beside it.
@@ -179,12 +179,6 @@ struct Store {
     file: store::JsonFile,
     /// `<store>.leases`: a line `open|renew|close <key>` for each event of a lease.
     leases: PathBuf,
-}
-
-fn decode(raw: Raw) -> Result<Db> {
-    raw.into_iter()
-        .map(|(k, v)| Ok((k, entry_from_json(v.get())?)))
-        .collect()
 }
 
 /// An entry from the store's JSON. `decode_as` compiles only the MessagePack decoder
@@ -214,28 +208,57 @@ fn renamed(json: &str, from: &str, to: &str) -> Result<Box<RawValue>> {
     Ok(RawValue::from_string(serde_json::to_string(&fields)?)?)
 }
 
+// The store's operations are plain functions, each calling the file once: a closure
+// passed around would compile the file's locked read-modify-write once per caller.
 impl Store {
-    /// Runs `f` on the store's entries.
-    fn read<T>(&self, f: impl FnOnce(Db) -> Result<T>) -> Result<T> {
-        self.file.read(|raw: Raw| f(decode(raw)?))
+    /// The entries whose key starts with `prefix`, as JSON, read under the shared lock.
+    fn entries(&self, prefix: &str) -> Result<Vec<(String, Box<RawValue>)>> {
+        self.file.read(|raw: Raw| {
+            let matching = raw.into_iter().filter(|(k, _)| k.starts_with(prefix));
+            Ok::<_, Diagnostics>(matching.collect())
+        })
+    }
+
+    /// The entry of `key`, if there is one.
+    fn get(&self, key: &str) -> Result<Option<Entry>> {
+        let json = self.file.read(|mut raw: Raw| Ok::<_, Diagnostics>(raw.remove(key)))?;
+        json.map(|json| entry_from_json(json.get())).transpose()
+    }
+
+    /// Writes `entry` as the entry of `key` (`None`: removes it), under the exclusive
+    /// lock: no other process reads or writes in between. With `create`, the key must
+    /// be new.
+    fn put(&self, key: &str, entry: Option<Box<RawValue>>, create: bool) -> Result<()> {
+        self.file.update(|raw: &mut Raw| {
+            if create && raw.contains_key(key) {
+                return Err(at("key", "the key exists: terraform import it").into());
+            }
+            match entry {
+                Some(json) => raw.insert(key.to_owned(), json),
+                None => raw.remove(key),
+            };
+            Ok(())
+        })
+    }
+
+    /// Decodes every entry and writes it again in its canonical form (under the
+    /// exclusive lock), unless the store has fewer than `min` entries; the number of
+    /// entries.
+    fn compact(&self, min: u64) -> Result<usize> {
+        self.file.update(|raw: &mut Raw| {
+            if (raw.len() as u64) < min {
+                return Err(at("min_entries", "the store has fewer entries").into());
+            }
+            for json in raw.values_mut() {
+                *json = entry_to_json(&entry_from_json(json.get())?)?;
+            }
+            Ok(raw.len())
+        })
     }
 
     /// Records an event of the lease of `key`.
     fn log_lease(&self, event: &str, key: &str) -> Result<()> {
         Ok(store::append_line(&self.leases, &format!("{event} {key}"))?)
-    }
-
-    /// Runs `f` on the store's entries and saves what it leaves, with no other process
-    /// reading or writing the store in between.
-    fn update<T>(&self, f: impl FnOnce(&mut Db) -> Result<T>) -> Result<T> {
-        self.file.update(|raw: &mut Raw| {
-            let mut db = decode(std::mem::take(raw))?;
-            let out = f(&mut db)?;
-            for (k, e) in db {
-                raw.insert(k, entry_to_json(&e)?);
-            }
-            Ok(out)
-        })
     }
 }
 
@@ -292,13 +315,8 @@ fn save(store: &Store, mut e: Entry, version: u64, create: bool) -> Result<Entry
     }
     e.id = format!("kv-{}", key(&e)).into();
     e.version = version.into();
-    store.update(|db| {
-        if create && db.contains_key(&key(&e)) {
-            return Err(at("key", "the key exists: terraform import it").into());
-        }
-        db.insert(key(&e), e.clone());
-        Ok(e)
-    })
+    store.put(&key(&e), Some(entry_to_json(&e)?), create)?;
+    Ok(e)
 }
 
 impl Resource<Store> for EntryResource {
@@ -326,7 +344,7 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn read(&self, cx: &Ctx<Store>, e: Entry) -> Result<Option<Entry>> {
-        cx.client().read(|mut db| Ok(db.remove(&key(&e))))
+        cx.client().get(&key(&e))
     }
 
     async fn update(&self, cx: &Ctx<Store>, prior: Entry, e: Entry) -> Result<Entry> {
@@ -335,11 +353,11 @@ impl Resource<Store> for EntryResource {
     }
 
     async fn delete(&self, cx: &Ctx<Store>, e: Entry) -> Result<()> {
-        cx.client().update(|db| Ok(db.remove(&key(&e)))).map(drop)
+        cx.client().put(&key(&e), None, false)
     }
 
     async fn import(&self, cx: &Ctx<Store>, key: String) -> Result<Option<Entry>> {
-        let found = cx.client().read(|mut db| Ok(db.remove(&key)))?;
+        let found = cx.client().get(&key)?;
         Ok(Some(
             found.ok_or_else(|| Diagnostic::error("no such entry"))?,
         ))
@@ -407,7 +425,7 @@ impl Resource<Store> for LegacyEntryResource {
 
     async fn read(&self, cx: &Ctx<Store>, e: LegacyEntry) -> Result<Option<LegacyEntry>> {
         let k = e.key.known().cloned().unwrap_or_default();
-        cx.client().read(|mut db| Ok(db.remove(&k).map(Into::into)))
+        Ok(cx.client().get(&k)?.map(Into::into))
     }
 
     async fn update(
@@ -422,7 +440,7 @@ impl Resource<Store> for LegacyEntryResource {
 
     async fn delete(&self, cx: &Ctx<Store>, e: LegacyEntry) -> Result<()> {
         let k = e.key.known().cloned().unwrap_or_default();
-        cx.client().update(|db| Ok(db.remove(&k))).map(drop)
+        cx.client().put(&k, None, false)
     }
 }
 
@@ -433,7 +451,7 @@ impl DataSource<Store> for LookupSource {
 
     async fn read(&self, cx: &Ctx<Store>, mut l: Lookup) -> Result<Lookup> {
         let k = l.key.known().cloned().unwrap_or_default();
-        let Some(e) = cx.client().read(|mut db| Ok(db.remove(&k)))? else {
+        let Some(e) = cx.client().get(&k)? else {
             return Err(at("key", "no such entry").into());
         };
         (l.id, l.value, l.ttl, l.version, l.tags) = (e.id, e.value, e.ttl, e.version, e.tags);
@@ -460,7 +478,7 @@ impl EphemeralResource<Store> for LeaseResource {
 
     async fn open(&self, cx: &Ctx<Store>, mut lease: Lease) -> Result<Lease> {
         let k = lease.key.known().cloned().unwrap_or_default();
-        let Some(e) = cx.client().read(|mut db| Ok(db.remove(&k)))? else {
+        let Some(e) = cx.client().get(&k)? else {
             return Err(at("key", "no such entry").into());
         };
         lease.value = e.value;
@@ -506,11 +524,7 @@ impl ListResource<Store> for ListEntries {
         let prefix = f.prefix.into_known().flatten().unwrap_or_default();
         // The matching entries' JSON, read under the lock; each is decoded when sent, and
         // sending waits for Terraform to read: a few decoded entries at a time.
-        let raw: Vec<(String, Box<RawValue>)> = cx.client().file.read(|raw: Raw| {
-            let matching = raw.into_iter().filter(|(k, _)| k.starts_with(&prefix));
-            Ok::<_, Diagnostics>(matching.collect())
-        })?;
-        for (key, json) in raw {
+        for (key, json) in cx.client().entries(&prefix)? {
             let entry = entry_from_json(json.get())?;
             if !out.send(&key, &entry).await? {
                 break; // Terraform has all it wants.
@@ -538,12 +552,7 @@ impl Action<Store> for CompactAction {
         let min = c.min_entries.into_known().flatten().unwrap_or(0);
         let _ = progress.send("reading the store").await;
         // Every entry decoded and written again, atomically, under the exclusive lock.
-        let n = cx.client().update(|db| {
-            if (db.len() as u64) < min {
-                return Err(at("min_entries", "the store has fewer entries").into());
-            }
-            Ok(db.len())
-        })?;
+        let n = cx.client().compact(min)?;
         // Progress is shown, not needed: a Terraform gone away does not undo the work.
         let _ = progress.send(format!("rewrote {n} entries")).await;
         Ok(())
