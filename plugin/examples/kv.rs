@@ -221,7 +221,9 @@ impl Store {
 
     /// The entry of `key`, if there is one.
     fn get(&self, key: &str) -> Result<Option<Entry>> {
-        let json = self.file.read(|mut raw: Raw| Ok::<_, Diagnostics>(raw.remove(key)))?;
+        let json = self
+            .file
+            .read(|mut raw: Raw| Ok::<_, Diagnostics>(raw.remove(key)))?;
         json.map(|json| entry_from_json(json.get())).transpose()
     }
 

@@ -1483,6 +1483,18 @@ pub trait Provider: Send + Sync + 'static {
     fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
         async { Ok(()) }
     }
+
+    /// The provider as the one type the server is compiled for. Not for providers to
+    /// write: the framework's providers override it to hand over a provider that does
+    /// not depend on their client's type, so that their crate does not compile the
+    /// erasure of every handler again for it.
+    #[doc(hidden)]
+    fn __into_erased(self) -> crate::server::erased::Erased
+    where
+        Self: Sized,
+    {
+        crate::server::erased::Erased::of(self)
+    }
 }
 
 /// The default `UpgradeResourceState`: state stored at the schema's current version is

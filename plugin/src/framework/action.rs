@@ -2,13 +2,13 @@
 //! `action.Action`).
 
 use std::future::Future;
-use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt as _;
 use tfvalue::schema::Schema;
 use tfvalue::{DynamicValue, TfModel as _};
 
+use super::configured::Configured;
 use super::convert::{self, Wire};
 use super::{ensure_error, Ctx, Model, Result};
 use crate::action::{ActionProgress, InvokeActionRequest, PlanActionRequest, PlanActionResponse};
@@ -101,34 +101,36 @@ where
 }
 
 /// An [`Action`] with its type parameters erased.
-pub(super) trait AnyAction<C>: Send + Sync {
+pub(super) trait AnyAction: Send + Sync {
     fn wire(&self) -> &Wire;
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
-    fn plan(&self, client: Arc<C>, req: PlanActionRequest) -> BoxFuture<'_, PlanActionResponse>;
-    fn invoke(&self, client: Arc<C>, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn plan(&self, req: PlanActionRequest) -> BoxFuture<'_, PlanActionResponse>;
+    fn invoke(&self, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
 }
 
-pub(super) struct Registered<A> {
+pub(super) struct Registered<A, C> {
     action: A,
     wire: Wire,
     type_name: String,
+    client: Configured<C>,
 }
 
-impl<A> Registered<A> {
-    pub(super) fn new<C>(action: A, type_name: &str) -> Self
-    where
-        C: Send + Sync + 'static,
-        A: Action<C>,
-    {
+impl<A, C> Registered<A, C>
+where
+    C: Send + Sync + 'static,
+    A: Action<C>,
+{
+    pub(super) fn new(action: A, type_name: &str, client: Configured<C>) -> Self {
         Registered {
             wire: Wire::new::<A::Model>(action.schema()),
             action,
             type_name: type_name.to_owned(),
+            client,
         }
     }
 }
 
-impl<C: Send + Sync + 'static, A: Action<C>> AnyAction<C> for Registered<A> {
+impl<C: Send + Sync + 'static, A: Action<C>> AnyAction for Registered<A, C> {
     fn wire(&self) -> &Wire {
         &self.wire
     }
@@ -147,8 +149,12 @@ impl<C: Send + Sync + 'static, A: Action<C>> AnyAction<C> for Registered<A> {
         }
     }
 
-    fn plan(&self, client: Arc<C>, req: PlanActionRequest) -> BoxFuture<'_, PlanActionResponse> {
+    fn plan(&self, req: PlanActionRequest) -> BoxFuture<'_, PlanActionResponse> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return d.into(),
+            };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let result = async {
                 let what = "the configuration";
@@ -169,8 +175,12 @@ impl<C: Send + Sync + 'static, A: Action<C>> AnyAction<C> for Registered<A> {
         .boxed()
     }
 
-    fn invoke(&self, client: Arc<C>, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+    fn invoke(&self, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return vec![d],
+            };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let result = async {
                 let what = "the configuration";

@@ -2,13 +2,13 @@
 //! `ephemeral.EphemeralResource`): values opened for one run, never stored.
 
 use std::future::Future;
-use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt as _;
 use tfvalue::schema::Schema;
 use tfvalue::{DynamicValue, Refinements, TfModel as _, Value};
 
+use super::configured::Configured;
 use super::convert::{self, Wire};
 use super::{ensure_error, Ctx, Model, Result};
 use crate::diagnostic::Diagnostic;
@@ -125,47 +125,43 @@ where
 }
 
 /// An [`EphemeralResource`] with its type parameters erased.
-pub(super) trait AnyEphemeral<C>: Send + Sync {
+pub(super) trait AnyEphemeral: Send + Sync {
     fn wire(&self) -> &Wire;
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
     fn open(
         &self,
-        client: Arc<C>,
         req: OpenEphemeralResourceRequest,
     ) -> BoxFuture<'_, OpenEphemeralResourceResponse>;
     fn renew(
         &self,
-        client: Arc<C>,
         req: RenewEphemeralResourceRequest,
     ) -> BoxFuture<'_, RenewEphemeralResourceResponse>;
-    fn close(
-        &self,
-        client: Arc<C>,
-        req: CloseEphemeralResourceRequest,
-    ) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn close(&self, req: CloseEphemeralResourceRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
 }
 
-pub(super) struct Registered<E> {
+pub(super) struct Registered<E, C> {
     ephemeral: E,
     wire: Wire,
     type_name: String,
+    client: Configured<C>,
 }
 
-impl<E> Registered<E> {
-    pub(super) fn new<C>(ephemeral: E, type_name: &str) -> Self
-    where
-        C: Send + Sync + 'static,
-        E: EphemeralResource<C>,
-    {
+impl<E, C> Registered<E, C>
+where
+    C: Send + Sync + 'static,
+    E: EphemeralResource<C>,
+{
+    pub(super) fn new(ephemeral: E, type_name: &str, client: Configured<C>) -> Self {
         Registered {
             wire: Wire::new::<E::Model>(ephemeral.schema()),
             ephemeral,
             type_name: type_name.to_owned(),
+            client,
         }
     }
 }
 
-impl<C: Send + Sync + 'static, E: EphemeralResource<C>> AnyEphemeral<C> for Registered<E> {
+impl<C: Send + Sync + 'static, E: EphemeralResource<C>> AnyEphemeral for Registered<E, C> {
     fn wire(&self) -> &Wire {
         &self.wire
     }
@@ -186,10 +182,13 @@ impl<C: Send + Sync + 'static, E: EphemeralResource<C>> AnyEphemeral<C> for Regi
 
     fn open(
         &self,
-        client: Arc<C>,
         req: OpenEphemeralResourceRequest,
     ) -> BoxFuture<'_, OpenEphemeralResourceResponse> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return d.into(),
+            };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let result = async {
                 let what = "the configuration";
@@ -233,10 +232,13 @@ impl<C: Send + Sync + 'static, E: EphemeralResource<C>> AnyEphemeral<C> for Regi
 
     fn renew(
         &self,
-        client: Arc<C>,
         req: RenewEphemeralResourceRequest,
     ) -> BoxFuture<'_, RenewEphemeralResourceResponse> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return d.into(),
+            };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, req.private);
             let result = self.ephemeral.renew(&cx).await;
             let mut diagnostics = cx.take_warnings();
@@ -256,12 +258,12 @@ impl<C: Send + Sync + 'static, E: EphemeralResource<C>> AnyEphemeral<C> for Regi
         .boxed()
     }
 
-    fn close(
-        &self,
-        client: Arc<C>,
-        req: CloseEphemeralResourceRequest,
-    ) -> BoxFuture<'_, Vec<Diagnostic>> {
+    fn close(&self, req: CloseEphemeralResourceRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return vec![d],
+            };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, req.private);
             let result = self.ephemeral.close(&cx).await;
             let mut diagnostics = cx.take_warnings();

@@ -3,13 +3,13 @@
 
 use std::any::Any;
 use std::future::Future;
-use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt as _;
 use tfvalue::schema::Schema;
 use tfvalue::{DynamicValue, TfModel as _};
 
+use super::configured::Configured;
 use super::convert::{self, Wire};
 use super::{ensure_error, Ctx, Model, Resource, ResourceIdentity, Result};
 use crate::diagnostic::Diagnostic;
@@ -188,39 +188,40 @@ impl<M: Model> Listed<'_, M> {
 }
 
 /// A [`ListResource`] with its type parameters erased.
-pub(super) trait AnyList<C>: Send + Sync {
+pub(super) trait AnyList: Send + Sync {
     fn wire(&self) -> &Wire;
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
     /// `resource` is the resource registered under the list's type name, if any.
     fn list<'a>(
         &'a self,
-        client: Arc<C>,
         resource: Option<&'a (dyn Any + Send + Sync)>,
         req: ListResourceRequest,
     ) -> BoxFuture<'a, Vec<Diagnostic>>;
 }
 
-pub(super) struct Registered<L> {
+pub(super) struct Registered<L, C> {
     list: L,
     wire: Wire,
     type_name: String,
+    client: Configured<C>,
 }
 
-impl<L> Registered<L> {
-    pub(super) fn new<C>(list: L, type_name: &str) -> Self
-    where
-        C: Send + Sync + 'static,
-        L: ListResource<C>,
-    {
+impl<L, C> Registered<L, C>
+where
+    C: Send + Sync + 'static,
+    L: ListResource<C>,
+{
+    pub(super) fn new(list: L, type_name: &str, client: Configured<C>) -> Self {
         Registered {
             wire: Wire::new::<L::Filter>(list.schema()),
             list,
             type_name: type_name.to_owned(),
+            client,
         }
     }
 }
 
-impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList<C> for Registered<L> {
+impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList for Registered<L, C> {
     fn wire(&self) -> &Wire {
         &self.wire
     }
@@ -240,11 +241,14 @@ impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList<C> for Registered<L> 
 
     fn list<'a>(
         &'a self,
-        client: Arc<C>,
         resource: Option<&'a (dyn Any + Send + Sync)>,
         req: ListResourceRequest,
     ) -> BoxFuture<'a, Vec<Diagnostic>> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return vec![d],
+            };
             let registered =
                 resource.and_then(|r| r.downcast_ref::<super::Registered<L::Resource, C>>());
             let Some((identity, wire)) =
@@ -291,8 +295,8 @@ impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList<C> for Registered<L> 
 }
 
 /// `ValidateListResourceConfig` through the framework: the filter decoded and checked.
-pub(super) fn validate<C>(
-    lists: &super::registry::Registry<Box<dyn AnyList<C>>>,
+pub(super) fn validate(
+    lists: &super::registry::Registry<Box<dyn AnyList>>,
     req: &ValidateListResourceConfigRequest,
 ) -> Vec<Diagnostic> {
     match lists.get(&req.type_name) {

@@ -52,6 +52,7 @@
 //! these ("terraform-plugin-framework's concepts here").
 
 mod action;
+mod configured;
 mod convert;
 mod ctx;
 mod ephemeral;
@@ -67,7 +68,7 @@ mod traits;
 #[cfg(test)]
 mod tests;
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
@@ -77,6 +78,7 @@ use tfvalue::{DynamicValue, Value};
 
 pub use self::action::Action;
 use self::action::AnyAction;
+use self::configured::Configured;
 pub use self::convert::import_stub;
 use self::convert::Wire;
 pub use self::ctx::Ctx;
@@ -108,23 +110,38 @@ pub type Result<T, E = Diagnostics> = std::result::Result<T, E>;
 /// `C` is the client its configuration builds ([`ProviderConfig::Client`]): `()` for
 /// [`Framework::new`], whose provider block is empty.
 pub struct Framework<C = ()> {
-    declared: Declared,
-    validate_config: fn(&DynamicValue) -> Vec<Diagnostic>,
-    configure: ConfigureFn<C>,
-    client: RwLock<Option<Arc<C>>>,
-    resources: Registry<Box<dyn AnyResource<C>>>,
-    data_sources: Registry<Box<dyn AnyDataSource<C>>>,
-    ephemerals: Registry<Box<dyn AnyEphemeral<C>>>,
-    functions: Registry<Box<dyn AnyFunction>>,
-    lists: Registry<Box<dyn AnyList<C>>>,
-    actions: Registry<Box<dyn AnyAction<C>>>,
-    state_stores: Registry<Box<dyn AnyStateStore<C>>>,
+    core: Core,
+    /// The client, once configured: each registered handler holds this cell too.
+    client: Configured<C>,
 }
 
-type ConfigureFn<C> =
-    fn(ConfigureProviderRequest) -> BoxFuture<'static, (Result<C>, Vec<Diagnostic>)>;
+/// A [`Framework`] but for the type of its client: what it serves, and its dispatch of
+/// each request to the handler it names, compiled once, here (generic over the client,
+/// it was compiled again in each provider's crate: `plugin/README.md`, "Build times").
+struct Core {
+    declared: Declared,
+    validate_config: fn(&DynamicValue) -> Vec<Diagnostic>,
+    configure: ConfigureFn,
+    resources: Registry<Box<dyn AnyResource>>,
+    data_sources: Registry<Box<dyn AnyDataSource>>,
+    ephemerals: Registry<Box<dyn AnyEphemeral>>,
+    functions: Registry<Box<dyn AnyFunction>>,
+    lists: Registry<Box<dyn AnyList>>,
+    actions: Registry<Box<dyn AnyAction>>,
+    state_stores: Registry<Box<dyn AnyStateStore>>,
+}
+
+/// `ConfigureProvider`: builds the client and keeps it where the handlers find it.
+type ConfigureFn =
+    Box<dyn Fn(ConfigureProviderRequest) -> BoxFuture<'static, Vec<Diagnostic>> + Send + Sync>;
 
 impl<C> std::fmt::Debug for Framework<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.core.fmt(f)
+    }
+}
+
+impl std::fmt::Debug for Core {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Framework")
             .field("resources", &self.resources.keys().collect::<Vec<_>>())
@@ -151,7 +168,7 @@ impl Framework<()> {
     /// A provider whose block is empty (its client is `()`).
     pub fn new() -> Self {
         let f = Framework::new_with::<NoConfig>();
-        *f.client.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(()));
+        f.client.set(());
         f
     }
 }
@@ -171,9 +188,11 @@ fn validate_provider<P: ProviderConfig>(config: &DynamicValue) -> Vec<Diagnostic
     }
 }
 
+/// `ConfigureProvider` of the provider block `P`: the client it builds goes to `client`.
 fn configure_provider<P: ProviderConfig>(
     req: ConfigureProviderRequest,
-) -> BoxFuture<'static, (Result<P::Client>, Vec<Diagnostic>)> {
+    client: Configured<P::Client>,
+) -> BoxFuture<'static, Vec<Diagnostic>> {
     async move {
         let wire = Wire::new::<P>(P::schema());
         let cx = Ctx::new(Arc::new(()), req.ctx, "", Vec::new())
@@ -188,7 +207,12 @@ fn configure_provider<P: ProviderConfig>(
             Ok(None) => Err(Diagnostic::error("the provider configuration is null").into()),
             Err(d) => Err(d),
         };
-        (result, cx.take_warnings())
+        let mut diagnostics = cx.take_warnings();
+        match result {
+            Ok(c) => client.set(c),
+            Err(errors) => diagnostics.extend(ensure_error(errors)),
+        }
+        diagnostics
     }
     .boxed()
 }
@@ -219,18 +243,22 @@ impl<C: Send + Sync + 'static> Framework<C> {
     /// # let _: Framework<String> = provider;
     /// ```
     pub fn new_with<P: ProviderConfig<Client = C>>() -> Self {
+        let client = Configured::new();
+        let cell = client.clone();
         Framework {
-            declared: Declared::new(P::schema()),
-            validate_config: validate_provider::<P>,
-            configure: configure_provider::<P>,
-            client: RwLock::new(None),
-            resources: Registry::default(),
-            data_sources: Registry::default(),
-            ephemerals: Registry::default(),
-            functions: Registry::default(),
-            lists: Registry::default(),
-            actions: Registry::default(),
-            state_stores: Registry::default(),
+            core: Core {
+                declared: Declared::new(P::schema()),
+                validate_config: validate_provider::<P>,
+                configure: Box::new(move |req| configure_provider::<P>(req, cell.clone())),
+                resources: Registry::default(),
+                data_sources: Registry::default(),
+                ephemerals: Registry::default(),
+                functions: Registry::default(),
+                lists: Registry::default(),
+                actions: Registry::default(),
+                state_stores: Registry::default(),
+            },
+            client,
         }
     }
 
@@ -239,13 +267,13 @@ impl<C: Send + Sync + 'static> Framework<C> {
     #[must_use]
     pub fn resource<R: Resource<C>>(mut self, type_name: impl Into<String>, resource: R) -> Self {
         let type_name = type_name.into();
-        let registered = Registered::new(resource, &type_name);
-        self.declared.resource(
+        let registered = Registered::new(resource, &type_name, self.client.clone());
+        self.core.declared.resource(
             &type_name,
             &registered.wire.schema,
             registered.identity_schema(),
         );
-        self.resources.insert(type_name, Box::new(registered));
+        self.core.resources.insert(type_name, Box::new(registered));
         self
     }
 
@@ -258,13 +286,14 @@ impl<C: Send + Sync + 'static> Framework<C> {
     ) -> Self {
         let type_name = type_name.into();
         let wire = Wire::new::<D::Model>(data_source.schema());
-        self.declared.data_source(&type_name, &wire.schema);
-        self.data_sources.insert(
+        self.core.declared.data_source(&type_name, &wire.schema);
+        self.core.data_sources.insert(
             type_name.clone(),
             Box::new(RegisteredData {
                 data_source,
                 wire,
                 type_name,
+                client: self.client.clone(),
             }),
         );
         self
@@ -279,10 +308,11 @@ impl<C: Send + Sync + 'static> Framework<C> {
         ephemeral: E,
     ) -> Self {
         let type_name = type_name.into();
-        let registered = ephemeral::Registered::new::<C>(ephemeral, &type_name);
-        self.declared
-            .ephemeral_resource(&type_name, &AnyEphemeral::<C>::wire(&registered).schema);
-        self.ephemerals.insert(type_name, Box::new(registered));
+        let registered = ephemeral::Registered::new(ephemeral, &type_name, self.client.clone());
+        self.core
+            .declared
+            .ephemeral_resource(&type_name, &registered.wire().schema);
+        self.core.ephemerals.insert(type_name, Box::new(registered));
         self
     }
 
@@ -298,8 +328,8 @@ impl<C: Send + Sync + 'static> Framework<C> {
     pub fn function<F: Function>(mut self, name: impl Into<String>, function: F) -> Self {
         let name = name.into();
         let registered = function::Registered::new(&name, function);
-        self.declared.function(&name, registered.signature());
-        self.functions.insert(name, Box::new(registered));
+        self.core.declared.function(&name, registered.signature());
+        self.core.functions.insert(name, Box::new(registered));
         self
     }
 
@@ -313,10 +343,11 @@ impl<C: Send + Sync + 'static> Framework<C> {
         list: L,
     ) -> Self {
         let type_name = type_name.into();
-        let registered = list::Registered::new::<C>(list, &type_name);
-        self.declared
-            .list_resource(&type_name, &AnyList::<C>::wire(&registered).schema);
-        self.lists.insert(type_name, Box::new(registered));
+        let registered = list::Registered::new(list, &type_name, self.client.clone());
+        self.core
+            .declared
+            .list_resource(&type_name, &registered.wire().schema);
+        self.core.lists.insert(type_name, Box::new(registered));
         self
     }
 
@@ -325,10 +356,11 @@ impl<C: Send + Sync + 'static> Framework<C> {
     #[must_use]
     pub fn action<A: Action<C>>(mut self, type_name: impl Into<String>, action: A) -> Self {
         let type_name = type_name.into();
-        let registered = action::Registered::new::<C>(action, &type_name);
-        self.declared
-            .action(&type_name, &AnyAction::<C>::wire(&registered).schema);
-        self.actions.insert(type_name, Box::new(registered));
+        let registered = action::Registered::new(action, &type_name, self.client.clone());
+        self.core
+            .declared
+            .action(&type_name, &registered.wire().schema);
+        self.core.actions.insert(type_name, Box::new(registered));
         self
     }
 
@@ -338,23 +370,14 @@ impl<C: Send + Sync + 'static> Framework<C> {
     #[must_use]
     pub fn state_store<S: StateStore<C>>(mut self, type_name: impl Into<String>, store: S) -> Self {
         let type_name = type_name.into();
-        let registered = state_store::Registered::new(store, &type_name);
-        self.declared
-            .state_store(&type_name, &AnyStateStore::<C>::wire(&registered).schema);
-        self.state_stores.insert(type_name, Box::new(registered));
+        let registered = state_store::Registered::new(store, &type_name, self.client.clone());
+        self.core
+            .declared
+            .state_store(&type_name, &registered.wire().schema);
+        self.core
+            .state_stores
+            .insert(type_name, Box::new(registered));
         self
-    }
-
-    fn client(&self) -> Result<Arc<C>, Diagnostic> {
-        self.client
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-            .ok_or_else(|| {
-                Diagnostic::error("the provider is not configured").with_detail(
-                    "Terraform configures a provider (ConfigureProvider) before it reads, plans, applies or imports; this request came before that, or after configuring failed.",
-                )
-            })
     }
 }
 
@@ -477,7 +500,68 @@ fn unknown_type(kind: &str, name: &str) -> Diagnostic {
         .with_detail(format!("This provider has no {kind} type `{name}`."))
 }
 
-impl<C: Send + Sync + 'static> Provider for Framework<C> {
+/// Writes `Framework<C>`'s `Provider` impl: each handler is [`Core`]'s, whose futures do
+/// not depend on `C`.
+macro_rules! forward {
+    ($($name:ident: $req:ty => $resp:ty,)*) => {
+        impl<C: Send + Sync + 'static> Provider for Framework<C> {
+            fn schemas(&self) -> Schemas {
+                self.core.schemas()
+            }
+
+            $(fn $name(&self, req: $req) -> impl std::future::Future<Output = $resp> + Send {
+                self.core.$name(req)
+            })*
+
+            fn __into_erased(self) -> crate::server::erased::Erased {
+                erase_core(self.core)
+            }
+        }
+    };
+}
+
+/// The core as the server's provider, erased by code compiled once, here: a provider's
+/// crate compiles no boxing of each handler for its own client type. (Not inlined: the
+/// erasure would be compiled into the caller's crate again.)
+#[inline(never)]
+fn erase_core(core: Core) -> crate::server::erased::Erased {
+    crate::server::erased::Erased::of(core)
+}
+
+forward! {
+    validate_list_resource_config: crate::list::ValidateListResourceConfigRequest => Vec<Diagnostic>,
+    list_resource: crate::list::ListResourceRequest => Vec<Diagnostic>,
+    validate_state_store_config: ValidateConfigRequest => Vec<Diagnostic>,
+    configure_state_store: crate::state_store::ConfigureStateStoreRequest => Vec<Diagnostic>,
+    read_state_bytes: crate::state_store::ReadStateBytesRequest => crate::state_store::ReadStateBytesResponse,
+    write_state_bytes: crate::state_store::WriteStateBytesRequest => Vec<Diagnostic>,
+    lock_state: crate::state_store::LockStateRequest => crate::state_store::LockStateResponse,
+    unlock_state: crate::state_store::UnlockStateRequest => Vec<Diagnostic>,
+    get_states: crate::state_store::StateStoreRequest => crate::state_store::GetStatesResponse,
+    delete_state: crate::state_store::StateStoreRequest => Vec<Diagnostic>,
+    validate_action_config: ValidateConfigRequest => Vec<Diagnostic>,
+    plan_action: crate::action::PlanActionRequest => crate::action::PlanActionResponse,
+    invoke_action: crate::action::InvokeActionRequest => Vec<Diagnostic>,
+    move_resource_state: MoveResourceStateRequest => MoveResourceStateResponse,
+    call_function: CallFunctionRequest => CallFunctionResponse,
+    validate_provider_config: ValidateProviderConfigRequest => Vec<Diagnostic>,
+    configure_provider: ConfigureProviderRequest => Vec<Diagnostic>,
+    validate_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
+    validate_data_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
+    upgrade_resource_identity: crate::identity::UpgradeResourceIdentityRequest => crate::identity::UpgradeResourceIdentityResponse,
+    validate_ephemeral_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
+    open_ephemeral_resource: OpenEphemeralResourceRequest => OpenEphemeralResourceResponse,
+    renew_ephemeral_resource: RenewEphemeralResourceRequest => RenewEphemeralResourceResponse,
+    close_ephemeral_resource: CloseEphemeralResourceRequest => Vec<Diagnostic>,
+    upgrade_resource_state: UpgradeResourceStateRequest => UpgradeResourceStateResponse,
+    read_resource: ReadResourceRequest => ReadResourceResponse,
+    plan_resource_change: PlanResourceChangeRequest => PlanResourceChangeResponse,
+    apply_resource_change: ApplyResourceChangeRequest => ApplyResourceChangeResponse,
+    import_resource_state: ImportResourceStateRequest => ImportResourceStateResponse,
+    read_data_source: ReadDataSourceRequest => ReadDataSourceResponse,
+}
+
+impl Provider for Core {
     fn schemas(&self) -> Schemas {
         self.declared
             .schemas(self.resources.values().any(|r| r.has_moves()))
@@ -495,10 +579,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
             return vec![unknown_type("list resource", &req.type_name)];
         };
         let resource = self.resources.get(&req.type_name).map(|r| r.as_any());
-        match self.client() {
-            Ok(client) => l.list(client, resource, req).await,
-            Err(d) => vec![d],
-        }
+        l.list(resource, req).await
     }
 
     async fn validate_state_store_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
@@ -515,10 +596,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(s) = self.state_stores.get(&req.type_name) else {
             return vec![unknown_type("state store", &req.type_name)];
         };
-        match self.client() {
-            Ok(client) => s.configure(client, req).await,
-            Err(d) => vec![d],
-        }
+        s.configure(req).await
     }
 
     async fn read_state_bytes(
@@ -528,10 +606,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(s) = self.state_stores.get(&req.type_name) else {
             return unknown_type("state store", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => s.read(client, req).await,
-            Err(d) => d.into(),
-        }
+        s.read(req).await
     }
 
     async fn write_state_bytes(
@@ -541,10 +616,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(s) = self.state_stores.get(&req.type_name) else {
             return vec![unknown_type("state store", &req.type_name)];
         };
-        match self.client() {
-            Ok(client) => s.write(client, req).await,
-            Err(d) => vec![d],
-        }
+        s.write(req).await
     }
 
     async fn lock_state(
@@ -554,20 +626,14 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(s) = self.state_stores.get(&req.type_name) else {
             return unknown_type("state store", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => s.lock(client, req).await,
-            Err(d) => d.into(),
-        }
+        s.lock(req).await
     }
 
     async fn unlock_state(&self, req: crate::state_store::UnlockStateRequest) -> Vec<Diagnostic> {
         let Some(s) = self.state_stores.get(&req.type_name) else {
             return vec![unknown_type("state store", &req.type_name)];
         };
-        match self.client() {
-            Ok(client) => s.unlock(client, req).await,
-            Err(d) => vec![d],
-        }
+        s.unlock(req).await
     }
 
     async fn get_states(
@@ -577,20 +643,14 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(s) = self.state_stores.get(&req.type_name) else {
             return unknown_type("state store", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => s.states(client, req).await,
-            Err(d) => d.into(),
-        }
+        s.states(req).await
     }
 
     async fn delete_state(&self, req: crate::state_store::StateStoreRequest) -> Vec<Diagnostic> {
         let Some(s) = self.state_stores.get(&req.type_name) else {
             return vec![unknown_type("state store", &req.type_name)];
         };
-        match self.client() {
-            Ok(client) => s.delete(client, req).await,
-            Err(d) => vec![d],
-        }
+        s.delete(req).await
     }
 
     async fn validate_action_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
@@ -607,20 +667,14 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(a) = self.actions.get(&req.action_type) else {
             return unknown_type("action", &req.action_type).into();
         };
-        match self.client() {
-            Ok(client) => a.plan(client, req).await,
-            Err(d) => d.into(),
-        }
+        a.plan(req).await
     }
 
     async fn invoke_action(&self, req: crate::action::InvokeActionRequest) -> Vec<Diagnostic> {
         let Some(a) = self.actions.get(&req.action_type) else {
             return vec![unknown_type("action", &req.action_type)];
         };
-        match self.client() {
-            Ok(client) => a.invoke(client, req).await,
-            Err(d) => vec![d],
-        }
+        a.invoke(req).await
     }
 
     async fn move_resource_state(
@@ -650,15 +704,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
     }
 
     async fn configure_provider(&self, req: ConfigureProviderRequest) -> Vec<Diagnostic> {
-        let (result, mut diags) = (self.configure)(req).await;
-        match result {
-            Ok(client) => {
-                *self.client.write().unwrap_or_else(PoisonError::into_inner) =
-                    Some(Arc::new(client));
-            }
-            Err(errors) => diags.extend(ensure_error(errors)),
-        }
-        diags
+        (self.configure)(req).await
     }
 
     async fn validate_resource_config(&self, req: ValidateConfigRequest) -> Vec<Diagnostic> {
@@ -702,10 +748,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(e) = self.ephemerals.get(&req.type_name) else {
             return unknown_type("ephemeral resource", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => e.open(client, req).await,
-            Err(d) => d.into(),
-        }
+        e.open(req).await
     }
 
     async fn renew_ephemeral_resource(
@@ -715,10 +758,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(e) = self.ephemerals.get(&req.type_name) else {
             return unknown_type("ephemeral resource", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => e.renew(client, req).await,
-            Err(d) => d.into(),
-        }
+        e.renew(req).await
     }
 
     async fn close_ephemeral_resource(
@@ -728,10 +768,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(e) = self.ephemerals.get(&req.type_name) else {
             return vec![unknown_type("ephemeral resource", &req.type_name)];
         };
-        match self.client() {
-            Ok(client) => e.close(client, req).await,
-            Err(d) => vec![d],
-        }
+        e.close(req).await
     }
 
     async fn upgrade_resource_state(
@@ -748,10 +785,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(r) = self.resources.get(&req.type_name) else {
             return unknown_type("resource", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => r.read(client, req).await,
-            Err(d) => d.into(),
-        }
+        r.read(req).await
     }
 
     async fn plan_resource_change(
@@ -761,10 +795,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(r) = self.resources.get(&req.type_name) else {
             return unknown_type("resource", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => r.plan(client, req).await,
-            Err(d) => d.into(),
-        }
+        r.plan(req).await
     }
 
     async fn apply_resource_change(
@@ -774,16 +805,7 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(r) = self.resources.get(&req.type_name) else {
             return unknown_type("resource", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => r.apply(client, req).await,
-            Err(d) => ApplyResourceChangeResponse {
-                new_identity: None,
-                // Nothing happened: the prior state stays.
-                new_state: req.prior_state,
-                private: req.planned_private,
-                diagnostics: vec![d],
-            },
-        }
+        r.apply(req).await
     }
 
     async fn import_resource_state(
@@ -793,20 +815,14 @@ impl<C: Send + Sync + 'static> Provider for Framework<C> {
         let Some(r) = self.resources.get(&req.type_name) else {
             return unknown_type("resource", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => r.import(client, req).await,
-            Err(d) => d.into(),
-        }
+        r.import(req).await
     }
 
     async fn read_data_source(&self, req: ReadDataSourceRequest) -> ReadDataSourceResponse {
         let Some(d) = self.data_sources.get(&req.type_name) else {
             return unknown_type("data source", &req.type_name).into();
         };
-        match self.client() {
-            Ok(client) => d.read(client, req).await,
-            Err(diag) => diag.into(),
-        }
+        d.read(req).await
     }
 }
 
@@ -825,7 +841,7 @@ fn ensure_error(d: Diagnostics) -> Vec<Diagnostic> {
 }
 
 /// A [`Resource`] with its type parameters erased, as the framework stores it.
-trait AnyResource<C>: Send + Sync {
+trait AnyResource: Send + Sync {
     /// The `Registered<R, C>` itself, for a list resource that knows its `R`.
     fn as_any(&self) -> &(dyn std::any::Any + Send + Sync);
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
@@ -837,23 +853,11 @@ trait AnyResource<C>: Send + Sync {
         req: &crate::identity::UpgradeResourceIdentityRequest,
     ) -> crate::identity::UpgradeResourceIdentityResponse;
     fn move_state(&self, req: &MoveResourceStateRequest) -> MoveResourceStateResponse;
-    fn read(&self, client: Arc<C>, req: ReadResourceRequest)
-        -> BoxFuture<'_, ReadResourceResponse>;
-    fn plan(
-        &self,
-        client: Arc<C>,
-        req: PlanResourceChangeRequest,
-    ) -> BoxFuture<'_, PlanResourceChangeResponse>;
-    fn apply(
-        &self,
-        client: Arc<C>,
-        req: ApplyResourceChangeRequest,
-    ) -> BoxFuture<'_, ApplyResourceChangeResponse>;
-    fn import(
-        &self,
-        client: Arc<C>,
-        req: ImportResourceStateRequest,
-    ) -> BoxFuture<'_, ImportResourceStateResponse>;
+    fn read(&self, req: ReadResourceRequest) -> BoxFuture<'_, ReadResourceResponse>;
+    fn plan(&self, req: PlanResourceChangeRequest) -> BoxFuture<'_, PlanResourceChangeResponse>;
+    fn apply(&self, req: ApplyResourceChangeRequest) -> BoxFuture<'_, ApplyResourceChangeResponse>;
+    fn import(&self, req: ImportResourceStateRequest)
+        -> BoxFuture<'_, ImportResourceStateResponse>;
 }
 
 struct Registered<R: Resource<C>, C: Send + Sync + 'static> {
@@ -870,7 +874,7 @@ struct Registered<R: Resource<C>, C: Send + Sync + 'static> {
     /// The resource does not override `modify_plan` (known once the default ran): plans
     /// then neither call it nor build the prior state's model for it.
     default_hook: std::sync::atomic::AtomicBool,
-    _client: std::marker::PhantomData<fn() -> C>,
+    client: Configured<C>,
 }
 
 impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
@@ -882,7 +886,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         }
     }
 
-    fn new(resource: R, type_name: &str) -> Self {
+    fn new(resource: R, type_name: &str, client: Configured<C>) -> Self {
         let schema = resource.schema();
         let configurable_timeouts = timeouts::in_schema(&schema.block);
         Registered {
@@ -896,7 +900,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             type_name: type_name.to_owned(),
             resource,
             default_hook: std::sync::atomic::AtomicBool::new(false),
-            _client: std::marker::PhantomData,
+            client,
         }
     }
 
@@ -917,96 +921,52 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
     async fn plan_inner(
         &self,
         cx: &Ctx<C>,
-        mut req: PlanResourceChangeRequest,
+        req: PlanResourceChangeRequest,
     ) -> Result<PlanResourceChangeResponse> {
         let like = convert::wire_len(&req.proposed_new_state);
-        // Terraform's proposal is often the prior state (a plan of no change) or the
-        // configuration itself (a create: every computed attribute null in both).
-        let same = |dv: &DynamicValue| {
-            !dv.msgpack.is_empty() && dv.msgpack == req.proposed_new_state.msgpack
-        };
-        // A proposal that is the prior state: when nothing would set a default either
-        // (and no write-only value is to be nulled), the plan is the prior state, and
-        // only the models are decoded.
-        let prior_is_proposal = same(&req.prior_state) && !self.wire.write_only;
         // Whether `modify_plan` is to be called: not where it is known to be the default,
         // which does nothing. The prior state's model is for it alone.
         let hook = !self.default_hook.load(std::sync::atomic::Ordering::Relaxed);
-        let config_is_proposal = same(cx.config_value());
-        // A create whose configuration is the proposal: planned over the request's bytes
-        // where the planner allows it (`DynamicValue::plan_create`), the planned model
-        // the only thing decoded.
-        let created =
-            if config_is_proposal && !self.wire.write_only && req.prior_state.msgpack == [0xc0] {
-                req.proposed_new_state.plan_create(&self.planner)
-            } else {
-                None
-            };
-        let planned = if let Some(created) = created {
-            // The proposal's bytes are not read again: let go before the model is built.
-            req.proposed_new_state = DynamicValue::default();
-            let planned = self.decode(&created, "the planned state")?;
-            if !hook && self.identity.is_none() {
-                // No hook to call and no identity to work out: the model has shown that
-                // the plan fits it (a computed field without `Unknown` fails here, not
-                // at apply), and the planner's bytes are the plan, not encoded again.
-                drop(planned);
-                return Ok(PlanResourceChangeResponse::new(created));
-            }
-            planned.map(|planned| (planned, None, Vec::new()))
-        } else if prior_is_proposal && !self.planner.sets_defaults() {
-            if !hook && self.identity.is_none() && req.prior_state.msgpack != [0xc0] {
-                // No change to plan and no hook to call: the plan is the prior state as
-                // Terraform sent it, which this provider wrote through its model (apply,
-                // read, import and `UpgradeResourceState` all encode one), so it fits.
-                return Ok(PlanResourceChangeResponse::new(std::mem::take(
-                    &mut req.proposed_new_state,
-                )));
-            }
-            match self.decode(&req.proposed_new_state, "the proposed new state")? {
-                Some(planned) => {
-                    let prior = if hook {
-                        self.decode(&req.prior_state, "the prior state")?
-                    } else {
-                        None
-                    };
-                    Some((planned, prior, Vec::new()))
+        let step = plan_step(
+            &self.wire,
+            &self.planner,
+            &self.type_name,
+            cx.config_value(),
+            req,
+            hook || self.identity.is_some(),
+        )?;
+        let (mut planned, prior_model, replace) = match step {
+            PlanStep::Answer {
+                plan,
+                requires_replace,
+                check,
+            } => {
+                if check {
+                    // The model shows that the plan fits it (a computed field without
+                    // `Unknown` fails here, not at apply).
+                    drop(self.decode(&plan, "the planned state")?);
                 }
-                None => None,
-            }
-        } else if let Some(plan) = self.plan_update(cx, &req) {
-            // Planned over the request's bytes: the planned model is decoded from the
-            // plan (which shows that the plan fits it), the prior state's from its bytes.
-            // The proposal's bytes (and the prior state's, where no hook reads it) are
-            // let go first (for a large value, as much memory as the plan).
-            req.proposed_new_state = DynamicValue::default();
-            if !hook {
-                req.prior_state = DynamicValue::default();
-            }
-            let planned = self.decode(&plan.planned, "the planned state")?;
-            if !hook && self.identity.is_none() {
-                // No hook to call and no identity to work out: the planner's bytes are
-                // the plan, not encoded again.
-                drop(planned);
-                let mut resp = PlanResourceChangeResponse::new(plan.planned);
-                resp.requires_replace = plan.requires_replace;
+                let mut resp = PlanResourceChangeResponse::new(plan);
+                resp.requires_replace = requires_replace;
                 return Ok(resp);
             }
-            let prior = if hook {
-                self.decode(&req.prior_state, "the prior state")?
-            } else {
-                None
-            };
-            planned.map(|planned| (planned, prior, plan.requires_replace))
-        } else {
-            self.plan_values(cx, &req, prior_is_proposal, config_is_proposal, hook)?
-        };
-        // The request's values are in the models now: their bytes are let go before the
-        // plan is written (for a large value, as much memory as the plan).
-        drop(req);
-        let Some((mut planned, prior_model, replace)) = planned else {
-            // Destroy: the plan is null.
-            return Ok(PlanResourceChangeResponse::new(convert::null()));
+            PlanStep::Models {
+                planned,
+                prior,
+                requires_replace,
+            } => {
+                // The prior state's model first (its value, where it has one, let go
+                // before the planned model is built), and only for the hook.
+                let prior = match prior {
+                    Some(prior) if hook => self.model_of(prior, "the prior state")?,
+                    _ => None,
+                };
+                match self.model_of(planned, "the planned state")? {
+                    Some(planned) => (planned, prior, requires_replace),
+                    // Destroy: the plan is null.
+                    None => return Ok(PlanResourceChangeResponse::new(convert::null())),
+                }
+            }
         };
         if hook {
             self.resource
@@ -1032,68 +992,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         Ok(resp)
     }
 
-    /// An update planned over the request's bytes ([`DynamicValue::plan_update`]), where
-    /// the walk plans it: not where write-only values are to be nulled first.
-    fn plan_update(
-        &self,
-        cx: &Ctx<C>,
-        req: &PlanResourceChangeRequest,
-    ) -> Option<tfvalue::schema::Plan<DynamicValue>> {
-        if self.wire.write_only {
-            return None;
+    /// The model of a value [`plan_step`] leaves (`None`: null). Not inlined: compiled
+    /// once for each model, not at each use.
+    #[inline(never)]
+    fn model_of(&self, source: Source, what: &str) -> Result<Option<R::Model>> {
+        match source {
+            Source::Bytes(dv) => self.decode(&dv, what),
+            Source::Value(v) => convert::model_from_value(v, &self.wire, what, &self.type_name),
         }
-        req.proposed_new_state
-            .plan_update(&req.prior_state, cx.config_value(), &self.planner)
-    }
-
-    /// The planner's plan over the request's values: the planned model (`None`: the
-    /// plan is null), the prior state's model and the attributes whose change requires
-    /// replacement. `prior_is_proposal` / `config_is_proposal`: the request's bytes of
-    /// the prior state / the configuration are the proposal's; `want_prior`: the prior
-    /// state's model is wanted (for `modify_plan`).
-    #[allow(clippy::type_complexity)]
-    fn plan_values(
-        &self,
-        cx: &Ctx<C>,
-        req: &PlanResourceChangeRequest,
-        prior_is_proposal: bool,
-        config_is_proposal: bool,
-        want_prior: bool,
-    ) -> Result<Option<(R::Model, Option<R::Model>, Vec<tfvalue::AttributePath>)>> {
-        let Some((plan, prior)) = plan_request(
-            &self.wire,
-            &self.planner,
-            &self.type_name,
-            cx.config_value(),
-            req,
-            prior_is_proposal,
-            config_is_proposal,
-        )?
-        else {
-            return Ok(None);
-        };
-        // The prior state's model first, from the value the planner had where there is
-        // one (not decoded a second time), and that value let go before the planned
-        // model is built.
-        let prior_model = match prior {
-            PriorState::Null => None,
-            _ if !want_prior => None,
-            PriorState::Decoded(v) => {
-                convert::model_from_value(v, &self.wire, "the prior state", &self.type_name)?
-            }
-            // The proposal was the prior state: its bytes hold it (no encoding of it).
-            PriorState::NotDecoded => self.decode(&req.prior_state, "the prior state")?,
-        };
-        let Some(planned) = convert::model_from_value(
-            plan.planned,
-            &self.wire,
-            "the planned state",
-            &self.type_name,
-        )?
-        else {
-            return Ok(None);
-        };
-        Ok(Some((planned, prior_model, plan.requires_replace)))
     }
 
     /// How long `op` may take: as the value (the plan, or the state for read and
@@ -1188,7 +1094,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
     }
 }
 
-impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, C> {
+impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource for Registered<R, C> {
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         match self.decode(config, "the configuration") {
             Ok(Some(m)) => self
@@ -1287,12 +1193,12 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
         }
     }
 
-    fn read(
-        &self,
-        client: Arc<C>,
-        req: ReadResourceRequest,
-    ) -> BoxFuture<'_, ReadResourceResponse> {
+    fn read(&self, req: ReadResourceRequest) -> BoxFuture<'_, ReadResourceResponse> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return d.into(),
+            };
             let cx = Ctx::new(
                 client,
                 req.ctx.clone(),
@@ -1339,12 +1245,12 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
         .boxed()
     }
 
-    fn plan(
-        &self,
-        client: Arc<C>,
-        req: PlanResourceChangeRequest,
-    ) -> BoxFuture<'_, PlanResourceChangeResponse> {
+    fn plan(&self, req: PlanResourceChangeRequest) -> BoxFuture<'_, PlanResourceChangeResponse> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return d.into(),
+            };
             let mut req = req;
             let cx = Ctx::new(
                 client,
@@ -1372,12 +1278,20 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
         .boxed()
     }
 
-    fn apply(
-        &self,
-        client: Arc<C>,
-        req: ApplyResourceChangeRequest,
-    ) -> BoxFuture<'_, ApplyResourceChangeResponse> {
+    fn apply(&self, req: ApplyResourceChangeRequest) -> BoxFuture<'_, ApplyResourceChangeResponse> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => {
+                    return ApplyResourceChangeResponse {
+                        new_identity: None,
+                        // Nothing happened: the prior state stays.
+                        new_state: req.prior_state,
+                        private: req.planned_private,
+                        diagnostics: vec![d],
+                    };
+                }
+            };
             let mut req = req;
             let cx = Ctx::new(
                 client,
@@ -1418,10 +1332,13 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
 
     fn import(
         &self,
-        client: Arc<C>,
         req: ImportResourceStateRequest,
     ) -> BoxFuture<'_, ImportResourceStateResponse> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return d.into(),
+            };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let result = async {
                 // By identity (`import { identity = {..} }`): the id it names.
@@ -1468,22 +1385,19 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource<C> for Registered<R, 
 }
 
 /// A [`DataSource`] with its type parameters erased.
-trait AnyDataSource<C>: Send + Sync {
+trait AnyDataSource: Send + Sync {
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
-    fn read(
-        &self,
-        client: Arc<C>,
-        req: ReadDataSourceRequest,
-    ) -> BoxFuture<'_, ReadDataSourceResponse>;
+    fn read(&self, req: ReadDataSourceRequest) -> BoxFuture<'_, ReadDataSourceResponse>;
 }
 
-struct RegisteredData<D> {
+struct RegisteredData<D, C> {
     data_source: D,
     wire: Wire,
     type_name: String,
+    client: Configured<C>,
 }
 
-impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for RegisteredData<D> {
+impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource for RegisteredData<D, C> {
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic> {
         match convert::decode::<D::Model>(config, &self.wire, "the configuration", &self.type_name)
         {
@@ -1498,12 +1412,12 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for Registered
         }
     }
 
-    fn read(
-        &self,
-        client: Arc<C>,
-        req: ReadDataSourceRequest,
-    ) -> BoxFuture<'_, ReadDataSourceResponse> {
+    fn read(&self, req: ReadDataSourceRequest) -> BoxFuture<'_, ReadDataSourceResponse> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return d.into(),
+            };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let result = async {
                 let what = "the configuration";
@@ -1541,6 +1455,144 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource<C> for Registered
         }
         .boxed()
     }
+}
+
+/// What [`plan_step`] leaves to the resource's model.
+enum PlanStep {
+    /// The plan, as it is: no model is wanted for it (no `modify_plan` to call, no
+    /// identity to work out). `check`: the planned model is to be decoded from it (and
+    /// dropped) first, to show that the plan fits the model; without it, the plan is the
+    /// prior state as the provider wrote it, which fits.
+    Answer {
+        plan: DynamicValue,
+        requires_replace: Vec<tfvalue::AttributePath>,
+        check: bool,
+    },
+    /// The planned model to build from `planned` (null: a destroy), the prior state's
+    /// from `prior` (where `modify_plan` is to be called), before the plan is written
+    /// from the planned model.
+    Models {
+        planned: Source,
+        prior: Option<Source>,
+        requires_replace: Vec<tfvalue::AttributePath>,
+    },
+}
+
+/// Where a model comes from: bytes on the wire, or a value the planner made.
+enum Source {
+    Bytes(DynamicValue),
+    Value(Value),
+}
+
+/// Plans a resource's change as far as it goes without the resource's model: compiled
+/// once, not for each resource (`plugin/README.md`, "Build times"). `wants_models`: a
+/// `modify_plan` is to be called or an identity worked out, which need the models.
+///
+/// Terraform's proposal is often the prior state (a plan of no change) or the
+/// configuration itself (a create: every computed attribute null in both). A create
+/// whose configuration is the proposal, and an update, are planned over the request's
+/// bytes where the planner allows it ([`DynamicValue::plan_create`],
+/// [`DynamicValue::plan_update`]); a proposal that is the prior state, where nothing
+/// would set a default (and no write-only value is to be nulled), is the plan; the rest
+/// goes through the planner over values. Each request's bytes are let go as soon as
+/// nothing reads them (for a large value, as much memory as the plan).
+fn plan_step(
+    wire: &Wire,
+    planner: &Planner,
+    type_name: &str,
+    config: &DynamicValue,
+    mut req: PlanResourceChangeRequest,
+    wants_models: bool,
+) -> Result<PlanStep> {
+    let same =
+        |dv: &DynamicValue| !dv.msgpack.is_empty() && dv.msgpack == req.proposed_new_state.msgpack;
+    let prior_is_proposal = same(&req.prior_state) && !wire.write_only;
+    let config_is_proposal = same(config);
+    let prior_is_null = req.prior_state.msgpack == [0xc0];
+    if config_is_proposal && !wire.write_only && prior_is_null {
+        if let Some(created) = req.proposed_new_state.plan_create(planner) {
+            return Ok(if wants_models {
+                PlanStep::Models {
+                    planned: Source::Bytes(created),
+                    prior: None,
+                    requires_replace: Vec::new(),
+                }
+            } else {
+                PlanStep::Answer {
+                    plan: created,
+                    requires_replace: Vec::new(),
+                    check: true,
+                }
+            });
+        }
+    }
+    if prior_is_proposal && !planner.sets_defaults() {
+        let proposal = std::mem::take(&mut req.proposed_new_state);
+        return Ok(if !wants_models && !prior_is_null {
+            // No change to plan and nothing to call: the plan is the prior state as
+            // Terraform sent it, which this provider wrote through its model (apply,
+            // read, import and `UpgradeResourceState` all encode one), so it fits.
+            PlanStep::Answer {
+                plan: proposal,
+                requires_replace: Vec::new(),
+                check: false,
+            }
+        } else {
+            PlanStep::Models {
+                planned: Source::Bytes(proposal),
+                prior: Some(Source::Bytes(req.prior_state)),
+                requires_replace: Vec::new(),
+            }
+        });
+    }
+    if !wire.write_only {
+        // Not where write-only values are to be nulled first.
+        if let Some(plan) = req
+            .proposed_new_state
+            .plan_update(&req.prior_state, config, planner)
+        {
+            return Ok(if wants_models {
+                PlanStep::Models {
+                    planned: Source::Bytes(plan.planned),
+                    prior: Some(Source::Bytes(req.prior_state)),
+                    requires_replace: plan.requires_replace,
+                }
+            } else {
+                PlanStep::Answer {
+                    plan: plan.planned,
+                    requires_replace: plan.requires_replace,
+                    check: true,
+                }
+            });
+        }
+    }
+    let Some((plan, prior)) = plan_request(
+        wire,
+        planner,
+        type_name,
+        config,
+        &req,
+        prior_is_proposal,
+        config_is_proposal,
+    )?
+    else {
+        return Ok(PlanStep::Models {
+            planned: Source::Value(Value::Null),
+            prior: None,
+            requires_replace: Vec::new(),
+        });
+    };
+    let prior = match prior {
+        PriorState::Null => None,
+        PriorState::Decoded(v) => Some(Source::Value(v)),
+        // The proposal was the prior state: its bytes hold it (no encoding of it).
+        PriorState::NotDecoded => Some(Source::Bytes(req.prior_state)),
+    };
+    Ok(PlanStep::Models {
+        planned: Source::Value(plan.planned),
+        prior,
+        requires_replace: plan.requires_replace,
+    })
 }
 
 /// The planner's plan over a request's values decoded (compiled once, not for each

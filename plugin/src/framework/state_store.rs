@@ -8,6 +8,7 @@ use futures_util::FutureExt as _;
 use tfvalue::schema::Schema;
 use tfvalue::{DynamicValue, TfModel as _};
 
+use super::configured::Configured;
 use super::convert::{self, Wire};
 use super::{ensure_error, Ctx, Model, Result};
 use crate::diagnostic::Diagnostic;
@@ -190,24 +191,16 @@ where
 }
 
 /// A [`StateStore`] with its type parameters erased.
-pub(super) trait AnyStateStore<C>: Send + Sync {
+pub(super) trait AnyStateStore: Send + Sync {
     fn wire(&self) -> &Wire;
     fn validate(&self, config: &DynamicValue) -> Vec<Diagnostic>;
-    fn configure(
-        &self,
-        client: Arc<C>,
-        req: ConfigureStateStoreRequest,
-    ) -> BoxFuture<'_, Vec<Diagnostic>>;
-    fn read(
-        &self,
-        client: Arc<C>,
-        req: ReadStateBytesRequest,
-    ) -> BoxFuture<'_, ReadStateBytesResponse>;
-    fn write(&self, client: Arc<C>, req: WriteStateBytesRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
-    fn lock(&self, client: Arc<C>, req: LockStateRequest) -> BoxFuture<'_, LockStateResponse>;
-    fn unlock(&self, client: Arc<C>, req: UnlockStateRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
-    fn states(&self, client: Arc<C>, req: StateStoreRequest) -> BoxFuture<'_, GetStatesResponse>;
-    fn delete(&self, client: Arc<C>, req: StateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn configure(&self, req: ConfigureStateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn read(&self, req: ReadStateBytesRequest) -> BoxFuture<'_, ReadStateBytesResponse>;
+    fn write(&self, req: WriteStateBytesRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn lock(&self, req: LockStateRequest) -> BoxFuture<'_, LockStateResponse>;
+    fn unlock(&self, req: UnlockStateRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
+    fn states(&self, req: StateStoreRequest) -> BoxFuture<'_, GetStatesResponse>;
+    fn delete(&self, req: StateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>>;
 }
 
 pub(super) struct Registered<S: StateStore<C>, C: Send + Sync + 'static> {
@@ -215,15 +208,17 @@ pub(super) struct Registered<S: StateStore<C>, C: Send + Sync + 'static> {
     wire: Wire,
     type_name: String,
     configured: RwLock<Option<Arc<S::Store>>>,
+    client: Configured<C>,
 }
 
 impl<S: StateStore<C>, C: Send + Sync + 'static> Registered<S, C> {
-    pub(super) fn new(state_store: S, type_name: &str) -> Self {
+    pub(super) fn new(state_store: S, type_name: &str, client: Configured<C>) -> Self {
         Registered {
             wire: Wire::new::<S::Model>(state_store.schema()),
             state_store,
             type_name: type_name.to_owned(),
             configured: RwLock::new(None),
+            client,
         }
     }
 
@@ -246,7 +241,6 @@ impl<S: StateStore<C>, C: Send + Sync + 'static> Registered<S, C> {
     /// diagnostics.
     async fn with_store<'a, T, F, Fut>(
         &'a self,
-        client: Arc<C>,
         ctx: crate::Context,
         f: F,
     ) -> (Option<T>, Vec<Diagnostic>)
@@ -254,8 +248,8 @@ impl<S: StateStore<C>, C: Send + Sync + 'static> Registered<S, C> {
         F: FnOnce(&'a S, Ctx<C>, Arc<S::Store>) -> Fut,
         Fut: Future<Output = (Result<T>, Ctx<C>)> + 'a,
     {
-        let store = match self.store() {
-            Ok(s) => s,
+        let (client, store) = match self.client.get().and_then(|c| Ok((c, self.store()?))) {
+            Ok(both) => both,
             Err(d) => return (None, vec![d]),
         };
         let cx = Ctx::new(client, ctx, &self.type_name, Vec::new());
@@ -271,7 +265,7 @@ impl<S: StateStore<C>, C: Send + Sync + 'static> Registered<S, C> {
     }
 }
 
-impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered<S, C> {
+impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore for Registered<S, C> {
     fn wire(&self) -> &Wire {
         &self.wire
     }
@@ -290,12 +284,12 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered
         }
     }
 
-    fn configure(
-        &self,
-        client: Arc<C>,
-        req: ConfigureStateStoreRequest,
-    ) -> BoxFuture<'_, Vec<Diagnostic>> {
+    fn configure(&self, req: ConfigureStateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
         async move {
+            let client = match self.client.get() {
+                Ok(client) => client,
+                Err(d) => return vec![d],
+            };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let result = async {
                 let what = "the configuration";
@@ -326,14 +320,10 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered
         .boxed()
     }
 
-    fn read(
-        &self,
-        client: Arc<C>,
-        req: ReadStateBytesRequest,
-    ) -> BoxFuture<'_, ReadStateBytesResponse> {
+    fn read(&self, req: ReadStateBytesRequest) -> BoxFuture<'_, ReadStateBytesResponse> {
         async move {
             let (state, diagnostics) = self
-                .with_store(client, req.ctx, |s, cx, store| async move {
+                .with_store(req.ctx, |s, cx, store| async move {
                     (s.read(&cx, &store, &req.state_id).await, cx)
                 })
                 .await;
@@ -344,10 +334,10 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered
         .boxed()
     }
 
-    fn write(&self, client: Arc<C>, req: WriteStateBytesRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+    fn write(&self, req: WriteStateBytesRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
         async move {
             let (id, bytes) = (req.state_id, req.bytes);
-            self.with_store(client, req.ctx, |s, cx, store| async move {
+            self.with_store(req.ctx, |s, cx, store| async move {
                 (s.write(&cx, &store, &id, bytes).await, cx)
             })
             .await
@@ -356,11 +346,11 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered
         .boxed()
     }
 
-    fn lock(&self, client: Arc<C>, req: LockStateRequest) -> BoxFuture<'_, LockStateResponse> {
+    fn lock(&self, req: LockStateRequest) -> BoxFuture<'_, LockStateResponse> {
         async move {
             let (id, op) = (req.state_id, req.operation);
             let (lock_id, diagnostics) = self
-                .with_store(client, req.ctx, |s, cx, store| async move {
+                .with_store(req.ctx, |s, cx, store| async move {
                     (s.lock(&cx, &store, &id, &op).await, cx)
                 })
                 .await;
@@ -371,10 +361,10 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered
         .boxed()
     }
 
-    fn unlock(&self, client: Arc<C>, req: UnlockStateRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+    fn unlock(&self, req: UnlockStateRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
         async move {
             let (id, lock_id) = (req.state_id, req.lock_id);
-            self.with_store(client, req.ctx, |s, cx, store| async move {
+            self.with_store(req.ctx, |s, cx, store| async move {
                 (s.unlock(&cx, &store, &id, &lock_id).await, cx)
             })
             .await
@@ -383,10 +373,10 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered
         .boxed()
     }
 
-    fn states(&self, client: Arc<C>, req: StateStoreRequest) -> BoxFuture<'_, GetStatesResponse> {
+    fn states(&self, req: StateStoreRequest) -> BoxFuture<'_, GetStatesResponse> {
         async move {
             let (ids, diagnostics) = self
-                .with_store(client, req.ctx, |s, cx, store| async move {
+                .with_store(req.ctx, |s, cx, store| async move {
                     (s.states(&cx, &store).await, cx)
                 })
                 .await;
@@ -397,10 +387,10 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore<C> for Registered
         .boxed()
     }
 
-    fn delete(&self, client: Arc<C>, req: StateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+    fn delete(&self, req: StateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
         async move {
             let id = req.state_id;
-            self.with_store(client, req.ctx, |s, cx, store| async move {
+            self.with_store(req.ctx, |s, cx, store| async move {
                 (s.delete(&cx, &store, &id).await, cx)
             })
             .await

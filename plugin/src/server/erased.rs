@@ -51,6 +51,10 @@ macro_rules! erase {
                 self.0.schemas()
             }
 
+            fn __into_erased(self) -> Erased {
+                self
+            }
+
             fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
                 self.0.stop_provider()
             }
@@ -96,12 +100,21 @@ erase! {
     delete_state: StateStoreRequest => Vec<Diagnostic>,
 }
 
-/// The one provider type the server is compiled for.
-pub(crate) struct Erased(Box<dyn DynProvider>);
+/// The one provider type the server is compiled for. (`pub` for
+/// [`Provider::__into_erased`]'s signature; its module is private.)
+#[doc(hidden)]
+pub struct Erased(Box<dyn DynProvider>);
 
 impl Erased {
-    /// Erases `provider`'s type. The only generic step between a provider and the server.
+    /// Erases `provider`'s type: [`Provider::__into_erased`], which the framework
+    /// overrides. The only generic step between a provider and the server.
     pub(crate) fn new<P: Provider>(provider: P) -> Self {
+        provider.__into_erased()
+    }
+
+    /// `provider` behind the trait object, its handlers' futures boxed: what
+    /// [`Provider::__into_erased`] does by default.
+    pub(crate) fn of<P: Provider>(provider: P) -> Self {
         Erased(Box::new(provider))
     }
 }
@@ -131,6 +144,9 @@ mod tests {
         for m in methods {
             if m == "schemas" || m == "stop_provider" {
                 continue; // Written out in the macro: they take no request.
+            }
+            if m == "__into_erased" {
+                continue; // Not a handler: how a provider becomes an `Erased`.
             }
             assert!(
                 list.contains(&format!("\n    {m}: ")),
