@@ -2,6 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write as _};
+use std::mem::ManuallyDrop;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeSeq, Serializer};
@@ -62,11 +63,13 @@ pub enum Type {
 /// input key that is not in NFC does not match (go-cty rejects it too).
 #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjectType {
-    attributes: BTreeMap<String, Type>,
-    optional: BTreeSet<String>,
+    // `ManuallyDrop`: dropped by `ObjectType`'s own `Drop`, compiled once, here (see
+    // there).
+    attributes: ManuallyDrop<BTreeMap<String, Type>>,
+    optional: ManuallyDrop<BTreeSet<String>>,
     /// The names again, in the same order, as the keys that values of this type share
     /// (decoding an object clones a name's key, never copies the text).
-    keys: Vec<Key>,
+    keys: ManuallyDrop<Vec<Key>>,
     /// Whether an attribute's type has a `dynamic` anywhere, kept with the attributes so
     /// that [`Type::has_dynamic`] does not walk them (decoders ask at every collection).
     dynamic: bool,
@@ -75,9 +78,24 @@ pub struct ObjectType {
 impl fmt::Debug for ObjectType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ObjectType")
-            .field("attributes", &self.attributes)
-            .field("optional", &self.optional)
+            .field("attributes", &*self.attributes)
+            .field("optional", &*self.optional)
             .finish()
+    }
+}
+
+/// Drops the maps here, in code compiled once in this crate. Without it, every crate that
+/// drops a [`Type`] (a provider's, for each of its models) would compile the drop of a
+/// `BTreeMap<String, Type>` and a `BTreeSet<String>` again, in each of its codegen units:
+/// the largest drop glue LLVM optimized for the `kv` example (`plugin/README.md`, "Build
+/// times").
+impl Drop for ObjectType {
+    #[inline(never)]
+    fn drop(&mut self) {
+        // What is left behind is empty: nothing allocated, nothing to drop.
+        drop(std::mem::take(&mut *self.attributes));
+        drop(std::mem::take(&mut *self.optional));
+        drop(std::mem::take(&mut *self.keys));
     }
 }
 
@@ -85,19 +103,21 @@ impl ObjectType {
     /// An object type with these attributes, none optional.
     pub fn new<K: Into<String>>(attributes: impl IntoIterator<Item = (K, Type)>) -> Self {
         ObjectType {
-            attributes: attributes
-                .into_iter()
-                .map(|(k, v)| (nfc_name(k.into()), v))
-                .collect(),
-            optional: BTreeSet::new(),
-            keys: Vec::new(),
+            attributes: ManuallyDrop::new(
+                attributes
+                    .into_iter()
+                    .map(|(k, v)| (nfc_name(k.into()), v))
+                    .collect(),
+            ),
+            optional: ManuallyDrop::default(),
+            keys: ManuallyDrop::default(),
             dynamic: false,
         }
         .with_keys()
     }
 
     fn with_keys(mut self) -> Self {
-        self.keys = self
+        *self.keys = self
             .attributes
             .keys()
             .map(|k| Key::from(k.as_str()))
@@ -700,9 +720,9 @@ impl Serialize for Type {
                 let optional = !o.optional.is_empty();
                 let mut seq = serializer.serialize_seq(Some(if optional { 3 } else { 2 }))?;
                 seq.serialize_element("object")?;
-                seq.serialize_element(&o.attributes)?;
+                seq.serialize_element(&*o.attributes)?;
                 if optional {
-                    seq.serialize_element(&o.optional)?;
+                    seq.serialize_element(&*o.optional)?;
                 }
                 seq.end()
             }
@@ -797,9 +817,9 @@ impl<'de> Visitor<'de> for TypeSeed {
                     ));
                 };
                 let mut o = ObjectType {
-                    attributes,
-                    optional: BTreeSet::new(),
-                    keys: Vec::new(),
+                    attributes: ManuallyDrop::new(attributes),
+                    optional: ManuallyDrop::default(),
+                    keys: ManuallyDrop::default(),
                     dynamic: false,
                 }
                 .with_keys();

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::mem::ManuallyDrop;
 use std::ops;
 
 use super::Value;
@@ -28,28 +29,42 @@ use crate::key::Key;
 /// ```
 #[derive(Clone, Default, PartialEq)]
 pub struct Map {
-    entries: Vec<(Key, Value)>,
+    // `ManuallyDrop`: dropped by `Map`'s own `Drop`, compiled once, here.
+    entries: ManuallyDrop<Vec<(Key, Value)>>,
+}
+
+/// Drops the entries here, in code compiled once in this crate, rather than in each
+/// codegen unit of every crate that drops a [`Value`] (`plugin/README.md`, "Build
+/// times").
+impl Drop for Map {
+    #[inline(never)]
+    fn drop(&mut self) {
+        // What is left behind is empty: nothing allocated, nothing to drop.
+        drop(std::mem::take(&mut *self.entries));
+    }
 }
 
 impl Map {
     /// An empty map.
     pub const fn new() -> Self {
         Map {
-            entries: Vec::new(),
+            entries: ManuallyDrop::new(Vec::new()),
         }
     }
 
     /// An empty map with room for `capacity` entries.
     pub fn with_capacity(capacity: usize) -> Self {
         Map {
-            entries: Vec::with_capacity(capacity),
+            entries: ManuallyDrop::new(Vec::with_capacity(capacity)),
         }
     }
 
     /// Entries already sorted by key with no key twice (what decoders build).
     pub(crate) fn from_sorted(entries: Vec<(Key, Value)>) -> Self {
         debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
-        Map { entries }
+        Map {
+            entries: ManuallyDrop::new(entries),
+        }
     }
 
     /// The entries in any order; a later entry for a key replaces an earlier one, as
@@ -67,7 +82,9 @@ impl Map {
             }
             entries = out;
         }
-        Map { entries }
+        Map {
+            entries: ManuallyDrop::new(entries),
+        }
     }
 
     fn find(&self, key: &str) -> Result<usize, usize> {
@@ -186,8 +203,10 @@ impl Map {
     }
 
     /// The values in key order, taken.
-    pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
-        self.entries.into_iter().map(|(_, v)| v)
+    pub fn into_values(mut self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
+        std::mem::take(&mut *self.entries)
+            .into_iter()
+            .map(|(_, v)| v)
     }
 
     /// The entries as a sorted slice.
@@ -225,7 +244,7 @@ impl<K: Into<Key>> FromIterator<(K, Value)> for Map {
 
 impl<K: Into<Key>> Extend<(K, Value)> for Map {
     fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
-        let mut entries = std::mem::take(&mut self.entries);
+        let mut entries = std::mem::take(&mut *self.entries);
         entries.extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
         *self = Map::from_unsorted(entries);
     }
@@ -253,8 +272,8 @@ impl IntoIterator for Map {
     type Item = (Key, Value);
     type IntoIter = std::vec::IntoIter<(Key, Value)>;
 
-    fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+    fn into_iter(mut self) -> Self::IntoIter {
+        std::mem::take(&mut *self.entries).into_iter()
     }
 }
 

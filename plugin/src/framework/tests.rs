@@ -360,7 +360,7 @@ fn schemas_come_from_the_models() {
 #[tokio::test]
 async fn configure_builds_the_client_every_handler_gets() {
     let f = configured().await;
-    let client = f.client().unwrap();
+    let client = f.client.get().unwrap();
     assert_eq!(client.take(), ["configure 1.0.3 x"]);
     let resp = f
         .read_resource(ReadResourceRequest {
@@ -399,7 +399,7 @@ async fn handlers_before_configure_are_an_error() {
     );
     // A provider without configuration needs no ConfigureProvider.
     let f = Framework::new();
-    assert!(f.client().is_ok());
+    assert!(f.client.get().is_ok());
 }
 
 #[tokio::test]
@@ -423,7 +423,7 @@ async fn configure_errors_and_warnings() {
         Severity::Warning,
         "warn() makes a warning of any diagnostic"
     );
-    assert!(f.client().is_ok());
+    assert!(f.client.get().is_ok());
     let f = framework();
     let config = DynamicValue::encode(&Cfg {
         label: Some("broken".to_owned()).into(),
@@ -439,7 +439,10 @@ async fn configure_errors_and_warnings() {
     assert_eq!(diags.len(), 1);
     assert!(diags[0].is_error());
     assert!(diags[0].summary.contains("No such file"), "{}", diags[0]);
-    assert!(f.client().is_err(), "a failed configure leaves no client");
+    assert!(
+        f.client.get().is_err(),
+        "a failed configure leaves no client"
+    );
 
     // The typed validation runs again before configure (values unknown when Terraform
     // validated are known now).
@@ -457,7 +460,7 @@ async fn configure_errors_and_warnings() {
         .await;
     assert_eq!(diags.len(), 1);
     assert_eq!(diags[0].to_string(), "label must not be empty at label");
-    assert!(f.client().is_err());
+    assert!(f.client.get().is_err());
 }
 
 #[tokio::test]
@@ -588,7 +591,7 @@ async fn a_model_that_cannot_hold_an_unknown_is_explained() {
 #[tokio::test]
 async fn plan_create_update_no_change_and_destroy() {
     let f = configured().await;
-    let client = f.client().unwrap();
+    let client = f.client.get().unwrap();
     client.take();
     let config = dv(&item("a", Some(1), Unknown::null()));
 
@@ -798,7 +801,7 @@ async fn a_proposal_that_is_the_prior_state_plans_defaults_it_lacks() {
 #[tokio::test]
 async fn apply_routes_create_update_and_delete() {
     let f = configured().await;
-    let client = f.client().unwrap();
+    let client = f.client.get().unwrap();
     client.take();
     let planned = item("a", Some(1), Unknown::unknown());
 
@@ -1062,7 +1065,7 @@ async fn ephemeral_resources_open_renew_and_close() {
     );
 
     let f = configured().await;
-    f.client().unwrap().take();
+    f.client.get().unwrap().take();
     let resp = f
         .open_ephemeral_resource(OpenEphemeralResourceRequest::new("t_token", token("a")))
         .await;
@@ -1103,7 +1106,7 @@ async fn ephemeral_resources_open_renew_and_close() {
         .await;
     assert!(diags.is_empty());
     assert_eq!(
-        f.client().unwrap().take(),
+        f.client.get().unwrap().take(),
         ["open a", "renew a", "renew once", "close a"]
     );
 
@@ -1613,9 +1616,10 @@ async fn the_prior_model_is_built_only_for_a_modify_plan_of_the_resources_own() 
             .resource("t_wrapper", Wrapper),
     )
     .await;
-    let client = f.client().unwrap();
+    let client = f.client.get().unwrap();
     let default_hook = |name: &str| {
-        f.resources
+        f.core
+            .resources
             .get(name)
             .and_then(|r| r.as_any().downcast_ref::<Registered<Plain, Log>>())
             .map(|r| r.default_hook.load(std::sync::atomic::Ordering::Relaxed))
