@@ -500,8 +500,8 @@ fn unknown_type(kind: &str, name: &str) -> Diagnostic {
         .with_detail(format!("This provider has no {kind} type `{name}`."))
 }
 
-/// Writes `Framework<C>`'s `Provider` impl: each handler is [`Core`]'s, whose futures do
-/// not depend on `C`.
+/// Writes `Framework<C>`'s `Provider` impl from the list of every handler (the server's
+/// own, `with_handlers!`): each handler is [`Core`]'s, whose futures do not depend on `C`.
 macro_rules! forward {
     ($($name:ident: $req:ty => $resp:ty,)*) => {
         impl<C: Send + Sync + 'static> Provider for Framework<C> {
@@ -528,38 +528,7 @@ fn erase_core(core: Core) -> crate::server::erased::Erased {
     crate::server::erased::Erased::of(core)
 }
 
-forward! {
-    validate_list_resource_config: crate::list::ValidateListResourceConfigRequest => Vec<Diagnostic>,
-    list_resource: crate::list::ListResourceRequest => Vec<Diagnostic>,
-    validate_state_store_config: ValidateConfigRequest => Vec<Diagnostic>,
-    configure_state_store: crate::state_store::ConfigureStateStoreRequest => Vec<Diagnostic>,
-    read_state_bytes: crate::state_store::ReadStateBytesRequest => crate::state_store::ReadStateBytesResponse,
-    write_state_bytes: crate::state_store::WriteStateBytesRequest => Vec<Diagnostic>,
-    lock_state: crate::state_store::LockStateRequest => crate::state_store::LockStateResponse,
-    unlock_state: crate::state_store::UnlockStateRequest => Vec<Diagnostic>,
-    get_states: crate::state_store::StateStoreRequest => crate::state_store::GetStatesResponse,
-    delete_state: crate::state_store::StateStoreRequest => Vec<Diagnostic>,
-    validate_action_config: ValidateConfigRequest => Vec<Diagnostic>,
-    plan_action: crate::action::PlanActionRequest => crate::action::PlanActionResponse,
-    invoke_action: crate::action::InvokeActionRequest => Vec<Diagnostic>,
-    move_resource_state: MoveResourceStateRequest => MoveResourceStateResponse,
-    call_function: CallFunctionRequest => CallFunctionResponse,
-    validate_provider_config: ValidateProviderConfigRequest => Vec<Diagnostic>,
-    configure_provider: ConfigureProviderRequest => Vec<Diagnostic>,
-    validate_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
-    validate_data_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
-    upgrade_resource_identity: crate::identity::UpgradeResourceIdentityRequest => crate::identity::UpgradeResourceIdentityResponse,
-    validate_ephemeral_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
-    open_ephemeral_resource: OpenEphemeralResourceRequest => OpenEphemeralResourceResponse,
-    renew_ephemeral_resource: RenewEphemeralResourceRequest => RenewEphemeralResourceResponse,
-    close_ephemeral_resource: CloseEphemeralResourceRequest => Vec<Diagnostic>,
-    upgrade_resource_state: UpgradeResourceStateRequest => UpgradeResourceStateResponse,
-    read_resource: ReadResourceRequest => ReadResourceResponse,
-    plan_resource_change: PlanResourceChangeRequest => PlanResourceChangeResponse,
-    apply_resource_change: ApplyResourceChangeRequest => ApplyResourceChangeResponse,
-    import_resource_state: ImportResourceStateRequest => ImportResourceStateResponse,
-    read_data_source: ReadDataSourceRequest => ReadDataSourceResponse,
-}
+crate::server::erased::with_handlers!(forward);
 
 impl Provider for Core {
     fn schemas(&self) -> Schemas {

@@ -10,13 +10,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::action::{InvokeActionRequest, PlanActionRequest, PlanActionResponse};
-use crate::diagnostic::Diagnostic;
-use crate::function::{CallFunctionRequest, CallFunctionResponse};
-use crate::identity::{UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse};
-use crate::list::{ListResourceRequest, ValidateListResourceConfigRequest};
 use crate::provider::*;
-use crate::state_store::*;
 
 /// A handler's future, boxed.
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -66,39 +60,51 @@ macro_rules! erase {
     };
 }
 
-erase! {
-    validate_provider_config: ValidateProviderConfigRequest => Vec<Diagnostic>,
-    validate_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
-    validate_data_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
-    configure_provider: ConfigureProviderRequest => Vec<Diagnostic>,
-    upgrade_resource_state: UpgradeResourceStateRequest => UpgradeResourceStateResponse,
-    upgrade_resource_identity: UpgradeResourceIdentityRequest => UpgradeResourceIdentityResponse,
-    read_resource: ReadResourceRequest => ReadResourceResponse,
-    plan_resource_change: PlanResourceChangeRequest => PlanResourceChangeResponse,
-    apply_resource_change: ApplyResourceChangeRequest => ApplyResourceChangeResponse,
-    import_resource_state: ImportResourceStateRequest => ImportResourceStateResponse,
-    read_data_source: ReadDataSourceRequest => ReadDataSourceResponse,
-    validate_ephemeral_resource_config: ValidateConfigRequest => Vec<Diagnostic>,
-    open_ephemeral_resource: OpenEphemeralResourceRequest => OpenEphemeralResourceResponse,
-    renew_ephemeral_resource: RenewEphemeralResourceRequest => RenewEphemeralResourceResponse,
-    close_ephemeral_resource: CloseEphemeralResourceRequest => Vec<Diagnostic>,
-    move_resource_state: MoveResourceStateRequest => MoveResourceStateResponse,
-    call_function: CallFunctionRequest => CallFunctionResponse,
-    generate_resource_config: GenerateResourceConfigRequest => GenerateResourceConfigResponse,
-    validate_list_resource_config: ValidateListResourceConfigRequest => Vec<Diagnostic>,
-    list_resource: ListResourceRequest => Vec<Diagnostic>,
-    validate_action_config: ValidateConfigRequest => Vec<Diagnostic>,
-    plan_action: PlanActionRequest => PlanActionResponse,
-    invoke_action: InvokeActionRequest => Vec<Diagnostic>,
-    validate_state_store_config: ValidateConfigRequest => Vec<Diagnostic>,
-    configure_state_store: ConfigureStateStoreRequest => Vec<Diagnostic>,
-    read_state_bytes: ReadStateBytesRequest => ReadStateBytesResponse,
-    write_state_bytes: WriteStateBytesRequest => Vec<Diagnostic>,
-    lock_state: LockStateRequest => LockStateResponse,
-    unlock_state: UnlockStateRequest => Vec<Diagnostic>,
-    get_states: StateStoreRequest => GetStatesResponse,
-    delete_state: StateStoreRequest => Vec<Diagnostic>,
+/// Calls the macro `$m` with the list of every handler of [`Provider`] that takes a
+/// request (`name: Request => Response,`): the one list the server's erasure (`erase!`)
+/// and the framework's forwarding (`Framework<C>`'s `Provider` impl) are written from. The
+/// request and response types are named as `crate::provider` exports them (it re-exports
+/// those of the other modules).
+macro_rules! with_handlers {
+    ($m:ident) => {
+        $m! {
+            validate_provider_config: $crate::ValidateProviderConfigRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            validate_resource_config: $crate::ValidateConfigRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            validate_data_resource_config: $crate::ValidateConfigRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            configure_provider: $crate::ConfigureProviderRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            upgrade_resource_state: $crate::UpgradeResourceStateRequest => $crate::UpgradeResourceStateResponse,
+            upgrade_resource_identity: $crate::UpgradeResourceIdentityRequest => $crate::UpgradeResourceIdentityResponse,
+            read_resource: $crate::ReadResourceRequest => $crate::ReadResourceResponse,
+            plan_resource_change: $crate::PlanResourceChangeRequest => $crate::PlanResourceChangeResponse,
+            apply_resource_change: $crate::ApplyResourceChangeRequest => $crate::ApplyResourceChangeResponse,
+            import_resource_state: $crate::ImportResourceStateRequest => $crate::ImportResourceStateResponse,
+            read_data_source: $crate::ReadDataSourceRequest => $crate::ReadDataSourceResponse,
+            validate_ephemeral_resource_config: $crate::ValidateConfigRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            open_ephemeral_resource: $crate::OpenEphemeralResourceRequest => $crate::OpenEphemeralResourceResponse,
+            renew_ephemeral_resource: $crate::RenewEphemeralResourceRequest => $crate::RenewEphemeralResourceResponse,
+            close_ephemeral_resource: $crate::CloseEphemeralResourceRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            move_resource_state: $crate::MoveResourceStateRequest => $crate::MoveResourceStateResponse,
+            call_function: $crate::CallFunctionRequest => $crate::CallFunctionResponse,
+            generate_resource_config: $crate::GenerateResourceConfigRequest => $crate::GenerateResourceConfigResponse,
+            validate_list_resource_config: $crate::ValidateListResourceConfigRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            list_resource: $crate::ListResourceRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            validate_action_config: $crate::ValidateConfigRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            plan_action: $crate::PlanActionRequest => $crate::PlanActionResponse,
+            invoke_action: $crate::InvokeActionRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            validate_state_store_config: $crate::ValidateConfigRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            configure_state_store: $crate::ConfigureStateStoreRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            read_state_bytes: $crate::ReadStateBytesRequest => $crate::ReadStateBytesResponse,
+            write_state_bytes: $crate::WriteStateBytesRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            lock_state: $crate::LockStateRequest => $crate::LockStateResponse,
+            unlock_state: $crate::UnlockStateRequest => ::std::vec::Vec<$crate::Diagnostic>,
+            get_states: $crate::StateStoreRequest => $crate::GetStatesResponse,
+            delete_state: $crate::StateStoreRequest => ::std::vec::Vec<$crate::Diagnostic>,
+        }
+    };
 }
+pub(crate) use with_handlers;
+
+with_handlers!(erase);
 
 /// The one provider type the server is compiled for. (`pub` for
 /// [`Provider::__into_erased`]'s signature; its module is private.)
@@ -121,9 +127,9 @@ impl Erased {
 
 #[cfg(test)]
 mod tests {
-    /// Every method of [`Provider`](crate::Provider) is in the list `erase!` is given: a
-    /// method left out would be answered by its default in the server, not by the
-    /// provider's own implementation.
+    /// Every method of [`Provider`](crate::Provider) is in the list `with_handlers!` gives
+    /// `erase!` (and the framework's forwarding): a method left out would be answered by
+    /// its default in the server, not by the provider's own implementation.
     #[test]
     fn every_provider_method_is_forwarded() {
         let provider = include_str!("../provider.rs");
@@ -139,7 +145,7 @@ mod tests {
             .collect();
         assert!(methods.len() >= 19, "{methods:?}");
         let erased = include_str!("erased.rs");
-        let list = &erased[erased.find("\nerase! {").expect("the list")..];
+        let list = &erased[erased.find("macro_rules! with_handlers").expect("the list")..];
         let list = &list[..list.find("\n}\n").expect("the list's end")];
         for m in methods {
             if m == "schemas" || m == "stop_provider" {
@@ -149,8 +155,9 @@ mod tests {
                 continue; // Not a handler: how a provider becomes an `Erased`.
             }
             assert!(
-                list.contains(&format!("\n    {m}: ")),
-                "`{m}` is not in the list `erase!` forwards"
+                list.lines()
+                    .any(|l| l.trim_start().starts_with(&format!("{m}: "))),
+                "`{m}` is not in the list `erase!` and the framework forward"
             );
         }
     }
