@@ -376,6 +376,7 @@ fn update_walk(proposed: &[u8], config: &[u8], planner: &Planner, pass: Pass) ->
         c: SliceReader::new(config),
         pass,
         planner,
+        by_value_schemas: Vec::new(),
     };
     let mut r = SliceReader::new(proposed);
     walk.object(
@@ -671,6 +672,10 @@ struct UpdateWalk<'a> {
     c: SliceReader<'a>,
     pass: Pass,
     planner: &'a Planner,
+    /// The block and the collection type of each set or map of objects planned by value
+    /// ([`UpdateWalk::by_value`]), built once per walk (keyed by the address of its
+    /// attributes in the schema), not again for each element of a list around it.
+    by_value_schemas: Vec<(usize, NestingMode, Block, crate::types::Type)>,
 }
 
 impl UpdateWalk<'_> {
@@ -686,32 +691,47 @@ impl UpdateWalk<'_> {
         blocks: Option<&BTreeMap<String, NestedBlock>>,
         depth: usize,
     ) -> Walked {
-        let block = Block {
-            attributes: attributes.clone(),
-            block_types: blocks.cloned().unwrap_or_default(),
-            ..Block::default()
+        let key = std::ptr::from_ref(attributes) as usize;
+        let found = self
+            .by_value_schemas
+            .iter()
+            .position(|(k, n, _, _)| *k == key && *n == nesting);
+        let at = match found {
+            Some(at) => at,
+            None => {
+                let block = Block {
+                    attributes: attributes.clone(),
+                    block_types: blocks.cloned().unwrap_or_default(),
+                    ..Block::default()
+                };
+                let object = block.implied_type();
+                let ty = match nesting {
+                    NestingMode::Set => crate::types::Type::set(object),
+                    NestingMode::Map => crate::types::Type::map(object),
+                    _ => crate::types::Type::list(object),
+                };
+                self.by_value_schemas.push((key, nesting, block, ty));
+                self.by_value_schemas.len() - 1
+            }
         };
-        let object = block.implied_type();
-        let ty = match nesting {
-            NestingMode::Set => crate::types::Type::set(object),
-            NestingMode::Map => crate::types::Type::map(object),
-            _ => crate::types::Type::list(object),
+        let Some((_, _, block, ty)) = self.by_value_schemas.get(at) else {
+            return Err(Fallback);
         };
         let start = r.pos();
         let proposed = value_at(r).ok_or(Fallback)?;
-        let mut p = Value::from_msgpack(proposed, &ty)?;
+        let mut p = Value::from_msgpack(proposed, ty)?;
         let c = match cfg {
             Cfg::At => Some(Value::from_msgpack(
                 value_at(&mut self.c).ok_or(Fallback)?,
-                &ty,
+                ty,
             )?),
             Cfg::Null => Some(Value::Null),
             Cfg::Unpaired => None,
         };
         let defaults = self.pass == Pass::Defaults;
         self.planner
-            .plan_elements(defaults, &block, nesting, &mut p, c.as_ref(), depth);
-        let bytes = p.to_msgpack(&ty)?;
+            .plan_elements(defaults, block, nesting, &mut p, c.as_ref(), depth);
+        let bytes = p.to_msgpack(ty)?;
         self.w.replace(start, r.pos(), &bytes);
         Ok(())
     }
