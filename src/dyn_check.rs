@@ -59,6 +59,10 @@ pub(crate) enum At<'a> {
     Key(&'a str),
     /// A map key, by the range of its text in the output.
     KeyInOutput(usize, usize),
+    /// A struct whose fields the serializer records itself (see
+    /// [`DynCheck::record_in_struct`]): its field is the last one recorded from this
+    /// index on, before those of the next struct inside it.
+    Fields(usize),
 }
 
 /// A position inside a collection's element: struct fields and tuple indices are kept,
@@ -83,6 +87,18 @@ impl<'a> DynCheck<'a> {
             self.frames.push(Frame {
                 collection,
                 at: At::Start,
+            });
+        }
+    }
+
+    /// A struct whose fields are recorded from index `base` of the list the serializer
+    /// keeps (so that it does not also have to say which field it is at).
+    #[inline]
+    pub(crate) fn push_fields(&mut self, base: usize) {
+        if self.skip == 0 {
+            self.frames.push(Frame {
+                collection: false,
+                at: At::Fields(base),
             });
         }
     }
@@ -118,25 +134,46 @@ impl<'a> DynCheck<'a> {
         out: &[u8],
         with_path: bool,
     ) -> crate::error::Result<()> {
+        self.record_in_struct(ty, out, &[], with_path)
+    }
+
+    /// [`DynCheck::record`] for a serializer that records the fields of the structs it is
+    /// writing (name, start, end) in `fields`, which [`At::Fields`] frames refer to.
+    #[cold]
+    pub(crate) fn record_in_struct(
+        &mut self,
+        ty: crate::types::Type,
+        out: &[u8],
+        fields: &[(&'a str, usize, usize)],
+        with_path: bool,
+    ) -> crate::error::Result<()> {
         use crate::value::unify::unify;
-        for i in 0..self.frames.len() {
-            if !self.frames[i].collection {
+        let DynCheck { frames, seen, .. } = self;
+        let frames: std::borrow::Cow<'_, [Frame<'a>]> =
+            if frames.iter().any(|f| matches!(f.at, At::Fields(_))) {
+                std::borrow::Cow::Owned(resolve_fields(frames, fields))
+            } else {
+                std::borrow::Cow::Borrowed(frames.as_slice())
+            };
+        for i in 0..frames.len() {
+            if !frames[i].collection {
                 continue;
             }
-            let at: Vec<Sig<'a>> = self.frames[i + 1..]
+            let at: Vec<Sig<'a>> = frames[i + 1..]
                 .iter()
                 .map(|f| match (f.collection, f.at) {
-                    (true, _) | (_, At::Start | At::Key(_) | At::KeyInOutput(..)) => Sig::Any,
+                    (true, _)
+                    | (_, At::Start | At::Key(_) | At::KeyInOutput(..) | At::Fields(_)) => Sig::Any,
                     (false, At::Index(n)) => Sig::Index(n),
                     (false, At::Field(name)) => Sig::Field(name),
                 })
                 .collect();
-            match self.seen.iter().position(|s| s.frame == i && s.at == at) {
-                Some(k) => match unify(&self.seen[k].ty, &ty) {
-                    Some(u) => self.seen[k].ty = u,
-                    None => return Err(self.conflict(i, &self.seen[k].ty, &ty, out, with_path)),
+            match seen.iter().position(|s| s.frame == i && s.at == at) {
+                Some(k) => match unify(&seen[k].ty, &ty) {
+                    Some(u) => seen[k].ty = u,
+                    None => return Err(conflict(&frames, &seen[k].ty, &ty, out, with_path)),
                 },
-                None => self.seen.push(Seen {
+                None => seen.push(Seen {
                     frame: i,
                     at,
                     ty: ty.clone(),
@@ -145,37 +182,52 @@ impl<'a> DynCheck<'a> {
         }
         Ok(())
     }
+}
 
-    #[cold]
-    fn conflict(
-        &self,
-        frame: usize,
-        before: &crate::types::Type,
-        found: &crate::types::Type,
-        out: &[u8],
-        with_path: bool,
-    ) -> crate::error::Error {
-        let mut path = crate::path::AttributePath::new();
-        for f in &self.frames {
-            match f.at {
-                At::Start => {}
-                At::Index(n) => path.push(crate::path::PathStep::Index(u64::from(n))),
-                At::Field(name) => path.push(crate::path::PathStep::Attr(name.to_owned())),
-                At::Key(k) => path.push(crate::path::PathStep::Key(k.to_owned())),
-                At::KeyInOutput(a, b) => path.push(crate::path::PathStep::Key(
-                    String::from_utf8_lossy(out.get(a..b).unwrap_or_default()).into_owned(),
-                )),
-            }
+/// `frames` with each [`At::Fields`] frame at the field it is writing: the last one
+/// recorded before the first of the next such frame inside it (or the end of `fields`).
+fn resolve_fields<'a>(frames: &[Frame<'a>], fields: &[(&'a str, usize, usize)]) -> Vec<Frame<'a>> {
+    let mut resolved = frames.to_vec();
+    let mut end = fields.len();
+    for f in resolved.iter_mut().rev() {
+        if let At::Fields(base) = f.at {
+            f.at = match end.checked_sub(1).and_then(|last| fields.get(last)) {
+                Some(&(name, _, _)) if end > base => At::Field(name),
+                _ => At::Start,
+            };
+            end = base;
         }
-        let _ = frame;
-        let err = crate::error::Error::data(format_args!(
-            "inconsistent element types in a collection with dynamic values: a dynamic value \
-             of type {found} where an earlier element has one of type {before}"
-        ));
-        if with_path {
-            err.prepend_path(&path)
-        } else {
-            err
+    }
+    resolved
+}
+
+#[cold]
+fn conflict(
+    frames: &[Frame<'_>],
+    before: &crate::types::Type,
+    found: &crate::types::Type,
+    out: &[u8],
+    with_path: bool,
+) -> crate::error::Error {
+    let mut path = crate::path::AttributePath::new();
+    for f in frames {
+        match f.at {
+            At::Start | At::Fields(_) => {}
+            At::Index(n) => path.push(crate::path::PathStep::Index(u64::from(n))),
+            At::Field(name) => path.push(crate::path::PathStep::Attr(name.to_owned())),
+            At::Key(k) => path.push(crate::path::PathStep::Key(k.to_owned())),
+            At::KeyInOutput(a, b) => path.push(crate::path::PathStep::Key(
+                String::from_utf8_lossy(out.get(a..b).unwrap_or_default()).into_owned(),
+            )),
         }
+    }
+    let err = crate::error::Error::data(format_args!(
+        "inconsistent element types in a collection with dynamic values: a dynamic value \
+         of type {found} where an earlier element has one of type {before}"
+    ));
+    if with_path {
+        err.prepend_path(&path)
+    } else {
+        err
     }
 }

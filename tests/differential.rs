@@ -656,6 +656,62 @@ fn typed_collections_with_mixed_dynamic_types_are_not_written() {
     })
     .unwrap_err();
     assert_eq!(err.path().to_string(), "rules[1].other");
+
+    // Structs inside structs, declared out of order (written sorted), a struct written
+    // before the list and fields after it: the path is where the value is, at any depth.
+    #[derive(serde::Serialize)]
+    struct Inner {
+        z: u8,
+        rules: Vec<Rule>,
+        a: u8,
+    }
+    #[derive(serde::Serialize)]
+    struct Outer {
+        zz: Inner,
+        before: Rule,
+        blocks: Vec<Inner>,
+        after: u8,
+    }
+    let inner = |rules| Inner { z: 1, rules, a: 2 };
+    let err = tfvalue::msgpack::to_vec(&Outer {
+        zz: inner(vec![rule(s(), None)]),
+        before: rule(n(), Some(s())),
+        blocks: vec![
+            inner(vec![rule(s(), None), rule(s(), Some(n()))]),
+            inner(vec![rule(s(), None), rule(n(), None)]),
+        ],
+        after: 3,
+    })
+    .unwrap_err();
+    assert!(inconsistent(&err), "{err}");
+    assert_eq!(err.path().to_string(), "blocks[1].rules[1].value");
+    let err = tfvalue::msgpack::to_vec(&Outer {
+        zz: inner(vec![]),
+        before: rule(n(), Some(s())),
+        blocks: vec![
+            inner(vec![rule(s(), Some(n()))]),
+            inner(vec![rule(s(), Some(s()))]),
+        ],
+        after: 3,
+    })
+    .unwrap_err();
+    assert_eq!(err.path().to_string(), "blocks[1].rules[0].other");
+    // The same values that agree: written, and read back in Terraform's order.
+    let bytes = tfvalue::msgpack::to_vec(&Outer {
+        zz: inner(vec![rule(s(), None)]),
+        before: rule(n(), Some(s())),
+        blocks: vec![inner(vec![rule(s(), Some(n()))]), inner(vec![])],
+        after: 3,
+    })
+    .unwrap();
+    let rule_ty = r#"["object",{"name":"string","value":"dynamic","other":"dynamic"}]"#;
+    let inner_ty =
+        format!(r#"["object",{{"a":"number","rules":["list",{rule_ty}],"z":"number"}}]"#);
+    let t = ty(&format!(
+        r#"["object",{{"after":"number","before":{rule_ty},"blocks":["list",{inner_ty}],"zz":{inner_ty}}}]"#
+    ));
+    let v = Value::from_msgpack(&bytes, &t).unwrap();
+    assert_eq!(v.to_msgpack(&t).unwrap(), bytes);
 }
 
 #[test]

@@ -167,7 +167,17 @@ impl Serializer {
         }
     }
 
+    #[inline]
     fn finish_header(&mut self, h: &Header, count: u32, map: bool) -> Result<()> {
+        if h.announced == Some(count) {
+            return Ok(());
+        }
+        self.finish_header_slow(h, count, map)
+    }
+
+    /// [`Serializer::finish_header`] where the count is not the one announced, or none was.
+    #[inline(never)]
+    fn finish_header_slow(&mut self, h: &Header, count: u32, map: bool) -> Result<()> {
         match h.announced {
             Some(n) if n == count => Ok(()),
             Some(n) => Err(Error::data(format_args!(
@@ -191,11 +201,18 @@ impl Serializer {
     }
 
     /// Puts the entries of a struct, recorded from `fields[base..]`, in the order of
-    /// their names. The order of a struct's fields is worked out once per thread and kept
-    /// (see [`Orders`]); a struct seen before is put in order by a copy of its entries.
+    /// their names, if they are not in it already. Whether they are, or the order to put
+    /// them in, is worked out once per sequence of names and kept (see [`Orders`]); a
+    /// struct out of order is put in order by a copy of its entries.
     fn sort_fields(&mut self, base: usize) -> Result<()> {
         let end = self.out.len();
         let Some(spans) = self.fields.get_mut(base..) else {
+            return Ok(());
+        };
+        if spans.len() < 2 {
+            return Ok(());
+        }
+        let Some(order) = self.orders.order_of(spans)? else {
             return Ok(());
         };
         let Some(&(_, body, _)) = spans.first() else {
@@ -207,7 +224,6 @@ impl Serializer {
             span.2 = next;
             next = span.1;
         }
-        let order = self.orders.order_of(spans)?;
         // The largest entry is moved within the output; the others go through `scratch`
         // in order (a struct holding one large map is not copied whole).
         let largest = spans
@@ -300,10 +316,7 @@ thread_local! {
             out: Vec::new(),
             fields: Vec::new(),
             scratch: Vec::new(),
-            orders: Orders {
-                known: Vec::new(),
-                next: 0,
-            },
+            orders: Orders { slots: Vec::new() },
         })
     };
 }
@@ -343,63 +356,87 @@ impl Buffers {
     }
 }
 
-/// The orders of the structs a thread has encoded out of Terraform's order: for a
-/// struct's field names (recognised by their addresses: the same `&'static str`s are the
-/// same names), the indices of its fields in bytewise order of the names. A name
-/// sequence not seen before is sorted (and checked for duplicates) and kept; at most
-/// [`Orders::MAX`] are kept, the oldest making room.
+/// The layouts of the structs a thread has encoded: for a sequence of field names
+/// (recognised by their addresses: the same `&'static str`s are the same names), whether
+/// they come in Terraform's order (bytewise order of the names), and if not the indices
+/// of the fields in that order. A sequence is found in one of [`Orders::SLOTS`] slots by
+/// the addresses of its first and last names and its length; one not found there (not
+/// seen before, or its slot taken by another since) is checked again (names compared,
+/// sorted if out of order, duplicates refused) and takes the slot. So a struct costs the
+/// comparisons of its names once, not at every encode, and a thread keeps a few KB.
 #[derive(Default)]
 pub(crate) struct Orders {
-    known: Vec<(Vec<&'static str>, Vec<u32>)>,
-    /// Where the next new order goes once `known` is full.
-    next: usize,
+    slots: Vec<Layout>,
+}
+
+/// A sequence of field names and the order to write them in.
+#[derive(Default)]
+struct Layout {
+    names: Vec<&'static str>,
+    /// Empty when the names are in order as they come.
+    order: Vec<u32>,
 }
 
 impl Orders {
-    const MAX: usize = 32;
+    const SLOTS: usize = 64;
 
-    /// The order of the fields in `spans` (name, start, end).
-    fn order_of(&mut self, spans: &[(&'static str, usize, usize)]) -> Result<&[u32]> {
-        let same = |names: &[&'static str]| {
-            names.len() == spans.len()
-                && names
-                    .iter()
-                    .zip(spans)
-                    .all(|(a, b)| std::ptr::eq(a.as_ptr(), b.0.as_ptr()) && a.len() == b.0.len())
+    /// The order of the fields in `spans` (name, start, end): `None` when they are in
+    /// order as they are.
+    fn order_of(&mut self, spans: &[(&'static str, usize, usize)]) -> Result<Option<&[u32]>> {
+        let (Some(first), Some(last)) = (spans.first(), spans.last()) else {
+            return Ok(None);
         };
-        if let Some(i) = self.known.iter().position(|(names, _)| same(names)) {
-            return Ok(&self.known[i].1);
+        if self.slots.is_empty() {
+            self.slots.resize_with(Self::SLOTS, Layout::default);
         }
-        let Ok(n) = u32::try_from(spans.len()) else {
-            return Err(too_many());
+        let hash = (first.0.as_ptr().addr() >> 3)
+            ^ (last.0.as_ptr().addr() >> 1)
+            ^ spans.len().wrapping_mul(0x9e37_79b9);
+        let Some(slot) = self.slots.get_mut((hash ^ (hash >> 11)) % Self::SLOTS) else {
+            return Ok(None);
         };
-        let mut order: Vec<u32> = (0..n).collect();
-        order.sort_unstable_by(|&a, &b| {
-            bytes_cmp(
-                spans[as_index(a)].0.as_bytes(),
-                spans[as_index(b)].0.as_bytes(),
-            )
-        });
-        if let Some(w) = order
-            .windows(2)
-            .find(|w| spans[as_index(w[0])].0 == spans[as_index(w[1])].0)
-        {
-            return Err(Error::data(format_args!(
-                "duplicate key {:?}",
-                spans[as_index(w[0])].0
-            )));
+        let known = slot.names.len() == spans.len()
+            && slot
+                .names
+                .iter()
+                .zip(spans)
+                .all(|(a, b)| std::ptr::eq(a.as_ptr(), b.0.as_ptr()) && a.len() == b.0.len());
+        if !known {
+            slot.names.clear();
+            slot.order.clear();
+            let in_order = spans
+                .windows(2)
+                .all(|w| bytes_cmp(w[0].0.as_bytes(), w[1].0.as_bytes()).is_lt());
+            if !in_order {
+                let Ok(n) = u32::try_from(spans.len()) else {
+                    return Err(too_many());
+                };
+                slot.order.extend(0..n);
+                slot.order.sort_unstable_by(|&a, &b| {
+                    bytes_cmp(
+                        spans[as_index(a)].0.as_bytes(),
+                        spans[as_index(b)].0.as_bytes(),
+                    )
+                });
+                if let Some(w) = slot
+                    .order
+                    .windows(2)
+                    .find(|w| spans[as_index(w[0])].0 == spans[as_index(w[1])].0)
+                {
+                    let dup = spans[as_index(w[0])].0;
+                    // Never kept: refused again next time.
+                    slot.order.clear();
+                    return Err(Error::data(format_args!("duplicate key {dup:?}")));
+                }
+            }
+            // Kept once known to be right.
+            slot.names.extend(spans.iter().map(|s| s.0));
         }
-        let names = spans.iter().map(|s| s.0).collect();
-        let slot = if self.known.len() < Self::MAX {
-            self.known.push((names, order));
-            self.known.len() - 1
+        Ok(if slot.order.is_empty() {
+            None
         } else {
-            let slot = self.next % Self::MAX;
-            self.next = slot + 1;
-            self.known[slot] = (names, order);
-            slot
-        };
-        Ok(&self.known[slot].1)
+            Some(&slot.order)
+        })
     }
 }
 
@@ -438,23 +475,28 @@ impl<'a> ser::Serializer for &'a mut Serializer {
     type SerializeStruct = Compound<'a>;
     type SerializeStructVariant = ser::Impossible<(), Error>;
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> Result<()> {
         self.out.push(if v { 0xc3 } else { 0xc2 });
         Ok(())
     }
 
+    #[inline]
     fn serialize_i8(self, v: i8) -> Result<()> {
         write_i64(&mut self.out, v as i64);
         Ok(())
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> Result<()> {
         write_i64(&mut self.out, v as i64);
         Ok(())
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> Result<()> {
         write_i64(&mut self.out, v as i64);
         Ok(())
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> Result<()> {
         write_i64(&mut self.out, v);
         Ok(())
@@ -463,18 +505,22 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         write_number(&mut self.out, &Number::from(v));
         Ok(())
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> Result<()> {
         write_u64(&mut self.out, v as u64);
         Ok(())
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> Result<()> {
         write_u64(&mut self.out, v as u64);
         Ok(())
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> Result<()> {
         write_u64(&mut self.out, v as u64);
         Ok(())
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> Result<()> {
         if v > i64::MAX as u64 {
             // beyond i64, go-cty writes the decimal text
@@ -541,6 +587,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         Ok(())
     }
 
+    #[inline]
     fn serialize_none(self) -> Result<()> {
         self.out.push(0xc0);
         Ok(())
@@ -550,6 +597,7 @@ impl<'a> ser::Serializer for &'a mut Serializer {
         value.serialize(self)
     }
 
+    #[inline]
     fn serialize_unit(self) -> Result<()> {
         self.out.push(0xc0);
         Ok(())
@@ -592,7 +640,8 @@ impl<'a> ser::Serializer for &'a mut Serializer {
                 r?;
                 if let Some((a, b)) = captured {
                     let ty = crate::types::Type::from_json(&self.out[a..b])?;
-                    self.dyn_check.record(ty, &self.out, true)?;
+                    self.dyn_check
+                        .record_in_struct(ty, &self.out, &self.fields, true)?;
                 }
                 Ok(())
             }
@@ -658,8 +707,8 @@ impl<'a> ser::Serializer for &'a mut Serializer {
     fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a>> {
         self.enter()?;
         let header = self.write_header(Some(len), true)?;
-        self.dyn_check.push(false);
         let base = self.fields.len();
+        self.dyn_check.push_fields(base);
         let mut c = Compound::new(self, header);
         c.fields_base = Some(base);
         Ok(c)
@@ -688,11 +737,10 @@ pub struct Compound<'a> {
     ser: &'a mut Serializer,
     header: Header,
     count: u32,
-    /// Whether the keys so far came in strictly increasing order.
+    /// Whether the keys of a map so far came in strictly increasing order.
     sorted: bool,
-    /// The byte range of the previous map key's text, or the previous field name.
+    /// The byte range of the previous map key's text.
     prev_key: Option<std::ops::Range<usize>>,
-    prev_field: Option<&'static str>,
     /// For a struct: where its fields start in the serializer's `fields`.
     fields_base: Option<usize>,
 }
@@ -705,7 +753,6 @@ impl<'a> Compound<'a> {
             count: 0,
             sorted: true,
             prev_key: None,
-            prev_field: None,
             fields_base: None,
         }
     }
@@ -746,11 +793,7 @@ impl<'a> Compound<'a> {
     fn end_map(self) -> Result<()> {
         match self.fields_base {
             Some(base) => {
-                let sorted = if self.sorted {
-                    Ok(())
-                } else {
-                    self.ser.sort_fields(base)
-                };
+                let sorted = self.ser.sort_fields(base);
                 self.ser.fields.truncate(base);
                 sorted?;
             }
@@ -853,17 +896,10 @@ impl ser::SerializeStruct for Compound<'_> {
         value: &T,
     ) -> Result<()> {
         self.bump()?;
-        if self.sorted {
-            if let Some(prev) = self.prev_field {
-                if bytes_cmp(prev.as_bytes(), key.as_bytes()) != std::cmp::Ordering::Less {
-                    self.sorted = false;
-                }
-            }
-            self.prev_field = Some(key);
-        }
+        // Recorded for the order of the fields (checked at the end) and for the check of
+        // `dynamic` values (which reads where it is from here).
         self.ser.fields.push((key, self.ser.out.len(), 0));
         write_str(&mut self.ser.out, key);
-        self.ser.dyn_check.at(At::Field(key));
         value.serialize(&mut *self.ser)
     }
 
@@ -1073,8 +1109,10 @@ mod tests {
                 c: None,
                 b: 2,
             });
-            // more kinds of struct than are kept (49 sequences, most of them out of order)
-            let names: Vec<&'static str> = ["g", "f", "e", "d", "c", "b", "a"].to_vec();
+            // more kinds of struct than there are slots (144 sequences, most of them out
+            // of order, some of them sharing a slot)
+            let names: Vec<&'static str> =
+                ["l", "k", "j", "i", "h", "g", "f", "e", "d", "c", "b", "a"].to_vec();
             for n in 1..=names.len() {
                 for skip in 0..names.len() {
                     let picked: Vec<&'static str> =

@@ -121,12 +121,20 @@ pub(crate) fn write_bin(out: &mut Vec<u8>, b: &[u8]) {
 
 #[inline]
 pub(crate) fn write_array_len(out: &mut Vec<u8>, n: u32) {
-    write_len(out, n as usize, Some((0x90, 15)), None, 0xdc, 0xdd);
+    if n <= 15 {
+        out.push(0x90 | n as u8);
+    } else {
+        write_len(out, n as usize, None, None, 0xdc, 0xdd);
+    }
 }
 
 #[inline]
 pub(crate) fn write_map_len(out: &mut Vec<u8>, n: u32) {
-    write_len(out, n as usize, Some((0x80, 15)), None, 0xde, 0xdf);
+    if n <= 15 {
+        out.push(0x80 | n as u8);
+    } else {
+        write_len(out, n as usize, None, None, 0xde, 0xdf);
+    }
 }
 
 pub(crate) fn write_ext_header(out: &mut Vec<u8>, len: usize, code: i8) {
