@@ -202,6 +202,81 @@ fn arb_value_in(ty: &Type, in_collection: bool) -> BoxedStrategy<Value> {
     .boxed()
 }
 
+fn arb_pair_without_dynamic() -> impl Strategy<Value = (Type, Value)> {
+    arb_type(false, true).prop_flat_map(|t| arb_value(&t).prop_map(move |v| (t.clone(), v)))
+}
+
+/// The value `bytes` hold, each unknown without its refinements, encoded.
+fn made_plain(bytes: &[u8], ty: &Type) -> Vec<u8> {
+    fn plain(v: &mut Value) {
+        match v {
+            Value::Unknown(r) => *r = Refinements::new(),
+            Value::List(xs) | Value::Set(xs) | Value::Tuple(xs) => xs.iter_mut().for_each(plain),
+            Value::Map(m) | Value::Object(m) => m.values_mut().for_each(plain),
+            Value::Dynamic(_) => plain(v.unwrap_dynamic_mut()),
+            _ => {}
+        }
+    }
+    let mut v = Value::from_msgpack(bytes, ty).unwrap();
+    plain(&mut v);
+    v.to_msgpack(ty).unwrap()
+}
+
+/// Bytes in other forms than the canonical ones (wider integers, an integral float, a
+/// string not in NFC or with a wider header, a set out of order whose elements become
+/// one once plain): written canonically, as the value would be.
+#[test]
+fn without_refinements_writes_canonical_bytes() {
+    let ty = Type::object([
+        ("n", Type::Number),
+        ("f", Type::Number),
+        ("s", Type::String),
+        ("t", Type::String),
+        ("u", Type::String),
+        ("xs", Type::list(Type::Number)),
+    ]);
+    let mut bytes = vec![0x86];
+    bytes.extend_from_slice(b"\xa1f\xcb\x40\x14\x00\x00\x00\x00\x00\x00"); // 5.0
+    bytes.extend_from_slice(b"\xa1n\xcd\x00\x05"); // 5 as uint16
+    bytes.extend_from_slice(b"\xa1s\xa3e\xcc\x81"); // e + combining acute
+    bytes.extend_from_slice(b"\xa1t\xd9\x02ok"); // str8 header
+                                                 // a refined unknown string (not null, prefix "i-")
+    let refined = Value::Unknown(Refinements::new().not_null().with_prefix("i-"))
+        .to_msgpack(&Type::String)
+        .unwrap();
+    bytes.extend_from_slice(b"\xa1u");
+    bytes.extend_from_slice(&refined);
+    bytes.extend_from_slice(b"\xa2xs\xdc\x00\x02\x01\xd0\xff"); // array16, -1 as int8
+    let plain = tfvalue::msgpack::without_refinements(&bytes, &ty).unwrap();
+    assert_eq!(plain, made_plain(&bytes, &ty));
+    assert_eq!(
+        plain,
+        b"\x86\xa1f\x05\xa1n\x05\xa1s\xa2\xc3\xa9\xa1t\xa2ok\xa1u\xd4\x00\x00\xa2xs\x92\x01\xff"
+    );
+
+    // A set of two unknowns that differ only in refinements: one element once plain.
+    let set_ty = Type::set(Type::String);
+    let two = Value::Set(vec![
+        Value::Unknown(Refinements::new().not_null().with_prefix("a")),
+        Value::Unknown(Refinements::new().not_null().with_prefix("b")),
+    ]);
+    let bytes = two.to_msgpack(&set_ty).unwrap();
+    let plain = tfvalue::msgpack::without_refinements(&bytes, &set_ty).unwrap();
+    assert_eq!(plain, made_plain(&bytes, &set_ty));
+    let in_list = Type::list(set_ty.clone());
+    let bytes = Value::List(vec![two.clone(), two])
+        .to_msgpack(&in_list)
+        .unwrap();
+    assert_eq!(
+        tfvalue::msgpack::without_refinements(&bytes, &in_list).unwrap(),
+        made_plain(&bytes, &in_list)
+    );
+    // What the value refuses is refused.
+    let err = tfvalue::msgpack::without_refinements(b"\x81\xa1z\x01", &ty).unwrap_err();
+    let want = Value::from_msgpack(b"\x81\xa1z\x01", &ty).unwrap_err();
+    assert_eq!(err.to_string(), want.to_string());
+}
+
 fn arb_pair() -> impl Strategy<Value = (Type, Value)> {
     arb_type(true, true).prop_flat_map(|t| arb_value(&t).prop_map(move |v| (t.clone(), v)))
 }
@@ -216,6 +291,19 @@ proptest! {
         prop_assert_eq!(&back, &value);
         let again = back.to_msgpack(&ty).map_err(|e| TestCaseError::fail(format!("re-encode: {e}")))?;
         prop_assert_eq!(again, bytes);
+    }
+
+    /// `msgpack::without_refinements` writes as it streams what the value gives made
+    /// plain (decoded, each unknown's refinements dropped, encoded): with `dynamic`
+    /// positions (the value itself) and without (the stream, sets alone by value).
+    #[test]
+    fn without_refinements_is_the_value_made_plain(
+        (ty, value) in prop_oneof![arb_pair().boxed(), arb_pair_without_dynamic().boxed()],
+    ) {
+        let bytes = value.to_msgpack(&ty).map_err(|e| TestCaseError::fail(format!("encode: {e}")))?;
+        let plain = tfvalue::msgpack::without_refinements(&bytes, &ty)
+            .map_err(|e| TestCaseError::fail(format!("strip: {e}")))?;
+        prop_assert_eq!(plain, made_plain(&bytes, &ty));
     }
 
     #[test]

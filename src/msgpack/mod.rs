@@ -36,6 +36,7 @@
 mod de;
 pub(crate) mod read;
 mod ser;
+mod strip;
 mod unknown;
 mod validate;
 mod value;
@@ -45,6 +46,7 @@ use std::io;
 
 pub use de::{Deserializer, DEFAULT_MAX_DEPTH};
 pub use ser::{Compound, Serializer};
+pub use strip::without_refinements;
 pub use validate::{keeps_plan, validate, validate_structure, Validated};
 /// The general (serde) paths of `Value::from_msgpack` and `Value::to_msgpack`, which the
 /// fast paths hand everything they do not take on; for tests that hold the two to the same

@@ -95,6 +95,11 @@ impl<C> Ctx<C> {
         self
     }
 
+    /// Lets the configuration go, once nothing is to read it.
+    pub(crate) fn release_config(&mut self) {
+        self.config = None;
+    }
+
     /// The configuration as Terraform sent it (empty where there is none).
     pub(crate) fn config_value(&self) -> &DynamicValue {
         static NONE: DynamicValue = DynamicValue {

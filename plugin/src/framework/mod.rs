@@ -889,7 +889,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
 
     async fn plan_inner(
         &self,
-        cx: &Ctx<C>,
+        cx: &mut Ctx<C>,
         req: PlanResourceChangeRequest,
     ) -> Result<PlanResourceChangeResponse> {
         let like = convert::wire_len(&req.proposed_new_state);
@@ -911,6 +911,9 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
                 check,
             } => {
                 if check {
+                    // Nothing reads the configuration any more: its bytes go before the
+                    // model is built (for a large value, a third of what is held then).
+                    cx.release_config();
                     // The model shows that the plan fits it (a computed field without
                     // `Unknown` fails here, not at apply).
                     drop(self.decode(&plan, "the planned state")?);
@@ -1221,14 +1224,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource for Registered<R, C> 
                 Err(d) => return d.into(),
             };
             let mut req = req;
-            let cx = Ctx::new(
+            let mut cx = Ctx::new(
                 client,
                 req.ctx.clone(),
                 &self.type_name,
                 std::mem::take(&mut req.prior_private),
             )
             .with_config(std::mem::take(&mut req.config), &self.wire.ty);
-            let result = self.plan_inner(&cx, req).await;
+            let result = self.plan_inner(&mut cx, req).await;
             let mut diagnostics = cx.take_warnings();
             match result {
                 Ok(mut resp) => {

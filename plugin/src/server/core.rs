@@ -2328,32 +2328,18 @@ fn digest(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// The plan as Terraform before 1.6 sends it back to apply: every unknown without its
-/// refinements (Terraform 1.6 and later send the refinements too).
-fn without_refinements(planned: &[u8], ty: &Type) -> Option<Vec<u8>> {
-    fn erase(v: &mut Value) {
-        match v {
-            Value::Unknown(r) => *r = tfvalue::Refinements::new(),
-            Value::List(xs) | Value::Set(xs) | Value::Tuple(xs) => xs.iter_mut().for_each(erase),
-            Value::Map(m) | Value::Object(m) => m.values_mut().for_each(erase),
-            Value::Dynamic(_) => erase(v.unwrap_dynamic_mut()),
-            _ => {}
-        }
-    }
-    let mut v = Value::from_msgpack(planned, ty).ok()?;
-    erase(&mut v);
-    v.to_msgpack(ty).ok()
-}
-
 /// Planned private data that also carries the plan's bytes, bound to the plan Terraform
 /// will send back to apply by the digest of its refinement-free form; `None` when the
 /// plan cannot be kept (too large).
 pub(crate) fn wrap_plan(planned: &[u8], private: &[u8], ty: &Type) -> Option<Vec<u8>> {
     let len = u32::try_from(planned.len()).ok()?;
-    let stripped = without_refinements(planned, ty)?;
+    // The plan as Terraform before 1.6 sends it back to apply (every unknown without its
+    // refinements), written as the plan's bytes stream by: for a large plan, about its
+    // own size, not a value of it several times that. Let go once digested.
+    let stripped = digest(&tfvalue::msgpack::without_refinements(planned, ty).ok()?);
     let mut out = Vec::with_capacity(PLAN_MAGIC.len() + 12 + planned.len() + private.len());
     out.extend_from_slice(PLAN_MAGIC);
-    out.extend_from_slice(&digest(&stripped).to_be_bytes());
+    out.extend_from_slice(&stripped.to_be_bytes());
     out.extend_from_slice(&len.to_be_bytes());
     out.extend_from_slice(planned);
     out.extend_from_slice(private);
