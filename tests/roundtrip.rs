@@ -271,6 +271,14 @@ fn without_refinements_writes_canonical_bytes() {
         tfvalue::msgpack::without_refinements(&bytes, &in_list).unwrap(),
         made_plain(&bytes, &in_list)
     );
+    // Optional attributes left out (the value writes them null): found by the fuzz
+    // target `without_refinements`.
+    let opt: Type =
+        serde_json::from_str(r#"["object",{"é":["object",{"é":"string"},["é"]]},["é"]]"#)
+            .unwrap();
+    let plain = tfvalue::msgpack::without_refinements(b"\x80", &opt).unwrap();
+    assert_eq!(plain, made_plain(b"\x80", &opt));
+    assert_eq!(plain, b"\x81\xa2\xc3\xa9\xc0");
     // What the value refuses is refused.
     let err = tfvalue::msgpack::without_refinements(b"\x81\xa1z\x01", &ty).unwrap_err();
     let want = Value::from_msgpack(b"\x81\xa1z\x01", &ty).unwrap_err();

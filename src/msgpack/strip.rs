@@ -128,6 +128,12 @@ fn write_plain(r: &mut SliceReader<'_>, ty: &Type, out: &mut Vec<u8>, depth: usi
             }
         }
         (Token::Map(n), Type::Map(_) | Type::Object(_)) => {
+            if let Type::Object(o) = ty {
+                // Optional attributes left out are written null by the value: declined.
+                if o.attributes().len() != n as usize {
+                    return Err(decline());
+                }
+            }
             write_map_len(out, n);
             let mut prev: Option<std::ops::Range<usize>> = None;
             for _ in 0..n {
