@@ -274,8 +274,7 @@ fn without_refinements_writes_canonical_bytes() {
     // Optional attributes left out (the value writes them null): found by the fuzz
     // target `without_refinements`.
     let opt: Type =
-        serde_json::from_str(r#"["object",{"é":["object",{"é":"string"},["é"]]},["é"]]"#)
-            .unwrap();
+        serde_json::from_str(r#"["object",{"é":["object",{"é":"string"},["é"]]},["é"]]"#).unwrap();
     let plain = tfvalue::msgpack::without_refinements(b"\x80", &opt).unwrap();
     assert_eq!(plain, made_plain(b"\x80", &opt));
     assert_eq!(plain, b"\x81\xa2\xc3\xa9\xc0");

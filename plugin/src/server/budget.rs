@@ -18,7 +18,7 @@ use std::marker::PhantomData;
 
 use prost::bytes::Buf;
 use prost::{Message, Name};
-use tonic::codec::{BufferSettings, DecodeBuf};
+use tonic::codec::{BufferSettings, DecodeBuf, EncodeBuf};
 use tonic::Status;
 
 /// How many bytes of memory, beyond the request's own bytes, the small elements of one
@@ -192,15 +192,36 @@ where
 {
     type Encode = T;
     type Decode = U;
-    type Encoder = tonic_prost::ProstEncoder<T>;
+    type Encoder = Encoder<T>;
     type Decoder = Decoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
-        tonic_prost::ProstEncoder::new(BufferSettings::default())
+        Encoder(PhantomData)
     }
 
     fn decoder(&mut self) -> Self::Decoder {
         Decoder(tonic_prost::ProstDecoder::new(BufferSettings::default()))
+    }
+}
+
+/// prost's encoder with the buffer sized once for the message: a large answer (a plan
+/// of many MB) is written into a buffer of its size, not one grown by doubling to up to
+/// twice it (the peak of a large plan's request was that buffer).
+#[derive(Debug)]
+pub(crate) struct Encoder<T>(PhantomData<T>);
+
+impl<T: Message> tonic::codec::Encoder for Encoder<T> {
+    type Item = T;
+    type Error = Status;
+
+    fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        buf.reserve(item.encoded_len());
+        item.encode(buf)
+            .map_err(|e| Status::internal(format!("encoding the answer: {e}")))
+    }
+
+    fn buffer_settings(&self) -> BufferSettings {
+        BufferSettings::default()
     }
 }
 

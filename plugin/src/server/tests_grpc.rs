@@ -1380,13 +1380,14 @@ fn server_config(n: usize) -> Vec<u8> {
 
 /// A large structured plan (the framework's path for a create: planned over the
 /// request's bytes, the model decoded from the plan and encoded) keeps the process's
-/// peak within 6 times the request, after each of four plans, and plans of it again do
+/// peak within 5 times the request, after each of four plans, and plans of it again do
 /// not raise the peak by more than a seventh: memory freed by one request is used by the
-/// next. (Measured: 5.07x after the first, 5.07x or 5.60x after four, as glibc's arenas
-/// of the threads that served them fall; before the plan kept for apply was digested as
-/// its bytes stream by (`msgpack::without_refinements`), 6.22x after the first and after
-/// four; before the create was planned over the bytes, 6.9x and 7.6x; before the
-/// configuration's value was freed as soon as the plan was made, 6.9x and 9.4x.)
+/// next. (Measured: 4.57x-4.61x after the first, 4.61x-4.62x after four; before the
+/// answer's buffer was sized once (`budget::Encoder`), 5.07x and 5.07x-5.60x; before
+/// the plan kept for apply was digested as its bytes stream by
+/// (`msgpack::without_refinements`), 6.22x after the first and after four; before the
+/// create was planned over the bytes, 6.9x and 7.6x; before the configuration's value
+/// was freed as soon as the plan was made, 6.9x and 9.4x.)
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn large_plans_stay_within_bounds_and_do_not_pile_up() {
@@ -1421,7 +1422,7 @@ async fn large_plans_stay_within_bounds_and_do_not_pile_up() {
     println!("plans of {size} bytes: peak growth after each {ratios:?}");
     for (i, g) in grown.iter().enumerate() {
         assert!(
-            *g <= 6 * size as u64,
+            *g <= 5 * size as u64,
             "{} plans of {size} bytes grew the peak by {} MiB",
             i + 1,
             g >> 20
