@@ -215,9 +215,11 @@ impl<T: Message> tonic::codec::Encoder for Encoder<T> {
     type Error = Status;
 
     fn encode(&mut self, item: T, buf: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        // `encode` would measure the message again to check the room, which the buffer
+        // (growing as written) always has.
         buf.reserve(item.encoded_len());
-        item.encode(buf)
-            .map_err(|e| Status::internal(format!("encoding the answer: {e}")))
+        item.encode_raw(buf);
+        Ok(())
     }
 
     fn buffer_settings(&self) -> BufferSettings {
