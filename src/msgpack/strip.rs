@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::limits::DEFAULT_MAX_DEPTH;
 use crate::private::bytes_cmp;
 use crate::types::Type;
+use crate::unknown::Refinements;
 use crate::value::Value;
 
 /// The plain unknown as go-cty writes it: extension 0 with one ignored byte of payload.
@@ -65,7 +66,7 @@ pub fn without_refinements(bytes: &[u8], ty: &Type) -> Result<Vec<u8>> {
 /// Each unknown in `v` without its refinements.
 fn make_plain(v: &mut Value) {
     match v {
-        Value::Unknown(r) => *r = crate::Refinements::new(),
+        Value::Unknown(r) => *r = Refinements::new(),
         Value::List(xs) | Value::Set(xs) | Value::Tuple(xs) => xs.iter_mut().for_each(make_plain),
         Value::Map(m) | Value::Object(m) => m.values_mut().for_each(make_plain),
         Value::Dynamic(_) => make_plain(v.unwrap_dynamic_mut()),
