@@ -79,8 +79,8 @@ fn decline() -> Error {
     Error::data("not written as it streams by")
 }
 
-/// Writes the value at `r` (of a type without `dynamic`, valid: see
-/// [`without_refinements`]) in its canonical form with plain unknowns.
+/// Writes the value at `r` (valid: see [`without_refinements`]) in its canonical form
+/// with plain unknowns; what it declines, the caller writes through the value.
 fn write_plain(r: &mut SliceReader<'_>, ty: &Type, out: &mut Vec<u8>, depth: usize) -> Result<()> {
     let Some(depth) = depth.checked_sub(1) else {
         return Err(decline());
@@ -98,8 +98,8 @@ fn write_plain(r: &mut SliceReader<'_>, ty: &Type, out: &mut Vec<u8>, depth: usi
         // is built, made plain and written again, alone (nothing outside it changes
         // how it is written).
         r.skip_value(depth)?;
-        let set = r.input_full().get(start..r.pos()).ok_or_else(decline)?;
-        let mut v = Value::from_msgpack(set, ty)?;
+        let whole = r.input_full().get(start..r.pos()).ok_or_else(decline)?;
+        let mut v = Value::from_msgpack(whole, ty)?;
         make_plain(&mut v);
         out.extend_from_slice(&v.to_msgpack(ty)?);
         return Ok(());

@@ -2336,10 +2336,10 @@ pub(crate) fn wrap_plan(planned: &[u8], private: &[u8], ty: &Type) -> Option<Vec
     // The plan as Terraform before 1.6 sends it back to apply (every unknown without its
     // refinements), written as the plan's bytes stream by: for a large plan, about its
     // own size, not a value of it several times that. Let go once digested.
-    let stripped = digest(&tfvalue::msgpack::without_refinements(planned, ty).ok()?);
+    let plain_digest = digest(&tfvalue::msgpack::without_refinements(planned, ty).ok()?);
     let mut out = Vec::with_capacity(PLAN_MAGIC.len() + 12 + planned.len() + private.len());
     out.extend_from_slice(PLAN_MAGIC);
-    out.extend_from_slice(&stripped.to_be_bytes());
+    out.extend_from_slice(&plain_digest.to_be_bytes());
     out.extend_from_slice(&len.to_be_bytes());
     out.extend_from_slice(planned);
     out.extend_from_slice(private);
