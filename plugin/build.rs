@@ -18,6 +18,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     config.enable_type_names();
     // Decoded straight into the map the provider gets, not a HashMap copied into it.
     config.btree_map([".tfplugin5.RawState.flatmap", ".tfplugin6.RawState.flatmap"]);
+    // A value's bytes are slices of the request's buffer (no copy while decoding); the
+    // server turns them into the `Vec`s the provider gets, the last one in that buffer.
+    config.bytes([".tfplugin5.DynamicValue", ".tfplugin6.DynamicValue"]);
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)

@@ -8,6 +8,18 @@ use tfvalue::{AttributePath, PathStep, Type};
 pub(crate) mod v5;
 pub(crate) mod v6;
 
+/// The bytes of a request's value as a `Vec`: copied out of the request's buffer, or
+/// the buffer itself, moved to its front and cut to the value, when no other part of the
+/// request holds it any more (the last value converted).
+pub(crate) fn owned(bytes: bytes::Bytes) -> Vec<u8> {
+    let mut v = Vec::from(bytes);
+    // The buffer taken over held the whole request: give the rest back.
+    if v.capacity() - v.len() > v.len() / 4 + 4096 {
+        v.shrink_to_fit();
+    }
+    v
+}
+
 /// One protocol path step, before it becomes a message of either major.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Step {
@@ -132,12 +144,36 @@ macro_rules! common_conversions {
             }
         }
 
-        /// A protocol `DynamicValue` as tfvalue's (the bytes move, nothing is copied).
+        /// A protocol `DynamicValue` as tfvalue's ([`owned`](crate::convert::owned):
+        /// copied out of the request's buffer, or that buffer itself for the last of
+        /// its values).
         pub(crate) fn dynamic_value(dv: Option<pb::DynamicValue>) -> DynamicValue {
             match dv {
-                Some(pb::DynamicValue { msgpack, json }) => DynamicValue { msgpack, json },
+                Some(pb::DynamicValue { msgpack, json }) => DynamicValue {
+                    msgpack: crate::convert::owned(msgpack),
+                    json: crate::convert::owned(json),
+                },
                 None => DynamicValue::default(),
             }
+        }
+
+        /// [`dynamic_value`] of each, the smallest first: the largest, converted last,
+        /// takes the request's buffer over where it is the buffer's last value (no
+        /// copy), and a large request is held once and a half at most, not twice.
+        pub(crate) fn dynamic_values<const N: usize>(
+            dvs: [Option<pb::DynamicValue>; N],
+        ) -> [DynamicValue; N] {
+            let size = |dv: &Option<pb::DynamicValue>| {
+                dv.as_ref().map_or(0, |dv| dv.msgpack.len() + dv.json.len())
+            };
+            let mut order: [usize; N] = std::array::from_fn(|i| i);
+            order.sort_by_key(|&i| size(&dvs[i]));
+            let mut dvs = dvs.map(Some);
+            let mut out: [DynamicValue; N] = std::array::from_fn(|_| DynamicValue::default());
+            for i in order {
+                out[i] = dynamic_value(dvs[i].take().flatten());
+            }
+            out
         }
 
         /// tfvalue's `DynamicValue` as the protocol's; no value at all is none.
@@ -146,8 +182,8 @@ macro_rules! common_conversions {
                 None
             } else {
                 Some(pb::DynamicValue {
-                    msgpack: dv.msgpack,
-                    json: dv.json,
+                    msgpack: dv.msgpack.into(),
+                    json: dv.json.into(),
                 })
             }
         }

@@ -949,6 +949,11 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
                     .store(true, std::sync::atomic::Ordering::Relaxed);
             }
         }
+        // The hook was the last to read the configuration and the prior state's model:
+        // both go before the plan is encoded (for a large create, the configuration's
+        // bytes were a fifth of what was held then).
+        drop(prior_model);
+        cx.release_config();
         let mut resp = PlanResourceChangeResponse::new(self.encode_like(
             Some(&planned),
             "the planned state",

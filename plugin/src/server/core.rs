@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::hash::Hasher;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -14,6 +13,7 @@ use tfvalue::msgpack::Validated;
 use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, DynamicValue, Type, Value};
 
+use super::kept_plan::{unwrap_plan, wrap_plan};
 use crate::diagnostic::{has_errors, Diagnostic};
 use crate::function::{
     check_arguments, CallFunctionRequest, CallFunctionResponse, Function, FunctionError,
@@ -27,12 +27,6 @@ use crate::provider::*;
 /// `DynamicValue` it receives, one JSON object per line: `rpc`, `field`, the `type` it
 /// was decoded with (type JSON) and the `msgpack` bytes in hex.
 pub const VALUE_LOG_ENV: &str = "TFVALUE_PLUGIN_VALUE_LOG";
-
-/// The prefix of planned private data that carries the plan itself (version 2: with the
-/// digest of the plan as Terraform sends it back, which binds it to that plan).
-const PLAN_MAGIC: &[u8] = b"tfvalue-plugin/plan/2\n";
-/// The prefix of version 1, from before the digest; its kept plan is never used.
-const PLAN_MAGIC_V1: &[u8] = b"tfvalue-plugin/plan/1\n";
 
 /// A schema and the type it implies, computed once.
 struct Entry {
@@ -2319,68 +2313,6 @@ fn inconsistent_result(type_name: &str, p: &tfvalue::schema::Diagnostic) -> Diag
         .at(path.clone())
 }
 
-/// The digest that binds a kept plan to the plan Terraform applies. Deterministic
-/// (SipHash with fixed keys): planning and applying run in different processes of the
-/// same provider binary.
-fn digest(bytes: &[u8]) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    h.write(bytes);
-    h.finish()
-}
-
-/// Planned private data that also carries the plan's bytes, bound to the plan Terraform
-/// will send back to apply by the digest of its refinement-free form; `None` when the
-/// plan cannot be kept (too large).
-pub(crate) fn wrap_plan(planned: &[u8], private: &[u8], ty: &Type) -> Option<Vec<u8>> {
-    let len = u32::try_from(planned.len()).ok()?;
-    // The plan as Terraform before 1.6 sends it back to apply (every unknown without its
-    // refinements), written as the plan's bytes stream by: for a large plan, about its
-    // own size, not a value of it several times that. Let go once digested.
-    let plain_digest = digest(&tfvalue::msgpack::without_refinements(planned, ty).ok()?);
-    let mut out = Vec::with_capacity(PLAN_MAGIC.len() + 12 + planned.len() + private.len());
-    out.extend_from_slice(PLAN_MAGIC);
-    out.extend_from_slice(&plain_digest.to_be_bytes());
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(planned);
-    out.extend_from_slice(private);
-    Some(out)
-}
-
-/// The kept plan, if the private data carries one and it is the plan of `planned` (the
-/// planned state Terraform sends to apply), and the provider's own private data.
-///
-/// The destroy half of a replacement brings the private data of the create plan along,
-/// with a null planned state: that kept plan is not this apply's, and is left aside.
-pub(crate) fn unwrap_plan(data: Vec<u8>, planned: &[u8]) -> (Option<Vec<u8>>, Vec<u8>) {
-    let v1 = data.starts_with(PLAN_MAGIC_V1);
-    let Some(rest) = data
-        .strip_prefix(PLAN_MAGIC)
-        .or_else(|| data.strip_prefix(PLAN_MAGIC_V1))
-    else {
-        return (None, data);
-    };
-    let header = if v1 { 4 } else { 12 };
-    let Some((head, body)) = rest.split_at_checked(header) else {
-        return (None, data);
-    };
-    let (want, len) = if v1 {
-        (None, head)
-    } else {
-        let (d, l) = head.split_at(8);
-        let mut d8 = [0u8; 8];
-        d8.copy_from_slice(d);
-        (Some(u64::from_be_bytes(d8)), l)
-    };
-    let mut l4 = [0u8; 4];
-    l4.copy_from_slice(len);
-    let len = u32::from_be_bytes(l4) as usize;
-    let Some((plan, private)) = body.split_at_checked(len) else {
-        return (None, data);
-    };
-    let ours = want.is_some_and(|d| planned == plan || digest(planned) == d);
-    (ours.then(|| plan.to_vec()), private.to_vec())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2470,53 +2402,5 @@ mod tests {
         ends(waiter).await;
         assert!(stays.is_stopped());
         staying.disarm();
-    }
-
-    fn ty() -> Type {
-        serde_json::from_str(r#"["object",{"id":"string"}]"#).unwrap()
-    }
-
-    #[test]
-    fn kept_plans_belong_to_their_plan_only() {
-        // `{"id": unknown, not null, prefix "a-"}` and what Terraform 1.0 sends back.
-        let plan = Value::Object(
-            [(
-                "id".to_owned(),
-                Value::Unknown(tfvalue::Refinements::new().not_null().with_prefix("a-")),
-            )]
-            .into(),
-        );
-        let bytes = plan.to_msgpack(&ty()).unwrap();
-        let echoed = b"\x81\xa2id\xd4\x00\x00".to_vec();
-        let w = wrap_plan(&bytes, b"mine", &ty()).unwrap();
-        // The apply of that plan, as Terraform 1.0 and as Terraform 1.6 send it.
-        assert_eq!(
-            unwrap_plan(w.clone(), &echoed),
-            (Some(bytes.clone()), b"mine".to_vec())
-        );
-        assert_eq!(
-            unwrap_plan(w.clone(), &bytes),
-            (Some(bytes.clone()), b"mine".to_vec())
-        );
-        // The destroy half of a replacement (null), and another plan: not ours.
-        assert_eq!(unwrap_plan(w.clone(), b"\xc0"), (None, b"mine".to_vec()));
-        assert_eq!(
-            unwrap_plan(w, b"\x81\xa2id\xa3a-1"),
-            (None, b"mine".to_vec())
-        );
-        // Private data that is not ours passes through, even if it starts like ours.
-        assert_eq!(
-            unwrap_plan(b"abc".to_vec(), &echoed),
-            (None, b"abc".to_vec())
-        );
-        let mut bad = PLAN_MAGIC.to_vec();
-        bad.extend_from_slice(&[0, 0, 0, 9, 1]);
-        assert_eq!(unwrap_plan(bad.clone(), &echoed), (None, bad));
-        // A plan kept by version 1 (no digest) is never used, its private data is.
-        let mut v1 = PLAN_MAGIC_V1.to_vec();
-        v1.extend_from_slice(&(bytes.len() as u32).to_be_bytes());
-        v1.extend_from_slice(&bytes);
-        v1.extend_from_slice(b"mine");
-        assert_eq!(unwrap_plan(v1, &echoed), (None, b"mine".to_vec()));
     }
 }

@@ -290,15 +290,18 @@ macro_rules! provider_service {
             ) -> Result<Response<pb::read_resource::Response>, Status> {
                 let r = request.into_inner();
                 let ty = self.core.resource_type(&r.type_name).cloned();
+                let identity = $cv::identity(r.current_identity);
+                let [current_state, provider_meta] =
+                    $cv::dynamic_values([r.current_state, r.provider_meta]);
                 let resp = self
                     .core
                     .read(
                         r.type_name,
-                        $cv::dynamic_value(r.current_state),
+                        current_state,
                         r.private,
-                        $cv::dynamic_value(r.provider_meta),
+                        provider_meta,
                         $cv::capabilities(r.client_capabilities),
-                        $cv::identity(r.current_identity),
+                        identity,
                     )
                     .await;
                 Ok(Response::new(pb::read_resource::Response {
@@ -316,17 +319,25 @@ macro_rules! provider_service {
             ) -> Result<Response<pb::plan_resource_change::Response>, Status> {
                 let r = request.into_inner();
                 let ty = self.core.resource_type(&r.type_name).cloned();
+                let identity = $cv::identity(r.prior_identity);
+                let [prior_state, proposed_new_state, config, provider_meta] =
+                    $cv::dynamic_values([
+                        r.prior_state,
+                        r.proposed_new_state,
+                        r.config,
+                        r.provider_meta,
+                    ]);
                 let resp = self
                     .core
                     .plan(
                         r.type_name,
-                        $cv::dynamic_value(r.prior_state),
-                        $cv::dynamic_value(r.proposed_new_state),
-                        $cv::dynamic_value(r.config),
+                        prior_state,
+                        proposed_new_state,
+                        config,
                         r.prior_private,
-                        $cv::dynamic_value(r.provider_meta),
+                        provider_meta,
                         $cv::capabilities(r.client_capabilities),
-                        $cv::identity(r.prior_identity),
+                        identity,
                     )
                     .await;
                 Ok(Response::new(pb::plan_resource_change::Response {
@@ -350,16 +361,24 @@ macro_rules! provider_service {
             ) -> Result<Response<pb::apply_resource_change::Response>, Status> {
                 let r = request.into_inner();
                 let ty = self.core.resource_type(&r.type_name).cloned();
+                let identity = $cv::identity(r.planned_identity);
+                let [prior_state, planned_state, config, provider_meta] =
+                    $cv::dynamic_values([
+                        r.prior_state,
+                        r.planned_state,
+                        r.config,
+                        r.provider_meta,
+                    ]);
                 let resp = self
                     .core
                     .apply(
                         r.type_name,
-                        $cv::dynamic_value(r.prior_state),
-                        $cv::dynamic_value(r.planned_state),
-                        $cv::dynamic_value(r.config),
+                        prior_state,
+                        planned_state,
+                        config,
                         r.planned_private,
-                        $cv::dynamic_value(r.provider_meta),
-                        $cv::identity(r.planned_identity),
+                        provider_meta,
+                        identity,
                     )
                     .await;
                 Ok(Response::new(pb::apply_resource_change::Response {

@@ -121,8 +121,8 @@ macro_rules! replays {
 
         fn dv(bytes: Vec<u8>) -> Option<pb::DynamicValue> {
             Some(pb::DynamicValue {
-                msgpack: bytes,
-                json: Vec::new(),
+                msgpack: bytes.into(),
+                json: Default::default(),
             })
         }
 
@@ -584,8 +584,8 @@ async fn a_listing_waits_for_its_reader_and_stops_when_it_goes() {
         .list_resource(pb6::list_resource::Request {
             type_name: "e_thing".into(),
             config: Some(pb6::DynamicValue {
-                msgpack: b"\x80".to_vec(),
-                json: Vec::new(),
+                msgpack: b"\x80".to_vec().into(),
+                json: Default::default(),
             }),
             include_resource_object: false,
             limit: 1_000_000,
@@ -644,8 +644,8 @@ async fn kv_lists_10000_entries_in_bounded_memory() {
     );
     let dv = |msgpack: Vec<u8>| {
         Some(pb6::DynamicValue {
-            msgpack,
-            json: Vec::new(),
+            msgpack: msgpack.into(),
+            json: Default::default(),
         })
     };
     let resp = child
@@ -719,8 +719,8 @@ async fn a_state_store_as_terraform_uses_it() {
     std::fs::create_dir(&states).unwrap();
     let dv = |msgpack: Vec<u8>| {
         Some(pb6::DynamicValue {
-            msgpack,
-            json: Vec::new(),
+            msgpack: msgpack.into(),
+            json: Default::default(),
         })
     };
     let errors = |d: &[pb6::Diagnostic]| -> Vec<String> {
@@ -1056,8 +1056,8 @@ async fn careless_providers_are_held_to_the_protocol() {
     let mut client = pb6::provider_client::ProviderClient::new(channel);
     let empty = || {
         Some(pb6::DynamicValue {
-            msgpack: b"\x80".to_vec(),
-            json: Vec::new(),
+            msgpack: b"\x80".to_vec().into(),
+            json: Default::default(),
         })
     };
     let mut stream = client
