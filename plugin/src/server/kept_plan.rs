@@ -415,7 +415,9 @@ mod tests {
         )
         .unwrap();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut flips = Rng(0x2545_f491_4f6c_dd1d);
         let (mut refinements_only, mut whole) = (0, 0);
+        let (mut kept_bytes, mut plan_bytes) = (0, 0);
         for _ in 0..2000 {
             let value = plan(&mut rng);
             let bytes = value.to_msgpack(&ty).unwrap();
@@ -423,7 +425,8 @@ mod tests {
             let w = wrap_plan(&bytes, b"mine", &ty).unwrap();
             if w.starts_with(PLAN_MAGIC_REFINEMENTS) {
                 refinements_only += 1;
-                assert!(w.len() < PLAN_MAGIC_REFINEMENTS.len() + 16 + bytes.len());
+                kept_bytes += w.len() - PLAN_MAGIC_REFINEMENTS.len() - 12 - 4;
+                plan_bytes += bytes.len();
             } else {
                 whole += 1;
             }
@@ -438,6 +441,12 @@ mod tests {
                 let short = w[..w.len().saturating_sub(cut)].to_vec();
                 let _ = unwrap_plan(short, &echoed);
             }
+            for _ in 0..8 {
+                let mut flipped = w.clone();
+                let at = flips.below(flipped.len() as u64) as usize;
+                flipped[at] ^= 1 << flips.below(8);
+                let _ = unwrap_plan(flipped, &echoed);
+            }
             let mut huge = w.clone();
             let at = PLAN_MAGIC_REFINEMENTS.len() + 8;
             if huge.starts_with(PLAN_MAGIC_REFINEMENTS) {
@@ -446,5 +455,7 @@ mod tests {
             }
         }
         assert!(refinements_only > 1000, "{refinements_only} / {whole}");
+        // What is kept is the refined unknowns, a fraction of the plans.
+        assert!(kept_bytes * 2 < plan_bytes, "{kept_bytes} of {plan_bytes}");
     }
 }
