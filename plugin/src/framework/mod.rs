@@ -1000,7 +1000,19 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         value: &DynamicValue,
         handler: impl std::future::Future<Output = Result<T>>,
     ) -> Result<T> {
-        let Some((limit, deadline)) = self.time_limit(op, value)?.and_then(deadline) else {
+        let limit = self.time_limit(op, value)?;
+        self.within_limit(cx, op, limit, handler).await
+    }
+
+    /// [`within`](Self::within) a limit read already.
+    async fn within_limit<T>(
+        &self,
+        cx: &Ctx<C>,
+        op: &str,
+        limit: Option<std::time::Duration>,
+        handler: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let Some((limit, deadline)) = limit.and_then(deadline) else {
             return handler.await;
         };
         cx.set_deadline(deadline);
@@ -1012,30 +1024,41 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
 
     async fn apply_inner(
         &self,
-        cx: &Ctx<C>,
-        req: &ApplyResourceChangeRequest,
+        cx: &mut Ctx<C>,
+        req: &mut ApplyResourceChangeRequest,
     ) -> Result<(DynamicValue, Option<DynamicValue>)> {
+        let like = convert::wire_len(&req.planned_state);
         let prior = self.decode(&req.prior_state, "the prior state")?;
         let planned = self.decode(&req.planned_state, "the planned state")?;
+        // The planned model holds the plan: its bytes go before the handler runs (the
+        // prior state's stay, as a failed apply answers with them).
+        let mut limit = |op| -> Result<_> {
+            let limit = self.time_limit(op, &req.planned_state)?;
+            drop(std::mem::take(&mut req.planned_state));
+            Ok(limit)
+        };
         let new = match (prior, planned) {
-            (None, Some(planned)) => Some(
-                self.within(
-                    cx,
-                    "create",
-                    &req.planned_state,
-                    self.resource.create(cx, planned),
+            (None, Some(planned)) => {
+                let limit = limit("create")?;
+                let cx = &*cx;
+                Some(
+                    self.within_limit(cx, "create", limit, self.resource.create(cx, planned))
+                        .await?,
                 )
-                .await?,
-            ),
-            (Some(prior), Some(planned)) => Some(
-                self.within(
-                    cx,
-                    "update",
-                    &req.planned_state,
-                    self.resource.update(cx, prior, planned),
+            }
+            (Some(prior), Some(planned)) => {
+                let limit = limit("update")?;
+                let cx = &*cx;
+                Some(
+                    self.within_limit(
+                        cx,
+                        "update",
+                        limit,
+                        self.resource.update(cx, prior, planned),
+                    )
+                    .await?,
                 )
-                .await?,
-            ),
+            }
             (Some(prior), None) => {
                 self.within(
                     cx,
@@ -1048,6 +1071,8 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             }
             (None, None) => None,
         };
+        // Nothing reads the configuration once the handler has run.
+        cx.release_config();
         let identity = self.identity_of(new.as_ref())?;
         if new.is_some() && self.identity.is_some() && identity.is_none() {
             return Err(
@@ -1061,11 +1086,7 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             );
         }
         Ok((
-            self.encode_like(
-                new.as_ref(),
-                "the new state",
-                convert::wire_len(&req.planned_state),
-            )?,
+            self.encode_like(new.as_ref(), "the new state", like)?,
             identity,
         ))
     }
@@ -1270,14 +1291,14 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource for Registered<R, C> 
                 }
             };
             let mut req = req;
-            let cx = Ctx::new(
+            let mut cx = Ctx::new(
                 client,
                 req.ctx.clone(),
                 &self.type_name,
                 req.planned_private.clone(),
             )
             .with_config(std::mem::take(&mut req.config), &self.wire.ty);
-            let result = self.apply_inner(&cx, &req).await;
+            let result = self.apply_inner(&mut cx, &mut req).await;
             let mut diagnostics = cx.take_warnings();
             match result {
                 Ok((new_state, new_identity)) => ApplyResourceChangeResponse {

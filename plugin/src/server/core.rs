@@ -1127,8 +1127,12 @@ impl<P: Provider> Core<P> {
         }
         let kept_identity = planned_identity.clone();
         let (kept_plan, planned_private) = unwrap_plan(planned_private, &planned_state.msgpack);
-        // What the checks after the handler need of the request.
-        let planned_bytes = planned_state.msgpack.clone();
+        // What the checks after the handler need of the request: the plan as it was made
+        // (the kept plan, else a copy of the planned state; never null with a kept plan).
+        let planned_bytes = match kept_plan {
+            Some(kept) => kept,
+            None => planned_state.msgpack.clone(),
+        };
         let prior_bytes = prior_state.clone();
         let (ctx, cancel) = self.request_ctx();
         let req = ApplyResourceChangeRequest {
@@ -1183,7 +1187,7 @@ impl<P: Provider> Core<P> {
             resp.diagnostics.push(d);
             return resp;
         }
-        let planned_source = kept_plan.as_deref().unwrap_or(&planned_bytes);
+        let planned_source = &planned_bytes[..];
         // One walk of the answer on its bytes first, for the schema and the plan at once:
         // where the plan is known the new state must be its bytes (checked already: the
         // planned state on the way in, a kept plan when it was made), and where the plan
