@@ -1498,6 +1498,13 @@ async fn large_applies_stay_within_bounds() {
         .into_inner();
     drop(planner);
     assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
+    // What the server keeps for apply is the plan's refinements, not a copy of the plan.
+    assert!(
+        plan.planned_private.starts_with(b"tfvalue-plugin/plan/3\n")
+            && plan.planned_private.len() < 1024,
+        "{} bytes of private data",
+        plan.planned_private.len()
+    );
     let planned = plan.planned_state.unwrap().msgpack;
     let plain = super::kept_plan::made_plain(&planned).unwrap();
     assert_ne!(plain, planned, "the plan has refined unknowns");
