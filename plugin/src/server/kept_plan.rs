@@ -5,9 +5,9 @@
 //! as the provider made it. Version 3 keeps only the refinements: the plan Terraform
 //! sends back is the plan with each unknown made plain, byte for byte (bound by a
 //! digest), so the refined plan is that value with the refined unknowns put back, found
-//! by their place among the plan's unknowns. Where that does not hold (a set or a
-//! `dynamic` value whose bytes change when made plain) the whole plan is kept
-//! (version 2), as before.
+//! by their place among the plan's unknowns. Where the plan made plain changes beyond
+//! its unknowns (bytes not in canonical form: keys out of order, say) the whole plan is
+//! kept (version 2), as before.
 
 use std::hash::Hasher;
 
@@ -90,7 +90,8 @@ fn refined_unknowns<'a>(mut planned: &'a [u8], mut plain: &[u8]) -> Option<Vec<(
 /// Planned private data that also carries what the apply of this plan is to be checked
 /// against, bound to the plan Terraform will send back by the digest of its
 /// refinement-free form: the refined unknowns alone where the plan, made plain, keeps its
-/// tokens (all but sets and `dynamic` values whose bytes change), else the whole plan.
+/// other tokens (a plan in canonical form, sets and `dynamic` values included), else the
+/// whole plan.
 /// `None` when the plan cannot be kept (too large, or not of `ty`).
 pub(crate) fn wrap_plan(planned: &[u8], private: &[u8], ty: &Type) -> Option<Vec<u8>> {
     let len = u32::try_from(planned.len()).ok()?;
@@ -196,29 +197,19 @@ pub(crate) fn unwrap_plan(data: Vec<u8>, planned: &[u8]) -> (Option<Vec<u8>>, Ve
             .flatten();
         return (kept, skip.to_vec());
     }
-    let v1 = data.starts_with(PLAN_MAGIC_V1);
-    let Some(rest) = data
-        .strip_prefix(PLAN_MAGIC)
-        .or_else(|| data.strip_prefix(PLAN_MAGIC_V1))
-    else {
-        return (None, data);
-    };
-    let header = if v1 { 4 } else { 12 };
-    let Some((head, body)) = rest.split_at_checked(header) else {
-        return (None, data);
-    };
-    let (want, len) = if v1 {
-        (None, head)
+    // Version 2 (the digest, the plan's length, the plan), or 1 (no digest).
+    let (want, mut rest) = if let Some(mut rest) = data.strip_prefix(PLAN_MAGIC) {
+        let Some(want) = take_u64(&mut rest) else {
+            return (None, data);
+        };
+        (Some(want), rest)
+    } else if let Some(rest) = data.strip_prefix(PLAN_MAGIC_V1) {
+        (None, rest)
     } else {
-        let (d, l) = head.split_at(8);
-        let mut d8 = [0u8; 8];
-        d8.copy_from_slice(d);
-        (Some(u64::from_be_bytes(d8)), l)
+        return (None, data);
     };
-    let mut l4 = [0u8; 4];
-    l4.copy_from_slice(len);
-    let len = u32::from_be_bytes(l4) as usize;
-    let Some((plan, private)) = body.split_at_checked(len) else {
+    let Some((plan, private)) = take_u32(&mut rest).and_then(|len| rest.split_at_checked(len))
+    else {
         return (None, data);
     };
     let ours = want.is_some_and(|d| planned == plan || digest(planned) == d);

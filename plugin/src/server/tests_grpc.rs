@@ -1391,6 +1391,19 @@ fn thing_server(tags: rmpv::Value, metadata: rmpv::Value) -> Vec<u8> {
     out
 }
 
+/// The plan of a `thing_server`'s create, as Terraform asks for it: no prior state, the
+/// configuration proposed as it is.
+#[cfg(target_os = "linux")]
+fn create_plan(config: &[u8]) -> pb6::plan_resource_change::Request {
+    pb6::plan_resource_change::Request {
+        type_name: "thing_server".into(),
+        prior_state: dv(NULL),
+        proposed_new_state: dv(config),
+        config: dv(config),
+        ..Default::default()
+    }
+}
+
 /// The configuration of a `thing_server` with `n` tags (about 43 bytes each on the
 /// wire).
 #[cfg(target_os = "linux")]
@@ -1425,13 +1438,7 @@ async fn large_plans_stay_within_bounds_and_do_not_pile_up() {
     let mut child = Child::start("25000-25499").await;
     let before = child.warm_up().await;
     let config = server_config(200_000);
-    let req = pb6::plan_resource_change::Request {
-        type_name: "thing_server".into(),
-        prior_state: dv(NULL),
-        proposed_new_state: dv(&config),
-        config: dv(&config),
-        ..Default::default()
-    };
+    let req = create_plan(&config);
     let size = req.encoded_len();
     let mut grown = Vec::new();
     for _ in 0..5 {
@@ -1483,16 +1490,10 @@ async fn large_applies_stay_within_bounds() {
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("db.json");
     let config = server_config(200_000);
-    let planner = Child::start_example_with("thing", "26000-26249", &[("THING_DB", &db)]).await;
-    let mut client = planner.client.clone();
-    let plan = client
-        .plan_resource_change(pb6::plan_resource_change::Request {
-            type_name: "thing_server".into(),
-            prior_state: dv(NULL),
-            proposed_new_state: dv(&config),
-            config: dv(&config),
-            ..Default::default()
-        })
+    let mut planner = Child::start_example_with("thing", "26000-26249", &[("THING_DB", &db)]).await;
+    let plan = planner
+        .client
+        .plan_resource_change(create_plan(&config))
         .await
         .unwrap()
         .into_inner();
@@ -1567,13 +1568,7 @@ async fn the_thing_example_stores_numbers_exactly() {
     let config = thing_server(V::Nil, metadata());
     let plan = child
         .client
-        .plan_resource_change(pb6::plan_resource_change::Request {
-            type_name: "thing_server".into(),
-            prior_state: dv(NULL),
-            proposed_new_state: dv(&config),
-            config: dv(&config),
-            ..Default::default()
-        })
+        .plan_resource_change(create_plan(&config))
         .await
         .unwrap()
         .into_inner();
