@@ -1,8 +1,8 @@
 #![allow(missing_docs)] // criterion_group! and criterion_main! generate public items
-//! Plans and apply checks of a large set of blocks (issue #33: the cost per element must
-//! stay flat from 1,000 to 100,000 elements): a block set of objects with a required
-//! `name`, an optional `port` and a computed `id`, as a provider with a big `rule` set has
-//! it. Measured: `Block::plan` with no change and with one element changed (its `port`),
+//! Plans and apply checks of a large set of objects (issue #33: the cost per element must
+//! stay flat from 1,000 to 100,000 elements): objects with a required `name`, an optional
+//! `port` and a computed `id`, as a provider with a big `rule` set has it, once as a block
+//! set (group `block_set`) and once as a set nested attribute (`nested_set`, protocol 6). Measured: `Block::plan` with no change and with one element changed (its `port`),
 //! and `Block::check_apply` of the changed plan against the state a correct provider
 //! answers with (every unknown `id` filled in). The plan of no change twice: as it is
 //! (no attribute has a default, so the planner compares the proposal with the prior
@@ -20,7 +20,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use tfvalue::schema::{Attribute, Block, NestedBlock, NestingMode};
+use tfvalue::schema::{Attribute, Block, NestedBlock, NestedType, NestingMode};
 use tfvalue::{Type, Value};
 
 fn obj(fields: Vec<(&str, Value)>) -> Value {
@@ -63,29 +63,43 @@ fn decoded(v: Value, ty: &Type) -> Value {
     Value::from_msgpack(&bytes, ty).expect("decodes")
 }
 
-fn block() -> Block {
-    let rule = Block::new()
-        .attribute("name", Attribute::required(Type::String))
-        .attribute("port", Attribute::optional(Type::Number))
-        .attribute("id", Attribute::computed(Type::String));
-    Block::new()
-        .attribute("id", Attribute::computed(Type::String))
-        .block("rule", NestedBlock::new(NestingMode::Set, rule))
+/// How the `rule` set is declared.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// `rule { ... }` blocks: a block set.
+    Blocks,
+    /// `rule = [{ ... }]`: an optional set nested attribute.
+    Nested,
 }
 
-/// [`block`] with a `proto` that has a default in each rule.
-fn block_with_default() -> Block {
-    let rule = Block::new()
-        .attribute("name", Attribute::required(Type::String))
-        .attribute("port", Attribute::optional(Type::Number))
-        .attribute("id", Attribute::computed(Type::String))
-        .attribute(
+/// The schema, with a `proto` that has a default in each rule when `with_default`.
+fn schema(shape: Shape, with_default: bool) -> Block {
+    let mut rule = vec![
+        ("name", Attribute::required(Type::String)),
+        ("port", Attribute::optional(Type::Number)),
+        ("id", Attribute::computed(Type::String)),
+    ];
+    if with_default {
+        rule.push((
             "proto",
             Attribute::optional_computed(Type::String).default_value("tcp"),
-        );
-    Block::new()
-        .attribute("id", Attribute::computed(Type::String))
-        .block("rule", NestedBlock::new(NestingMode::Set, rule))
+        ));
+    }
+    let root = Block::new().attribute("id", Attribute::computed(Type::String));
+    match shape {
+        Shape::Blocks => {
+            let rule = rule
+                .into_iter()
+                .fold(Block::new(), |b, (name, a)| b.attribute(name, a));
+            root.block("rule", NestedBlock::new(NestingMode::Set, rule))
+        }
+        Shape::Nested => {
+            let rule = rule
+                .into_iter()
+                .fold(NestedType::set(), |n, (name, a)| n.attribute(name, a));
+            root.attribute("rule", Attribute::nested(rule).set_optional())
+        }
+    }
 }
 
 /// The plan with every unknown `id` (its own and its rules') filled in: what a correct
@@ -111,10 +125,16 @@ fn applied(planned: &Value) -> Value {
 }
 
 fn sets(c: &mut Criterion) {
-    let block = block();
+    for (group, shape) in [("block_set", Shape::Blocks), ("nested_set", Shape::Nested)] {
+        set_group(c, group, shape);
+    }
+}
+
+fn set_group(c: &mut Criterion, group: &str, shape: Shape) {
+    let block = schema(shape, false);
     let ty = block.implied_type();
     let obj = |fields| decoded(obj(fields), &ty);
-    let mut g = c.benchmark_group("block_set");
+    let mut g = c.benchmark_group(group);
     g.sample_size(10);
     for n in [1_000usize, 10_000, 100_000] {
         let prior = obj(vec![("id", "x".into()), ("rule", rules(n, true, None))]);
@@ -140,7 +160,7 @@ fn sets(c: &mut Criterion) {
             b.iter(|| black_box(block.plan(&prior, &prior, &config)))
         });
         {
-            let block = block_with_default();
+            let block = schema(shape, true);
             let ty = block.implied_type();
             // Each rule with its `proto`: the default in the state, null in the
             // configuration.

@@ -18,6 +18,11 @@ use tfvalue_peer::workload::{into_dynamic, Requests, NULL, WORKLOADS};
 use tfvalue_peer::{tfvalue_side, TYPE_NAME};
 use tfvalue_plugin::__bench::InProcess;
 
+/// A workload a hundred times `200KB` (a plan request of about 43 MB), for the cost
+/// per request byte at the size of a large provider's largest resources; counted here
+/// only (the criterion bench and `grpc-cpu` keep to `WORKLOADS`).
+const LARGE: [(&str, usize, usize); 1] = [("40MB", 420_000, 52_500)];
+
 #[inline(never)]
 fn measured_loop(
     rt: &tokio::runtime::Runtime,
@@ -74,14 +79,15 @@ fn measured_loop(
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [kind, workload, rpc, n] = &args[..] else {
-        eprintln!("usage: callgrind-loop <tfvalue_plugin|tfvalue_framework|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB> <plan|noop|update|apply> <N>");
+        eprintln!("usage: callgrind-loop <tfvalue_plugin|tfvalue_framework|tf_provider|tfvalue_handler|rmp_serde_decode> <2KB|200KB|40MB> <plan|noop|update|apply> <N>");
         std::process::exit(2);
     };
     let n: usize = n.parse().expect("N");
     let (name, tags, rules) = WORKLOADS
         .into_iter()
+        .chain(LARGE)
         .find(|w| w.0 == workload)
-        .expect("workload: 2KB or 200KB");
+        .expect("workload: 2KB, 200KB or 40MB");
     let rt = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime");
