@@ -239,6 +239,10 @@ pub struct Context {
     // The request's own cancellation: its client went away.
     cancel: Option<Arc<Signal>>,
     capabilities: ClientCapabilities,
+    // Where a handler that has read the planned state hands its bytes back to the server
+    // (an apply of a provider whose `__returns_planned_state` is true), so that the
+    // server checks the new state against them without a copy of its own.
+    planned_back: Option<Arc<std::sync::Mutex<Option<Vec<u8>>>>>,
 }
 
 /// What the Terraform calling says it supports (tfplugin `ClientCapabilities`), in
@@ -323,6 +327,28 @@ impl Context {
             stop,
             cancel: Some(cancel),
             capabilities: ClientCapabilities::default(),
+            planned_back: None,
+        }
+    }
+
+    /// The context with a place for the handler to hand the planned state's bytes back
+    /// ([`Context::give_back_planned_state`]).
+    pub(crate) fn with_planned_back(
+        mut self,
+        slot: Arc<std::sync::Mutex<Option<Vec<u8>>>>,
+    ) -> Self {
+        self.planned_back = Some(slot);
+        self
+    }
+
+    /// Hands an apply's planned state (its MessagePack bytes, as the request carried
+    /// them) back to the server once the handler has read it; dropped where the server
+    /// asked for none.
+    pub(crate) fn give_back_planned_state(&self, bytes: Vec<u8>) {
+        if let Some(slot) = &self.planned_back {
+            *slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(bytes);
         }
     }
 
@@ -350,6 +376,7 @@ impl Context {
             stop: Arc::default(),
             cancel: None,
             capabilities: ClientCapabilities::default(),
+            planned_back: None,
         }
     }
 
@@ -1482,6 +1509,16 @@ pub trait Provider: Send + Sync + 'static {
     /// requests in flight itself; an error string is reported to Terraform.
     fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
         async { Ok(()) }
+    }
+
+    /// Whether this provider's `apply_resource_change` hands the planned state's bytes
+    /// back to the server (through its request's context) once it has read them, so
+    /// that the server need not keep a copy to check the new state against. Not for
+    /// providers to write: the framework's provider does (a handler that did not would
+    /// leave its apply unchecked against the plan).
+    #[doc(hidden)]
+    fn __returns_planned_state(&self) -> bool {
+        false
     }
 
     /// The provider as the one type the server is compiled for. Not for providers to

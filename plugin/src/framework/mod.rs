@@ -516,6 +516,10 @@ macro_rules! forward {
             fn __into_erased(self) -> crate::server::erased::Erased {
                 erase_core(self.core)
             }
+
+            fn __returns_planned_state(&self) -> bool {
+                self.core.__returns_planned_state()
+            }
         }
     };
 }
@@ -534,6 +538,12 @@ impl Provider for Core {
     fn schemas(&self) -> Schemas {
         self.declared
             .schemas(self.resources.values().any(|r| r.has_moves()))
+    }
+
+    /// Every resource's apply hands the planned state back once its model is decoded
+    /// (`apply_inner`).
+    fn __returns_planned_state(&self) -> bool {
+        true
     }
 
     async fn validate_list_resource_config(
@@ -1034,7 +1044,10 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         // prior state's stay, as a failed apply answers with them).
         let mut limit = |op| -> Result<_> {
             let limit = self.time_limit(op, &req.planned_state)?;
-            drop(std::mem::take(&mut req.planned_state));
+            // The server checks the new state against these bytes once the handler
+            // has run: handed back, not copied.
+            let planned = std::mem::take(&mut req.planned_state);
+            req.ctx.give_back_planned_state(planned.msgpack);
             Ok(limit)
         };
         let new = match (prior, planned) {

@@ -161,6 +161,10 @@ impl Resource<Log> for Items {
         if planned.etag.is_unknown() {
             planned.etag = "e-next".to_owned().into();
         }
+        if planned.size.value() == Some(&77) {
+            // A provider's bug: another size than the one planned.
+            planned.size = Some(78).into();
+        }
         Ok(planned)
     }
 
@@ -832,6 +836,97 @@ async fn apply_routes_create_update_and_delete() {
     assert_eq!(client.take(), ["delete a"]);
     assert_eq!(resp.new_state.msgpack, [0xc0]);
     assert!(resp.diagnostics.is_empty());
+}
+
+/// The server checks a framework resource's apply against the plan the handler hands
+/// back once it has decoded its model (no copy of the plan kept beside the handler's):
+/// an update that answers another size than planned is caught, at that attribute, and
+/// one that keeps its plan passes.
+#[tokio::test]
+async fn the_server_checks_an_apply_against_the_plan_handed_back() {
+    use crate::server::core::Core;
+    use crate::server::erased::Erased;
+    let server = Core::new(Erased::new(configured().await));
+    let prior = item("a", Some(1), Some("i-a".to_owned()).into());
+    for (size, breaks) in [(77, true), (2, false)] {
+        let planned = Item {
+            size: Some(size).into(),
+            ..prior.clone()
+        };
+        let resp = server
+            .apply(
+                "t_item".into(),
+                dv(&prior),
+                dv(&planned),
+                dv(&planned),
+                Vec::new(),
+                DynamicValue::default(),
+                None,
+            )
+            .await;
+        if breaks {
+            assert_eq!(resp.diagnostics.len(), 1, "{:?}", resp.diagnostics);
+            let d = &resp.diagnostics[0];
+            assert!(d.is_error());
+            assert_eq!(
+                d.summary,
+                "Provider produced inconsistent result after apply"
+            );
+            assert_eq!(d.path(), &AttributePath::new().attr("size"));
+        } else {
+            assert!(resp.diagnostics.is_empty(), "{:?}", resp.diagnostics);
+            assert_eq!(decode(&resp.new_state), Some(planned));
+        }
+    }
+}
+
+/// The same for a plan kept for Terraform before 1.6: the plain plan the framework reads
+/// and hands back gets its kept refinements put back, and the new state is checked
+/// against them: a create whose id breaks the planned prefix is caught.
+#[tokio::test]
+async fn the_server_puts_kept_refinements_back_into_the_plan_handed_back() {
+    use crate::server::core::Core;
+    use crate::server::erased::Erased;
+    let server = Core::new(Erased::new(configured().await));
+    let config = item("a", Some(1), None.into());
+    for (prefix, breaks) in [("x-", true), ("i-", false)] {
+        let planned = Item {
+            id: Unknown::unknown().with_prefix(prefix),
+            etag: Unknown::unknown(),
+            ..config.clone()
+        };
+        let planned = dv(&planned).msgpack;
+        let private = crate::server::kept_plan::wrap_plan(&planned, b"", &Item::tf_type())
+            .expect("a plan with refinements is kept");
+        let plain = crate::server::kept_plan::made_plain(&planned).unwrap();
+        assert_ne!(plain, planned);
+        let resp = server
+            .apply(
+                "t_item".into(),
+                null(),
+                DynamicValue::from_msgpack(plain),
+                dv(&config),
+                private,
+                DynamicValue::default(),
+                None,
+            )
+            .await;
+        let errors: Vec<_> = resp.diagnostics.iter().filter(|d| d.is_error()).collect();
+        if breaks {
+            assert_eq!(errors.len(), 1, "{:?}", resp.diagnostics);
+            assert_eq!(
+                errors[0].summary,
+                "Provider produced inconsistent result after apply"
+            );
+            assert_eq!(errors[0].path(), &AttributePath::new().attr("id"));
+        } else {
+            assert!(errors.is_empty(), "{:?}", resp.diagnostics);
+            assert_eq!(
+                decode(&resp.new_state).unwrap().id.known().cloned(),
+                Some(Some("i-a".to_owned()))
+            );
+        }
+    }
 }
 
 #[tokio::test]

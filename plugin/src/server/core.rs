@@ -13,7 +13,7 @@ use tfvalue::msgpack::Validated;
 use tfvalue::schema::Schema;
 use tfvalue::{AttributePath, DynamicValue, Type, Value};
 
-use super::kept_plan::{unwrap_plan, wrap_plan};
+use super::kept_plan::{unwrap_kept, wrap_plan, Kept};
 use crate::diagnostic::{has_errors, Diagnostic};
 use crate::function::{
     check_arguments, CallFunctionRequest, CallFunctionResponse, Function, FunctionError,
@@ -1126,15 +1126,31 @@ impl<P: Provider> Core<P> {
             return fail(d);
         }
         let kept_identity = planned_identity.clone();
-        let (kept_plan, planned_private) = unwrap_plan(planned_private, &planned_state.msgpack);
+        let (kept, planned_private) = unwrap_kept(planned_private, &planned_state.msgpack);
         // What the checks after the handler need of the request: the plan as it was made
-        // (the kept plan, else a copy of the planned state; never null with a kept plan).
-        let planned_bytes = match kept_plan {
-            Some(kept) => kept,
-            None => planned_state.msgpack.clone(),
+        // (the kept plan, else the planned state; never null with a kept plan). A
+        // provider that hands the planned state back once it has read it (the framework)
+        // gets it without a copy: the server takes it back after the handler (and puts
+        // the kept refinements back into it then).
+        let (ctx, cancel) = self.request_ctx();
+        let (planned_bytes, ctx, planned_back) = match kept {
+            Some(Kept::Plan(plan)) => (Some(plan), ctx, None),
+            kept if self.provider.__returns_planned_state() => {
+                let slot = Arc::default();
+                let ctx = ctx.with_planned_back(Arc::clone(&slot));
+                (None, ctx, Some((slot, kept)))
+            }
+            // Refinements that do not fit the plan (its digest matched): checked
+            // against the planned state itself, as where none were kept.
+            Some(kept) => {
+                let plan = kept
+                    .onto(&planned_state.msgpack)
+                    .unwrap_or_else(|| planned_state.msgpack.clone());
+                (Some(plan), ctx, None)
+            }
+            None => (Some(planned_state.msgpack.clone()), ctx, None),
         };
         let prior_bytes = prior_state.clone();
-        let (ctx, cancel) = self.request_ctx();
         let req = ApplyResourceChangeRequest {
             type_name: type_name.clone(),
             prior_state,
@@ -1187,6 +1203,30 @@ impl<P: Provider> Core<P> {
             resp.diagnostics.push(d);
             return resp;
         }
+        let planned_bytes = match (planned_bytes, planned_back) {
+            (Some(bytes), _) => bytes,
+            (None, Some((slot, kept))) => {
+                let back = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+                let back = match (kept, back) {
+                    (Some(kept), Some(bytes)) => Some(kept.onto(&bytes).unwrap_or(bytes)),
+                    (_, back) => back,
+                };
+                match back {
+                    Some(bytes) => bytes,
+                    // A provider that said it would hand the plan back and did not:
+                    // the new state is checked against the schema alone.
+                    None => {
+                        if let Err(d) =
+                            Self::check_output("new state", &mut resp.new_state, ty, Known::Wholly)
+                        {
+                            resp.diagnostics.push(d);
+                        }
+                        return resp;
+                    }
+                }
+            }
+            (None, None) => return resp,
+        };
         let planned_source = &planned_bytes[..];
         // One walk of the answer on its bytes first, for the schema and the plan at once:
         // where the plan is known the new state must be its bytes (checked already: the

@@ -22,6 +22,7 @@ macro_rules! erase {
         /// [`Provider`] as a trait object: the same methods, with boxed futures.
         pub(crate) trait DynProvider: Send + Sync + 'static {
             fn schemas(&self) -> Schemas;
+            fn returns_planned_state(&self) -> bool;
             fn stop_provider(&self) -> BoxFuture<'_, Result<(), String>>;
             $(fn $name(&self, req: $req) -> BoxFuture<'_, $resp>;)*
         }
@@ -29,6 +30,10 @@ macro_rules! erase {
         impl<P: Provider> DynProvider for P {
             fn schemas(&self) -> Schemas {
                 Provider::schemas(self)
+            }
+
+            fn returns_planned_state(&self) -> bool {
+                Provider::__returns_planned_state(self)
             }
 
             fn stop_provider(&self) -> BoxFuture<'_, Result<(), String>> {
@@ -47,6 +52,10 @@ macro_rules! erase {
 
             fn __into_erased(self) -> Erased {
                 self
+            }
+
+            fn __returns_planned_state(&self) -> bool {
+                self.0.returns_planned_state()
             }
 
             fn stop_provider(&self) -> impl Future<Output = Result<(), String>> + Send {
@@ -151,8 +160,9 @@ mod tests {
             if m == "schemas" || m == "stop_provider" {
                 continue; // Written out in the macro: they take no request.
             }
-            if m == "__into_erased" {
-                continue; // Not a handler: how a provider becomes an `Erased`.
+            if m == "__into_erased" || m == "__returns_planned_state" {
+                continue; // Not handlers: how a provider becomes an `Erased`, and a fact
+                          // of it (forwarded by hand).
             }
             assert!(
                 list.lines()

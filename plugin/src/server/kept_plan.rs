@@ -175,7 +175,45 @@ fn put_back(plain: &[u8], mut refined: &[u8], count: usize) -> Option<Vec<u8>> {
 ///
 /// The destroy half of a replacement brings the private data of the create plan along,
 /// with a null planned state: that kept plan is not this apply's, and is left aside.
+/// (The server reads it in two steps, [`unwrap_kept`] and [`Kept::onto`].)
+#[cfg(test)]
 pub(crate) fn unwrap_plan(data: Vec<u8>, planned: &[u8]) -> (Option<Vec<u8>>, Vec<u8>) {
+    let (kept, private) = unwrap_kept(data, planned);
+    (kept.and_then(|k| k.onto(planned)), private)
+}
+
+/// What a kept plan that belongs to an apply's planned state holds ([`unwrap_kept`]).
+#[derive(Debug, PartialEq)]
+pub(crate) enum Kept {
+    /// The plan itself (versions 1 and 2).
+    Plan(Vec<u8>),
+    /// The plan's refined unknowns (version 3), for the planned state they were checked
+    /// to belong to (its digest): [`Kept::onto`] rebuilds the plan from those bytes, so a
+    /// server that hands the planned state to the provider first can rebuild it from
+    /// the bytes the provider gives back.
+    Refinements {
+        /// Each refined unknown: its place among the plan's unknowns, its length, its
+        /// token.
+        refined: Vec<u8>,
+        /// How many.
+        count: usize,
+    },
+}
+
+impl Kept {
+    /// The plan as it was made, from the planned state it was unwrapped for; `None`
+    /// where the refinements do not fit those bytes.
+    pub(crate) fn onto(self, planned: &[u8]) -> Option<Vec<u8>> {
+        match self {
+            Kept::Plan(plan) => Some(plan),
+            Kept::Refinements { refined, count } => put_back(planned, &refined, count),
+        }
+    }
+}
+
+/// [`unwrap_plan`] with the plan not rebuilt yet: what is kept, if it belongs to
+/// `planned`, and the provider's own private data.
+pub(crate) fn unwrap_kept(data: Vec<u8>, planned: &[u8]) -> (Option<Kept>, Vec<u8>) {
     if let Some(mut rest) = data.strip_prefix(PLAN_MAGIC_REFINEMENTS) {
         let Some((want, count)) = take_u64(&mut rest).zip(take_u32(&mut rest)) else {
             return (None, data);
@@ -192,9 +230,10 @@ pub(crate) fn unwrap_plan(data: Vec<u8>, planned: &[u8]) -> (Option<Vec<u8>>, Ve
             skip = after;
         }
         let refined = &rest[..rest.len() - skip.len()];
-        let kept = (digest(planned) == want)
-            .then(|| put_back(planned, refined, count))
-            .flatten();
+        let kept = (digest(planned) == want).then(|| Kept::Refinements {
+            refined: refined.to_vec(),
+            count,
+        });
         return (kept, skip.to_vec());
     }
     // Version 2 (the digest, the plan's length, the plan), or 1 (no digest).
@@ -213,13 +252,13 @@ pub(crate) fn unwrap_plan(data: Vec<u8>, planned: &[u8]) -> (Option<Vec<u8>>, Ve
         return (None, data);
     };
     let ours = want.is_some_and(|d| planned == plan || digest(planned) == d);
-    (ours.then(|| plan.to_vec()), private.to_vec())
+    (ours.then(|| Kept::Plan(plan.to_vec())), private.to_vec())
 }
 
 /// `bytes` with every unknown made plain, token by token: what Terraform before 1.6
 /// sends back of a plan in Terraform's own encoding. For tests.
 #[cfg(test)]
-pub(super) fn made_plain(mut bytes: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn made_plain(mut bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(bytes.len());
     while !bytes.is_empty() {
         let (n, unknown) = token(bytes)?;

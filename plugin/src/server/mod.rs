@@ -4,7 +4,7 @@ pub(crate) mod budget;
 pub(crate) mod core;
 pub(crate) mod erased;
 mod goplugin;
-mod kept_plan;
+pub(crate) mod kept_plan;
 mod service;
 #[cfg(test)]
 mod tests_grpc;

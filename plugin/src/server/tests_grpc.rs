@@ -1514,12 +1514,14 @@ async fn peak_growth_of_plans(
 /// The apply of a large plan (a create of 200,000 tags), in a fresh process, as Terraform
 /// before 1.6 sends it (every unknown plain: the server puts the refinements it kept back
 /// to check the new state against) and as later ones do (the plan as it was made): the
-/// process's peak grows by at most 5 times the request. Of that, the example's own store
+/// process's peak grows by at most 4.5 times the request. Of that, the example's own store
 /// takes its part: the model written as JSON into its records, and the records written to
-/// its file. (Measured 2026-12-07: 4.73x and 4.72x; 5.19x and 4.68x before the server
-/// checked the apply against the kept plan instead of a copy of the planned state beside
-/// it, and the framework let the planned bytes go once decoded and the configuration once
-/// the handler had run.)
+/// its file. (Measured 2026-12-07: 4.18x and 4.19x; 4.73x and 4.72x before the framework
+/// handed the planned bytes back to the server, which had kept a copy of them (or the
+/// plan rebuilt from its kept refinements) beside the handler to check the new state
+/// against; 5.19x and 4.68x before the server checked the apply against the kept plan
+/// instead of a copy of the planned state beside it, and the framework let the planned
+/// bytes go once decoded and the configuration once the handler had run.)
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn large_applies_stay_within_bounds() {
@@ -1585,7 +1587,7 @@ async fn large_applies_stay_within_bounds() {
     let _ = std::fs::remove_dir_all(&dir);
     for (what, grown, size) in ratios {
         assert!(
-            grown <= 5 * size as u64,
+            grown <= 9 * size as u64 / 2,
             "an apply of {size} bytes {what} grew the peak by {} MiB",
             grown >> 20
         );
