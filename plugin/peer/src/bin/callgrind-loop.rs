@@ -100,6 +100,9 @@ fn main() {
         (_, "apply") => (&r.apply, r.tfvalue_private.clone()),
         _ => panic!("rpc: plan, noop (a no-change plan), update (an update plan) or apply"),
     };
+    // The request's size (its values and private data), for the cost per request byte.
+    let size: usize = values.iter().map(Vec::len).sum::<usize>() + private.len();
+    eprintln!("request: {size} bytes");
     let inputs = (0..n).map(|_| (values.clone(), private.clone())).collect();
     let server = tfvalue_side::in_process();
     let framework = tfvalue_side::framework_in_process();
