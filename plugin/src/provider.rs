@@ -242,7 +242,34 @@ pub struct Context {
     // Where a handler that has read the planned state hands its bytes back to the server
     // (an apply of a provider whose `__returns_planned_state` is true), so that the
     // server checks the new state against them without a copy of its own.
-    planned_back: Option<Arc<std::sync::Mutex<Option<Vec<u8>>>>>,
+    planned_back: Option<PlannedBack>,
+}
+
+/// The place an apply's planned state is handed back to the server ([`Context`]'s);
+/// its `Debug` says how many bytes it holds, not which.
+#[derive(Clone, Default)]
+pub(crate) struct PlannedBack(Arc<std::sync::Mutex<Option<Vec<u8>>>>);
+
+impl PlannedBack {
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Vec<u8>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The bytes handed back, if any (taken).
+    pub(crate) fn take(&self) -> Option<Vec<u8>> {
+        self.slot().take()
+    }
+}
+
+impl std::fmt::Debug for PlannedBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.slot().as_ref().map(Vec::len) {
+            Some(n) => write!(f, "PlannedBack({n} bytes)"),
+            None => f.write_str("PlannedBack(empty)"),
+        }
+    }
 }
 
 /// What the Terraform calling says it supports (tfplugin `ClientCapabilities`), in
@@ -333,10 +360,7 @@ impl Context {
 
     /// The context with a place for the handler to hand the planned state's bytes back
     /// ([`Context::give_back_planned_state`]).
-    pub(crate) fn with_planned_back(
-        mut self,
-        slot: Arc<std::sync::Mutex<Option<Vec<u8>>>>,
-    ) -> Self {
+    pub(crate) fn with_planned_back(mut self, slot: PlannedBack) -> Self {
         self.planned_back = Some(slot);
         self
     }
@@ -346,9 +370,7 @@ impl Context {
     /// asked for none.
     pub(crate) fn give_back_planned_state(&self, bytes: Vec<u8>) {
         if let Some(slot) = &self.planned_back {
-            *slot
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(bytes);
+            *slot.slot() = Some(bytes);
         }
     }
 

@@ -1136,8 +1136,8 @@ impl<P: Provider> Core<P> {
         let (planned_bytes, ctx, planned_back) = match kept {
             Some(Kept::Plan(plan)) => (Some(plan), ctx, None),
             kept if self.provider.__returns_planned_state() => {
-                let slot = Arc::default();
-                let ctx = ctx.with_planned_back(Arc::clone(&slot));
+                let slot = crate::provider::PlannedBack::default();
+                let ctx = ctx.with_planned_back(slot.clone());
                 (None, ctx, Some((slot, kept)))
             }
             // Refinements that do not fit the plan (its digest matched): checked
@@ -1206,7 +1206,7 @@ impl<P: Provider> Core<P> {
         let planned_bytes = match (planned_bytes, planned_back) {
             (Some(bytes), _) => bytes,
             (None, Some((slot, kept))) => {
-                let back = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+                let back = slot.take();
                 let back = match (kept, back) {
                     (Some(kept), Some(bytes)) => Some(kept.onto(&bytes).unwrap_or(bytes)),
                     (_, back) => back,
@@ -2381,6 +2381,23 @@ mod tests {
             .await
             .unwrap()
             .unwrap();
+    }
+
+    /// A handler hands an apply's planned bytes back through its context: the server
+    /// takes them from the slot it gave; a context without one drops them; `Debug`
+    /// tells how many bytes are held, never the bytes.
+    #[test]
+    fn planned_bytes_handed_back() {
+        let slot = crate::provider::PlannedBack::default();
+        let ctx = Context::detached().with_planned_back(slot.clone());
+        ctx.clone().give_back_planned_state(vec![7; 1000]);
+        let shown = format!("{ctx:?}");
+        assert!(shown.contains("PlannedBack(1000 bytes)"), "{shown}");
+        assert!(!shown.contains("7, 7"), "{shown}");
+        assert_eq!(slot.take(), Some(vec![7; 1000]));
+        assert_eq!(slot.take(), None);
+        assert!(format!("{ctx:?}").contains("PlannedBack(empty)"));
+        Context::detached().give_back_planned_state(vec![1, 2, 3]);
     }
 
     /// The server waits (at a dead parent) until the last handler in flight ends, and not
