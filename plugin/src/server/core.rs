@@ -1225,6 +1225,7 @@ impl<P: Provider> Core<P> {
                     }
                 }
             }
+            // Not reached: no bytes kept means a slot was given.
             (None, None) => return resp,
         };
         let planned_source = &planned_bytes[..];
