@@ -13,9 +13,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let fds = protox::compile(files, ["proto"])?;
     write_repeated_requests(&fds)?;
+    write_provider_routes(&fds)?;
     let mut config = tonic_prost_build::Config::new();
-    // The codec (src/server/budget.rs) knows a request by its protobuf name.
-    config.enable_type_names();
     // Decoded straight into the map the provider gets, not a HashMap copied into it.
     config.btree_map([".tfplugin5.RawState.flatmap", ".tfplugin6.RawState.flatmap"]);
     // A value's bytes are slices of the request's buffer (no copy while decoding); the
@@ -31,6 +30,73 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .codec_path("crate::server::budget::Codec")
         .compile_fds_with_config(fds, config)?;
     Ok(())
+}
+
+/// Writes `$OUT_DIR/<package>_routes.rs` for each package with a `Provider` service: one
+/// `provider_routes!` invocation (src/server/router.rs) listing every method with how it
+/// streams, its Rust name, its request type's path and the request's protobuf name. The
+/// router serves each method from this list, so none can be left out.
+fn write_provider_routes(
+    fds: &tonic_prost_build::FileDescriptorSet,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
+    for file in &fds.file {
+        let Some(service) = file.service.iter().find(|s| s.name() == "Provider") else {
+            continue;
+        };
+        let package = format!(".{}.", file.package());
+        let mut routes = format!("provider_routes! {{ {};\n", file.package());
+        for method in &service.method {
+            let kind = match (method.client_streaming(), method.server_streaming()) {
+                (false, false) => "unary",
+                (false, true) => "server_streaming",
+                (true, false) => "client_streaming",
+                (true, true) => {
+                    return Err(format!(
+                        "{}.{}: the router serves no bidirectional streams",
+                        file.package(),
+                        method.name()
+                    )
+                    .into())
+                }
+            };
+            let input = method.input_type();
+            let name = input.strip_prefix(&package).ok_or_else(|| {
+                format!("{}: a request from another package: {input}", method.name())
+            })?;
+            // prost's path: each enclosing message is a module, in snake case.
+            let mut segments: Vec<&str> = name.split('.').collect();
+            let last = segments.pop().unwrap_or_default();
+            let mut path: Vec<String> = segments.into_iter().map(snake_case).collect();
+            path.push(last.to_owned());
+            routes.push_str(&format!(
+                "    {kind} {:?} {} {} {name:?};\n",
+                method.name(),
+                snake_case(method.name()),
+                path.join("::"),
+            ));
+        }
+        routes.push_str("}\n");
+        std::fs::write(out.join(format!("{}_routes.rs", file.package())), routes)?;
+    }
+    Ok(())
+}
+
+/// `GetProviderSchema` as `get_provider_schema`: the names prost and tonic give modules
+/// and methods (these protocols' names have no acronyms, where the rules get subtle).
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.char_indices() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Writes `$OUT_DIR/repeated_requests.rs`: the names of the requests (RPC inputs) that

@@ -17,7 +17,7 @@
 use std::marker::PhantomData;
 
 use prost::bytes::Buf;
-use prost::{Message, Name};
+use prost::Message;
 use tonic::codec::{BufferSettings, DecodeBuf, EncodeBuf};
 use tonic::Status;
 
@@ -72,7 +72,7 @@ fn shape(name: &str) -> Option<Shape> {
 
 /// Refuses a request (protobuf message `name`, in `bytes`) whose small elements would
 /// take more than [`BUDGET`] to decode.
-fn check(name: &str, bytes: &[u8]) -> Result<(), Status> {
+pub(crate) fn check(name: &str, bytes: &[u8]) -> Result<(), Status> {
     let Some(shape) = shape(name) else {
         return Ok(());
     };
@@ -174,8 +174,9 @@ fn varint(bytes: &mut &[u8]) -> Option<u64> {
     None
 }
 
-/// prost's codec, with [`check`] before each decode. The generated services and clients
-/// use it (`build.rs`).
+/// prost's codec with [`Encoder`]. The go-plugin services and the generated clients use
+/// it (`build.rs`); the `Provider` services' requests are checked before decoding by
+/// their router (`router.rs`), with [`check`] or [`Decoder`].
 #[derive(Debug)]
 pub(crate) struct Codec<T, U>(PhantomData<(T, U)>);
 
@@ -188,19 +189,19 @@ impl<T, U> Default for Codec<T, U> {
 impl<T, U> tonic::codec::Codec for Codec<T, U>
 where
     T: Message + Send + 'static,
-    U: Message + Default + Name + Send + 'static,
+    U: Message + Default + Send + 'static,
 {
     type Encode = T;
     type Decode = U;
     type Encoder = Encoder<T>;
-    type Decoder = Decoder<U>;
+    type Decoder = tonic_prost::ProstDecoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
         Encoder(PhantomData)
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        Decoder(tonic_prost::ProstDecoder::new(BufferSettings::default()))
+        tonic_prost::ProstDecoder::new(BufferSettings::default())
     }
 }
 
@@ -227,11 +228,24 @@ impl<T: Message> tonic::codec::Encoder for Encoder<T> {
     }
 }
 
-/// prost's decoder after [`check`].
+/// prost's decoder after [`check`], for the messages of a client stream.
 #[derive(Debug)]
-pub(crate) struct Decoder<U>(tonic_prost::ProstDecoder<U>);
+pub(crate) struct Decoder<U> {
+    /// The message's protobuf name without the package (`WriteStateBytes.RequestChunk`).
+    name: &'static str,
+    prost: tonic_prost::ProstDecoder<U>,
+}
 
-impl<U: Message + Default + Name> tonic::codec::Decoder for Decoder<U> {
+impl<U> Decoder<U> {
+    pub(crate) fn new(name: &'static str) -> Self {
+        Decoder {
+            name,
+            prost: tonic_prost::ProstDecoder::new(BufferSettings::default()),
+        }
+    }
+}
+
+impl<U: Message + Default> tonic::codec::Decoder for Decoder<U> {
     type Item = U;
     type Error = Status;
 
@@ -239,16 +253,13 @@ impl<U: Message + Default + Name> tonic::codec::Decoder for Decoder<U> {
         // tonic hands over the whole message in one contiguous buffer.
         let bytes = buf.chunk();
         if bytes.len() == buf.remaining() {
-            // `tfplugin6.CallFunction.Request`: the package, then the name in it.
-            let full = U::full_name();
-            let name = full.split_once('.').map_or(&*full, |(_, name)| name);
-            check(name, bytes)?;
+            check(self.name, bytes)?;
         }
-        self.0.decode(buf)
+        self.prost.decode(buf)
     }
 
     fn buffer_settings(&self) -> BufferSettings {
-        tonic::codec::Decoder::buffer_settings(&self.0)
+        tonic::codec::Decoder::buffer_settings(&self.prost)
     }
 }
 

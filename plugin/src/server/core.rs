@@ -3,9 +3,11 @@
 //! schema's own validators, value logging, panic capture, the stop signal, and the checks
 //! of what the provider answers (the apply check against the plan, refinements included).
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::io::Write;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -22,6 +24,12 @@ use crate::identity::{
     IdentitySchema, UpgradeResourceIdentityRequest, UpgradeResourceIdentityResponse,
 };
 use crate::provider::*;
+
+/// A handler's future, boxed for [`Core::spawn_handler`].
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// A handler's answer, of any type.
+type Handled = Box<dyn Any + Send>;
 
 /// The environment variable naming a file to which the server appends every
 /// `DynamicValue` it receives, one JSON object per line: `rpc`, `field`, the `type` it
@@ -327,12 +335,10 @@ impl<P: Provider> Core<P> {
     }
 
     /// Runs `fut` to its end on a thread of its own, from the handlers' runtime's
-    /// blocking pool, so that a handler that blocks holds up nothing but itself.
-    fn spawn_handler<T, F>(&self, fut: F) -> tokio::task::JoinHandle<T>
-    where
-        F: Future<Output = T> + Send + 'static,
-        T: Send + 'static,
-    {
+    /// blocking pool, so that a handler that blocks holds up nothing but itself. One
+    /// function for every handler (their futures and answers boxed): the runtime's task
+    /// machinery is compiled once, not once per handler.
+    fn spawn_handler(&self, fut: BoxFuture<Handled>) -> tokio::task::JoinHandle<Handled> {
         let runtime = self
             .handlers
             .clone()
@@ -498,42 +504,61 @@ impl<P: Provider> Core<P> {
     /// passed to `fail`. The handler is never dropped half-way: `StopProvider` and a
     /// client that goes away reach it through its [`Context`], and an apply that created
     /// an object reports it.
-    async fn run<T, F>(
-        &self,
-        rpc: &str,
+    fn run<'a, T, F, G>(
+        &'a self,
+        rpc: &'static str,
         cancel: Cancel,
         fut: F,
-        fail: impl FnOnce(Diagnostic) -> T,
-    ) -> T
+        fail: G,
+    ) -> impl Future<Output = T> + 'a
     where
         F: Future<Output = T> + Send + 'static,
+        G: FnOnce(Diagnostic) -> T + 'a,
         T: Send + 'static,
     {
+        // What is compiled per handler: the boxing of its future and the unboxing of its
+        // answer; the running in between is `run_boxed`'s, compiled once.
+        let handled = self.run_boxed(
+            rpc,
+            cancel,
+            Box::pin(async move { Box::new(fut.await) as Handled }),
+        );
+        async move {
+            match handled.await.map(|answer| answer.downcast::<T>()) {
+                Ok(Ok(answer)) => *answer,
+                // Not reached: the future above answers a `T`.
+                Ok(Err(_)) => fail(Diagnostic::error(
+                    "the handler's answer was lost in the server",
+                )),
+                Err(d) => fail(d),
+            }
+        }
+    }
+
+    /// [`Core::run`] for every handler: its answer boxed, or the diagnostic of a panic or
+    /// of a shutdown.
+    async fn run_boxed(
+        &self,
+        rpc: &'static str,
+        cancel: Cancel,
+        fut: BoxFuture<Handled>,
+    ) -> Result<Handled, Diagnostic> {
         let running = InFlight::enter(&self.in_flight);
         // Each handler runs on a thread of its own (see `spawn_handler`): blocking there
         // is allowed, and the server's own thread never runs provider code. The handler
         // is never dropped half-way: a client that leaves only fires its cancellation.
-        let task = self.spawn_handler(async move {
+        let task = self.spawn_handler(Box::pin(async move {
             let _running = running;
             fut.await
-        });
-        // `Err(Some(panic))`: the handler panicked; `Err(None)`: the runtime shut down.
-        let result = match task.await {
-            Ok(v) => Ok(v),
-            Err(e) if e.is_panic() => Err(Some(e.into_panic())),
-            Err(_) => Err(None),
-        };
+        }));
+        let result = task.await;
         cancel.disarm();
         match result {
-            Ok(v) => v,
-            Err(Some(panic)) => fail(
-                Diagnostic::error("the provider panicked")
-                    .with_detail(format!("{rpc}: {}", panic_message(&*panic))),
-            ),
-            Err(None) => fail(
-                Diagnostic::error("the operation was cancelled")
-                    .with_detail(format!("{rpc}: the server is shutting down")),
-            ),
+            Ok(v) => Ok(v),
+            Err(e) if e.is_panic() => Err(Diagnostic::error("the provider panicked")
+                .with_detail(format!("{rpc}: {}", panic_message(&*e.into_panic())))),
+            Err(_) => Err(Diagnostic::error("the operation was cancelled")
+                .with_detail(format!("{rpc}: the server is shutting down"))),
         }
     }
 
@@ -2213,12 +2238,15 @@ impl<P: Provider> Core<P> {
         let fired = std::mem::take(&mut *self.stop.lock().unwrap_or_else(PoisonError::into_inner));
         fired.fire();
         let p = self.provider.clone();
-        match self
-            .spawn_handler(async move { p.stop_provider().await })
-            .await
-        {
-            Ok(Ok(())) => String::new(),
-            Ok(Err(e)) => e,
+        let stopped = self
+            .spawn_handler(Box::pin(async move {
+                Box::new(p.stop_provider().await) as Handled
+            }))
+            .await;
+        match stopped.map(|answer| answer.downcast::<Result<(), String>>()) {
+            Ok(Ok(answer)) => answer.err().unwrap_or_default(),
+            // Not reached: the future above answers a `Result<(), String>`.
+            Ok(Err(_)) => "the provider's answer to StopProvider was lost in the server".to_owned(),
             Err(e) if e.is_panic() => format!(
                 "the provider panicked while stopping: {}",
                 panic_message(&*e.into_panic())

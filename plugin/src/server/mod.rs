@@ -5,6 +5,7 @@ pub(crate) mod core;
 pub(crate) mod erased;
 mod goplugin;
 pub(crate) mod kept_plan;
+mod router;
 mod service;
 #[cfg(test)]
 mod tests_grpc;
@@ -534,7 +535,7 @@ fn start_std(
         .build()?;
     let server = runtime.handle().clone();
     let controller_shutdown = shutdown.clone();
-    let service_core = core.clone();
+    let service = Arc::new(service::Service { core: core.clone() });
     let calls = Arc::new(Calls::default());
     let count_calls = calls.clone();
     let serving = async move {
@@ -555,20 +556,8 @@ fn start_std(
             .http2_keepalive_interval(Some(Duration::from_secs(30)))
             .http2_keepalive_timeout(Some(Duration::from_secs(20)))
             .add_service(health_service)
-            .add_service(
-                crate::proto::tfplugin5::provider_server::ProviderServer::new(service::Service {
-                    core: service_core.clone(),
-                })
-                .max_decoding_message_size(limits.max_message)
-                .max_encoding_message_size(limits.max_message),
-            )
-            .add_service(
-                crate::proto::tfplugin6::provider_server::ProviderServer::new(service::Service {
-                    core: service_core,
-                })
-                .max_decoding_message_size(limits.max_message)
-                .max_encoding_message_size(limits.max_message),
-            )
+            .add_service(router::ProviderV5::new(service.clone(), limits.max_message))
+            .add_service(router::ProviderV6::new(service, limits.max_message))
             .add_service(
                 crate::proto::plugin::grpc_controller_server::GrpcControllerServer::new(
                     goplugin::Controller {
