@@ -4,12 +4,12 @@
 use std::future::Future;
 
 use futures_util::future::BoxFuture;
-use futures_util::FutureExt as _;
 use tfvalue::schema::Schema;
 use tfvalue::{DynamicValue, TfModel as _};
 
 use super::configured::Configured;
 use super::convert::{self, Wire};
+use super::erased::{self, CtxOps};
 use super::{ensure_error, Ctx, Model, Result};
 use crate::action::{ActionProgress, InvokeActionRequest, PlanActionRequest, PlanActionResponse};
 use crate::diagnostic::Diagnostic;
@@ -150,54 +150,110 @@ impl<C: Send + Sync + 'static, A: Action<C>> AnyAction for Registered<A, C> {
     }
 
     fn plan(&self, req: PlanActionRequest) -> BoxFuture<'_, PlanActionResponse> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return d.into(),
-            };
-            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
-            let result = async {
-                let what = "the configuration";
-                match convert::decode::<A::Model>(&req.config, &self.wire, what, &self.type_name)? {
-                    Some(config) => self.action.plan(&cx, &config).await,
-                    None => Ok(()),
-                }
-            }
-            .await;
-            let mut diagnostics = cx.take_warnings();
-            if let Err(e) = result {
-                diagnostics.extend(ensure_error(e));
-            }
-            let mut resp = PlanActionResponse::from(diagnostics);
-            resp.deferred = cx.take_deferred();
-            resp
-        }
-        .boxed()
+        plan(self, req)
     }
 
     fn invoke(&self, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return vec![d],
-            };
-            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
-            let result = async {
-                let what = "the configuration";
-                let Some(config) =
-                    convert::decode::<A::Model>(&req.config, &self.wire, what, &self.type_name)?
-                else {
-                    return Err(Diagnostic::error("the action's configuration is null").into());
-                };
-                self.action.invoke(&cx, config, &req.progress).await
-            }
-            .await;
-            let mut diagnostics = cx.take_warnings();
-            if let Err(e) = result {
-                diagnostics.extend(ensure_error(e));
-            }
-            diagnostics
-        }
-        .boxed()
+        invoke(self, req)
     }
+}
+
+/// An action's model type and handlers, erased: the requests' paths around them are
+/// compiled here once (see `super::erased`).
+trait ActionOps: Send + Sync {
+    /// A request's context, or the diagnostic of a provider not configured yet.
+    fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic>;
+    /// Decodes the configuration and plans (nothing to do for a null one).
+    fn plan<'a>(
+        &'a self,
+        cx: &'a dyn CtxOps,
+        config: &'a DynamicValue,
+    ) -> BoxFuture<'a, Result<()>>;
+    /// Decodes the configuration and invokes.
+    fn invoke<'a>(
+        &'a self,
+        cx: &'a dyn CtxOps,
+        config: &'a DynamicValue,
+        progress: &'a ActionProgress,
+    ) -> BoxFuture<'a, Result<()>>;
+}
+
+impl<C: Send + Sync + 'static, A: Action<C>> ActionOps for Registered<A, C> {
+    fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic> {
+        Ok(Box::new(Ctx::new(
+            self.client.get()?,
+            stop,
+            &self.type_name,
+            Vec::new(),
+        )))
+    }
+
+    fn plan<'a>(
+        &'a self,
+        cx: &'a dyn CtxOps,
+        config: &'a DynamicValue,
+    ) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let cx = erased::ctx::<C>(cx, &self.type_name)?;
+            let what = "the configuration";
+            match convert::decode::<A::Model>(config, &self.wire, what, &self.type_name)? {
+                Some(config) => self.action.plan(cx, &config).await,
+                None => Ok(()),
+            }
+        })
+    }
+
+    fn invoke<'a>(
+        &'a self,
+        cx: &'a dyn CtxOps,
+        config: &'a DynamicValue,
+        progress: &'a ActionProgress,
+    ) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let cx = erased::ctx::<C>(cx, &self.type_name)?;
+            let what = "the configuration";
+            let Some(config) =
+                convert::decode::<A::Model>(config, &self.wire, what, &self.type_name)?
+            else {
+                return Err(Diagnostic::error("the action's configuration is null").into());
+            };
+            self.action.invoke(cx, config, progress).await
+        })
+    }
+}
+
+// Each request boxed by a function that is not inlined (see `super::erased::read`).
+
+#[inline(never)]
+fn plan(ops: &dyn ActionOps, req: PlanActionRequest) -> BoxFuture<'_, PlanActionResponse> {
+    Box::pin(async move {
+        let cx = match ops.new_ctx(req.ctx.clone()) {
+            Ok(cx) => cx,
+            Err(d) => return d.into(),
+        };
+        let result = ops.plan(&*cx, &req.config).await;
+        let mut diagnostics = cx.take_warnings();
+        if let Err(e) = result {
+            diagnostics.extend(ensure_error(e));
+        }
+        let mut resp = PlanActionResponse::from(diagnostics);
+        resp.deferred = cx.take_deferred();
+        resp
+    })
+}
+
+#[inline(never)]
+fn invoke(ops: &dyn ActionOps, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+    Box::pin(async move {
+        let cx = match ops.new_ctx(req.ctx.clone()) {
+            Ok(cx) => cx,
+            Err(d) => return vec![d],
+        };
+        let result = ops.invoke(&*cx, &req.config, &req.progress).await;
+        let mut diagnostics = cx.take_warnings();
+        if let Err(e) = result {
+            diagnostics.extend(ensure_error(e));
+        }
+        diagnostics
+    })
 }

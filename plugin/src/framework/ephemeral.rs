@@ -4,12 +4,12 @@
 use std::future::Future;
 
 use futures_util::future::BoxFuture;
-use futures_util::FutureExt as _;
 use tfvalue::schema::Schema;
 use tfvalue::{DynamicValue, Refinements, TfModel as _, Value};
 
 use super::configured::Configured;
 use super::convert::{self, Wire};
+use super::erased::{self, CtxOps};
 use super::{ensure_error, Ctx, Model, Result};
 use crate::diagnostic::Diagnostic;
 use crate::provider::{
@@ -184,94 +184,174 @@ impl<C: Send + Sync + 'static, E: EphemeralResource<C>> AnyEphemeral for Registe
         &self,
         req: OpenEphemeralResourceRequest,
     ) -> BoxFuture<'_, OpenEphemeralResourceResponse> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return d.into(),
-            };
-            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
-            let result = async {
-                let what = "the configuration";
-                let Some(config) =
-                    convert::decode::<E::Model>(&req.config, &self.wire, what, &self.type_name)?
-                else {
-                    return Err(Diagnostic::error(
-                        "the ephemeral resource's configuration is null",
-                    )
-                    .into());
-                };
-                let opened = self.ephemeral.open(&cx, config).await?;
-                convert::encode(Some(&opened), &self.wire, "the result", &self.type_name)
-            }
-            .await;
-            let mut diagnostics = cx.take_warnings();
-            match result {
-                Ok(result) => {
-                    let deferred = cx.take_deferred();
-                    let result = if deferred.is_some() {
-                        let unknown = Value::Unknown(Refinements::default());
-                        DynamicValue::encode_value(&unknown, &self.wire.ty).unwrap_or_default()
-                    } else {
-                        result
-                    };
-                    let mut resp = OpenEphemeralResourceResponse::new(result);
-                    resp.private = cx.take_private();
-                    resp.renew_at = cx.take_renew_at();
-                    resp.deferred = deferred;
-                    resp.diagnostics = diagnostics;
-                    resp
-                }
-                Err(e) => {
-                    diagnostics.extend(ensure_error(e));
-                    diagnostics.into()
-                }
-            }
-        }
-        .boxed()
+        open(self, req)
     }
 
     fn renew(
         &self,
         req: RenewEphemeralResourceRequest,
     ) -> BoxFuture<'_, RenewEphemeralResourceResponse> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return d.into(),
-            };
-            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, req.private);
-            let result = self.ephemeral.renew(&cx).await;
-            let mut diagnostics = cx.take_warnings();
-            match result {
-                Ok(()) => {
-                    let mut resp = RenewEphemeralResourceResponse::from(diagnostics);
-                    resp.private = cx.take_private();
-                    resp.renew_at = cx.take_renew_at();
-                    resp
-                }
-                Err(e) => {
-                    diagnostics.extend(ensure_error(e));
-                    diagnostics.into()
-                }
-            }
-        }
-        .boxed()
+        renew(self, req)
     }
 
     fn close(&self, req: CloseEphemeralResourceRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return vec![d],
-            };
-            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, req.private);
-            let result = self.ephemeral.close(&cx).await;
-            let mut diagnostics = cx.take_warnings();
-            if let Err(e) = result {
-                diagnostics.extend(ensure_error(e));
-            }
-            diagnostics
-        }
-        .boxed()
+        close(self, req)
     }
+}
+
+/// An ephemeral resource's model type and handlers, erased: the requests' paths around
+/// them are compiled here once (see `super::erased`).
+trait EphemeralOps: Send + Sync {
+    fn wire(&self) -> &Wire;
+    /// A request's context, or the diagnostic of a provider not configured yet.
+    fn new_ctx(
+        &self,
+        stop: crate::Context,
+        private: Vec<u8>,
+    ) -> Result<Box<dyn CtxOps>, Diagnostic>;
+    /// Decodes the configuration, opens, and encodes the result.
+    fn open<'a>(
+        &'a self,
+        cx: &'a dyn CtxOps,
+        config: &'a DynamicValue,
+    ) -> BoxFuture<'a, Result<DynamicValue>>;
+    fn renew<'a>(&'a self, cx: &'a dyn CtxOps) -> BoxFuture<'a, Result<()>>;
+    fn close<'a>(&'a self, cx: &'a dyn CtxOps) -> BoxFuture<'a, Result<()>>;
+}
+
+impl<C: Send + Sync + 'static, E: EphemeralResource<C>> EphemeralOps for Registered<E, C> {
+    fn wire(&self) -> &Wire {
+        &self.wire
+    }
+
+    fn new_ctx(
+        &self,
+        stop: crate::Context,
+        private: Vec<u8>,
+    ) -> Result<Box<dyn CtxOps>, Diagnostic> {
+        Ok(Box::new(Ctx::new(
+            self.client.get()?,
+            stop,
+            &self.type_name,
+            private,
+        )))
+    }
+
+    fn open<'a>(
+        &'a self,
+        cx: &'a dyn CtxOps,
+        config: &'a DynamicValue,
+    ) -> BoxFuture<'a, Result<DynamicValue>> {
+        Box::pin(async move {
+            let cx = erased::ctx::<C>(cx, &self.type_name)?;
+            let what = "the configuration";
+            let Some(config) =
+                convert::decode::<E::Model>(config, &self.wire, what, &self.type_name)?
+            else {
+                return Err(
+                    Diagnostic::error("the ephemeral resource's configuration is null").into(),
+                );
+            };
+            let opened = self.ephemeral.open(cx, config).await?;
+            convert::encode(Some(&opened), &self.wire, "the result", &self.type_name)
+        })
+    }
+
+    fn renew<'a>(&'a self, cx: &'a dyn CtxOps) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let cx = erased::ctx::<C>(cx, &self.type_name)?;
+            self.ephemeral.renew(cx).await
+        })
+    }
+
+    fn close<'a>(&'a self, cx: &'a dyn CtxOps) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let cx = erased::ctx::<C>(cx, &self.type_name)?;
+            self.ephemeral.close(cx).await
+        })
+    }
+}
+
+// Each request boxed by a function that is not inlined (see `super::erased::read`).
+
+#[inline(never)]
+fn open(
+    ops: &dyn EphemeralOps,
+    req: OpenEphemeralResourceRequest,
+) -> BoxFuture<'_, OpenEphemeralResourceResponse> {
+    Box::pin(async move {
+        let cx = match ops.new_ctx(req.ctx.clone(), Vec::new()) {
+            Ok(cx) => cx,
+            Err(d) => return d.into(),
+        };
+        let result = ops.open(&*cx, &req.config).await;
+        let mut diagnostics = cx.take_warnings();
+        match result {
+            Ok(result) => {
+                let deferred = cx.take_deferred();
+                let result = if deferred.is_some() {
+                    let unknown = Value::Unknown(Refinements::default());
+                    DynamicValue::encode_value(&unknown, &ops.wire().ty).unwrap_or_default()
+                } else {
+                    result
+                };
+                let mut resp = OpenEphemeralResourceResponse::new(result);
+                resp.private = cx.take_private();
+                resp.renew_at = cx.take_renew_at();
+                resp.deferred = deferred;
+                resp.diagnostics = diagnostics;
+                resp
+            }
+            Err(e) => {
+                diagnostics.extend(ensure_error(e));
+                diagnostics.into()
+            }
+        }
+    })
+}
+
+#[inline(never)]
+fn renew(
+    ops: &dyn EphemeralOps,
+    req: RenewEphemeralResourceRequest,
+) -> BoxFuture<'_, RenewEphemeralResourceResponse> {
+    Box::pin(async move {
+        let cx = match ops.new_ctx(req.ctx.clone(), req.private) {
+            Ok(cx) => cx,
+            Err(d) => return d.into(),
+        };
+        let result = ops.renew(&*cx).await;
+        let mut diagnostics = cx.take_warnings();
+        match result {
+            Ok(()) => {
+                let mut resp = RenewEphemeralResourceResponse::from(diagnostics);
+                resp.private = cx.take_private();
+                resp.renew_at = cx.take_renew_at();
+                resp
+            }
+            Err(e) => {
+                diagnostics.extend(ensure_error(e));
+                diagnostics.into()
+            }
+        }
+    })
+}
+
+#[inline(never)]
+fn close(
+    ops: &dyn EphemeralOps,
+    req: CloseEphemeralResourceRequest,
+) -> BoxFuture<'_, Vec<Diagnostic>> {
+    Box::pin(async move {
+        let cx = match ops.new_ctx(req.ctx.clone(), req.private) {
+            Ok(cx) => cx,
+            Err(d) => return vec![d],
+        };
+        let result = ops.close(&*cx).await;
+        let mut diagnostics = cx.take_warnings();
+        if let Err(e) = result {
+            diagnostics.extend(ensure_error(e));
+        }
+        diagnostics
+    })
 }

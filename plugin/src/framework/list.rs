@@ -5,12 +5,12 @@ use std::any::Any;
 use std::future::Future;
 
 use futures_util::future::BoxFuture;
-use futures_util::FutureExt as _;
 use tfvalue::schema::Schema;
 use tfvalue::{DynamicValue, TfModel as _};
 
 use super::configured::Configured;
 use super::convert::{self, Wire};
+use super::erased::{self, CtxOps};
 use super::{ensure_error, Ctx, Model, Resource, ResourceIdentity, Result};
 use crate::diagnostic::Diagnostic;
 use crate::list::{
@@ -244,54 +244,94 @@ impl<C: Send + Sync + 'static, L: ListResource<C>> AnyList for Registered<L, C> 
         resource: Option<&'a (dyn Any + Send + Sync)>,
         req: ListResourceRequest,
     ) -> BoxFuture<'a, Vec<Diagnostic>> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return vec![d],
-            };
+        list(self, resource, req)
+    }
+}
+
+/// A list resource's types and handler, erased: the request's path around them is
+/// compiled here once (see `super::erased`).
+trait ListOps: Send + Sync {
+    /// A request's context, or the diagnostic of a provider not configured yet.
+    fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic>;
+    /// Finds the resource's identity, decodes the filter and lists.
+    fn list<'a>(
+        &'a self,
+        cx: &'a dyn CtxOps,
+        resource: Option<&'a (dyn Any + Send + Sync)>,
+        config: &'a DynamicValue,
+        results: ListResults,
+    ) -> BoxFuture<'a, Result<()>>;
+}
+
+impl<C: Send + Sync + 'static, L: ListResource<C>> ListOps for Registered<L, C> {
+    fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic> {
+        Ok(Box::new(Ctx::new(
+            self.client.get()?,
+            stop,
+            &self.type_name,
+            Vec::new(),
+        )))
+    }
+
+    fn list<'a>(
+        &'a self,
+        cx: &'a dyn CtxOps,
+        resource: Option<&'a (dyn Any + Send + Sync)>,
+        config: &'a DynamicValue,
+        results: ListResults,
+    ) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
             let registered =
                 resource.and_then(|r| r.downcast_ref::<super::Registered<L::Resource, C>>());
             let Some((identity, wire)) =
                 registered.and_then(|r| Some((r.identity.as_ref()?, &r.wire)))
             else {
-                return vec![
-                    Diagnostic::error("list resource without its resource").with_detail(format!(
+                return Err(Diagnostic::error("list resource without its resource")
+                    .with_detail(format!(
                         "The list resource `{}` lists objects of the resource type {} registered \
                          under the same name, with an identity; the framework has none. This \
                          is a bug in the provider.",
                         self.type_name,
                         std::any::type_name::<L::Resource>()
-                    )),
-                ];
+                    ))
+                    .into());
             };
-            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
+            let cx = erased::ctx::<C>(cx, &self.type_name)?;
             let mut listed = Listed {
-                results: req.results,
+                results,
                 identity,
                 wire,
                 type_name: &self.type_name,
             };
-            let result = async {
-                let Some(filter) = convert::decode::<L::Filter>(
-                    &req.config,
-                    &self.wire,
-                    "the filter",
-                    &self.type_name,
-                )?
-                else {
-                    return Err(Diagnostic::error("the list resource's filter is null").into());
-                };
-                self.list.list(&cx, filter, &mut listed).await
-            }
-            .await;
-            let mut diagnostics = cx.take_warnings();
-            if let Err(e) = result {
-                diagnostics.extend(ensure_error(e));
-            }
-            diagnostics
-        }
-        .boxed()
+            let Some(filter) =
+                convert::decode::<L::Filter>(config, &self.wire, "the filter", &self.type_name)?
+            else {
+                return Err(Diagnostic::error("the list resource's filter is null").into());
+            };
+            self.list.list(cx, filter, &mut listed).await
+        })
     }
+}
+
+/// `ListResource`, boxed by a function that is not inlined (see `super::erased::read`).
+#[inline(never)]
+fn list<'a>(
+    ops: &'a dyn ListOps,
+    resource: Option<&'a (dyn Any + Send + Sync)>,
+    req: ListResourceRequest,
+) -> BoxFuture<'a, Vec<Diagnostic>> {
+    Box::pin(async move {
+        let cx = match ops.new_ctx(req.ctx.clone()) {
+            Ok(cx) => cx,
+            Err(d) => return vec![d],
+        };
+        let result = ops.list(&*cx, resource, &req.config, req.results).await;
+        let mut diagnostics = cx.take_warnings();
+        if let Err(e) = result {
+            diagnostics.extend(ensure_error(e));
+        }
+        diagnostics
+    })
 }
 
 /// `ValidateListResourceConfig` through the framework: the filter decoded and checked.

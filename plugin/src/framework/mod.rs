@@ -56,6 +56,7 @@ mod configured;
 mod convert;
 mod ctx;
 mod ephemeral;
+mod erased;
 mod function;
 mod identity;
 mod list;
@@ -897,88 +898,6 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
         convert::encode_like(m, &self.wire, what, &self.type_name, like)
     }
 
-    async fn plan_inner(
-        &self,
-        cx: &mut Ctx<C>,
-        req: PlanResourceChangeRequest,
-    ) -> Result<PlanResourceChangeResponse> {
-        let like = convert::wire_len(&req.proposed_new_state);
-        // Whether `modify_plan` is to be called: not where it is known to be the default,
-        // which does nothing. The prior state's model is for it alone.
-        let hook = !self.default_hook.load(std::sync::atomic::Ordering::Relaxed);
-        let step = plan_step(
-            &self.wire,
-            &self.planner,
-            &self.type_name,
-            cx.config_value(),
-            req,
-            hook || self.identity.is_some(),
-        )?;
-        let (mut planned, prior_model, replace) = match step {
-            PlanStep::Answer {
-                plan,
-                requires_replace,
-                check,
-            } => {
-                if check {
-                    // Nothing reads the configuration any more: its bytes go before the
-                    // model is built (for a large value, a third of what is held then).
-                    cx.release_config();
-                    // The model shows that the plan fits it (a computed field without
-                    // `Unknown` fails here, not at apply).
-                    drop(self.decode(&plan, "the planned state")?);
-                }
-                let mut resp = PlanResourceChangeResponse::new(plan);
-                resp.requires_replace = requires_replace;
-                return Ok(resp);
-            }
-            PlanStep::Models {
-                planned,
-                prior,
-                requires_replace,
-            } => {
-                // The prior state's model first (its value, where it has one, let go
-                // before the planned model is built), and only for the hook.
-                let prior = match prior {
-                    Some(prior) if hook => self.model_of(prior, "the prior state")?,
-                    _ => None,
-                };
-                match self.model_of(planned, "the planned state")? {
-                    Some(planned) => (planned, prior, requires_replace),
-                    // Destroy: the plan is null.
-                    None => return Ok(PlanResourceChangeResponse::new(convert::null())),
-                }
-            }
-        };
-        if hook {
-            self.resource
-                .modify_plan(cx, prior_model.as_ref(), &mut planned)
-                .await?;
-            if cx.ran_default_hook(std::any::TypeId::of::<R>()) {
-                self.default_hook
-                    .store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-        }
-        // The hook was the last to read the configuration and the prior state's model:
-        // both go before the plan is encoded (for a large create, the configuration's
-        // bytes were a fifth of what was held then).
-        drop(prior_model);
-        cx.release_config();
-        let mut resp = PlanResourceChangeResponse::new(self.encode_like(
-            Some(&planned),
-            "the planned state",
-            like,
-        )?);
-        resp.planned_identity = self.identity_of(Some(&planned))?;
-        resp.requires_replace = replace;
-        for p in cx.take_replace() {
-            if !resp.requires_replace.contains(&p) {
-                resp.requires_replace.push(p);
-            }
-        }
-        Ok(resp)
-    }
-
     /// The model of a value [`plan_step`] leaves (`None`: null). Not inlined: compiled
     /// once for each model, not at each use.
     #[inline(never)]
@@ -987,121 +906,6 @@ impl<C: Send + Sync + 'static, R: Resource<C>> Registered<R, C> {
             Source::Bytes(dv) => self.decode(&dv, what),
             Source::Value(v) => convert::model_from_value(v, &self.wire, what, &self.type_name),
         }
-    }
-
-    /// How long `op` may take: as the value (the plan, or the state for read and
-    /// delete) configures it in `timeouts`, else the resource's default.
-    fn time_limit(&self, op: &str, value: &DynamicValue) -> Result<Option<std::time::Duration>> {
-        time_limit(
-            self.configurable_timeouts.then_some(&self.wire.ty),
-            &self.timeouts,
-            op,
-            value,
-        )
-    }
-
-    /// Runs `handler` (operation `op`) within its time limit, if it has one: past it,
-    /// the handler is dropped (cancelled) and the error names the operation and the
-    /// timeout.
-    async fn within<T>(
-        &self,
-        cx: &Ctx<C>,
-        op: &str,
-        value: &DynamicValue,
-        handler: impl std::future::Future<Output = Result<T>>,
-    ) -> Result<T> {
-        let limit = self.time_limit(op, value)?;
-        self.within_limit(cx, op, limit, handler).await
-    }
-
-    /// [`within`](Self::within) a limit read already.
-    async fn within_limit<T>(
-        &self,
-        cx: &Ctx<C>,
-        op: &str,
-        limit: Option<std::time::Duration>,
-        handler: impl std::future::Future<Output = Result<T>>,
-    ) -> Result<T> {
-        let Some((limit, deadline)) = limit.and_then(deadline) else {
-            return handler.await;
-        };
-        cx.set_deadline(deadline);
-        match tokio::time::timeout(limit, handler).await {
-            Ok(r) => r,
-            Err(_) => Err(timed_out(op, &self.type_name, limit)),
-        }
-    }
-
-    async fn apply_inner(
-        &self,
-        cx: &mut Ctx<C>,
-        req: &mut ApplyResourceChangeRequest,
-    ) -> Result<(DynamicValue, Option<DynamicValue>)> {
-        let like = convert::wire_len(&req.planned_state);
-        let prior = self.decode(&req.prior_state, "the prior state")?;
-        let planned = self.decode(&req.planned_state, "the planned state")?;
-        // The planned model holds the plan: its bytes go before the handler runs (the
-        // prior state's stay, as a failed apply answers with them).
-        let mut limit = |op| -> Result<_> {
-            let limit = self.time_limit(op, &req.planned_state)?;
-            // The server checks the new state against these bytes once the handler
-            // has run: handed back, not copied.
-            let planned = std::mem::take(&mut req.planned_state);
-            req.ctx.give_back_planned_state(planned.msgpack);
-            Ok(limit)
-        };
-        let new = match (prior, planned) {
-            (None, Some(planned)) => {
-                let limit = limit("create")?;
-                let cx = &*cx;
-                Some(
-                    self.within_limit(cx, "create", limit, self.resource.create(cx, planned))
-                        .await?,
-                )
-            }
-            (Some(prior), Some(planned)) => {
-                let limit = limit("update")?;
-                let cx = &*cx;
-                Some(
-                    self.within_limit(
-                        cx,
-                        "update",
-                        limit,
-                        self.resource.update(cx, prior, planned),
-                    )
-                    .await?,
-                )
-            }
-            (Some(prior), None) => {
-                self.within(
-                    cx,
-                    "delete",
-                    &req.prior_state,
-                    self.resource.delete(cx, prior),
-                )
-                .await?;
-                None
-            }
-            (None, None) => None,
-        };
-        // Nothing reads the configuration once the handler has run.
-        cx.release_config();
-        let identity = self.identity_of(new.as_ref())?;
-        if new.is_some() && self.identity.is_some() && identity.is_none() {
-            return Err(
-                Diagnostic::error("the identity of the new state is not known")
-                    .with_detail(format!(
-                        "`{}` has an identity, and the state its create or update returned \
-                     leaves it unknown.",
-                        self.type_name
-                    ))
-                    .into(),
-            );
-        }
-        Ok((
-            self.encode_like(new.as_ref(), "the new state", like)?,
-            identity,
-        ))
     }
 }
 
@@ -1205,193 +1009,22 @@ impl<C: Send + Sync + 'static, R: Resource<C>> AnyResource for Registered<R, C> 
     }
 
     fn read(&self, req: ReadResourceRequest) -> BoxFuture<'_, ReadResourceResponse> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return d.into(),
-            };
-            let cx = Ctx::new(
-                client,
-                req.ctx.clone(),
-                &self.type_name,
-                req.private.clone(),
-            );
-            let result = async {
-                let Some(state) = self.decode(&req.current_state, "the current state")? else {
-                    return Ok((convert::null(), None));
-                };
-                let found = self
-                    .within(
-                        &cx,
-                        "read",
-                        &req.current_state,
-                        self.resource.read(&cx, state),
-                    )
-                    .await?;
-                let identity = self.identity_of(found.as_ref())?;
-                Ok((self.encode(found.as_ref(), "the state read")?, identity))
-            }
-            .await;
-            let mut diagnostics = cx.take_warnings();
-            match result {
-                Ok((new_state, new_identity)) => ReadResourceResponse {
-                    new_identity,
-                    deferred: cx.take_deferred(),
-                    new_state,
-                    private: cx.take_private(),
-                    diagnostics,
-                },
-                Err(e) => {
-                    diagnostics.extend(ensure_error(e));
-                    ReadResourceResponse {
-                        new_identity: req.current_identity,
-                        deferred: None,
-                        new_state: req.current_state,
-                        private: req.private,
-                        diagnostics,
-                    }
-                }
-            }
-        }
-        .boxed()
+        erased::read(self, req)
     }
 
     fn plan(&self, req: PlanResourceChangeRequest) -> BoxFuture<'_, PlanResourceChangeResponse> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return d.into(),
-            };
-            let mut req = req;
-            let mut cx = Ctx::new(
-                client,
-                req.ctx.clone(),
-                &self.type_name,
-                std::mem::take(&mut req.prior_private),
-            )
-            .with_config(std::mem::take(&mut req.config), &self.wire.ty);
-            let result = self.plan_inner(&mut cx, req).await;
-            let mut diagnostics = cx.take_warnings();
-            match result {
-                Ok(mut resp) => {
-                    resp.planned_private = cx.take_private();
-                    resp.deferred = cx.take_deferred();
-                    diagnostics.append(&mut resp.diagnostics);
-                    resp.diagnostics = diagnostics;
-                    resp
-                }
-                Err(e) => {
-                    diagnostics.extend(ensure_error(e));
-                    diagnostics.into()
-                }
-            }
-        }
-        .boxed()
+        erased::plan(self, req)
     }
 
     fn apply(&self, req: ApplyResourceChangeRequest) -> BoxFuture<'_, ApplyResourceChangeResponse> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => {
-                    return ApplyResourceChangeResponse {
-                        new_identity: None,
-                        // Nothing happened: the prior state stays.
-                        new_state: req.prior_state,
-                        private: req.planned_private,
-                        diagnostics: vec![d],
-                    };
-                }
-            };
-            let mut req = req;
-            let mut cx = Ctx::new(
-                client,
-                req.ctx.clone(),
-                &self.type_name,
-                req.planned_private.clone(),
-            )
-            .with_config(std::mem::take(&mut req.config), &self.wire.ty);
-            let result = self.apply_inner(&mut cx, &mut req).await;
-            let mut diagnostics = cx.take_warnings();
-            match result {
-                Ok((new_state, new_identity)) => ApplyResourceChangeResponse {
-                    new_identity,
-                    new_state,
-                    private: cx.take_private(),
-                    diagnostics,
-                },
-                Err(e) => {
-                    diagnostics.extend(ensure_error(e));
-                    // Nothing changed: the prior state stays (null after a failed create).
-                    let new_state =
-                        if req.prior_state.msgpack.is_empty() && req.prior_state.json.is_empty() {
-                            convert::null()
-                        } else {
-                            req.prior_state
-                        };
-                    ApplyResourceChangeResponse {
-                        new_identity: None,
-                        new_state,
-                        private: req.planned_private,
-                        diagnostics,
-                    }
-                }
-            }
-        }
-        .boxed()
+        erased::apply(self, req)
     }
 
     fn import(
         &self,
         req: ImportResourceStateRequest,
     ) -> BoxFuture<'_, ImportResourceStateResponse> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return d.into(),
-            };
-            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
-            let result = async {
-                // By identity (`import { identity = {..} }`): the id it names.
-                let id = match (&req.identity, &self.identity) {
-                    (Some(i), Some(identity)) => identity.import_id(i)?,
-                    _ => req.id.clone(),
-                };
-                match self.resource.import(&cx, id.clone()).await? {
-                    Some(m) => Ok((
-                        self.encode(Some(&m), "the imported state")?,
-                        self.identity_of(Some(&m))?,
-                    )),
-                    None => Err(Diagnostic::error("no such object")
-                        .with_detail(format!(
-                            "There is no `{}` with {} `{}` to import.",
-                            self.type_name,
-                            R::IMPORT_ID,
-                            id
-                        ))
-                        .into()),
-                }
-            }
-            .await;
-            let mut diagnostics = cx.take_warnings();
-            match result {
-                Ok((state, identity)) => {
-                    let mut imported = ImportedResource::new(&self.type_name, state);
-                    imported.private = cx.take_private();
-                    imported.identity = identity;
-                    ImportResourceStateResponse {
-                        deferred: cx.take_deferred(),
-                        imported_resources: vec![imported],
-                        diagnostics,
-                    }
-                }
-                Err(e) => {
-                    diagnostics.extend(ensure_error(e));
-                    diagnostics.into()
-                }
-            }
-        }
-        .boxed()
+        erased::import(self, req)
     }
 }
 
@@ -1424,47 +1057,43 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> AnyDataSource for RegisteredDat
     }
 
     fn read(&self, req: ReadDataSourceRequest) -> BoxFuture<'_, ReadDataSourceResponse> {
-        async move {
-            let client = match self.client.get() {
-                Ok(client) => client,
-                Err(d) => return d.into(),
+        erased::read_data(self, req)
+    }
+}
+
+impl<C: Send + Sync + 'static, D: DataSource<C>> erased::DataOps for RegisteredData<D, C> {
+    fn wire(&self) -> &Wire {
+        &self.wire
+    }
+
+    fn new_ctx(
+        &self,
+        stop: crate::Context,
+    ) -> std::result::Result<Box<dyn erased::CtxOps>, Diagnostic> {
+        Ok(Box::new(Ctx::new(
+            self.client.get()?,
+            stop,
+            &self.type_name,
+            Vec::new(),
+        )))
+    }
+
+    fn read<'a>(
+        &'a self,
+        cx: &'a dyn erased::CtxOps,
+        config: &'a DynamicValue,
+    ) -> BoxFuture<'a, Result<DynamicValue>> {
+        Box::pin(async move {
+            let cx = erased::ctx::<C>(cx, &self.type_name)?;
+            let what = "the configuration";
+            let Some(config) =
+                convert::decode::<D::Model>(config, &self.wire, what, &self.type_name)?
+            else {
+                return Err(Diagnostic::error("the data source's configuration is null").into());
             };
-            let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
-            let result = async {
-                let what = "the configuration";
-                let Some(config) =
-                    convert::decode::<D::Model>(&req.config, &self.wire, what, &self.type_name)?
-                else {
-                    return Err(Diagnostic::error("the data source's configuration is null").into());
-                };
-                let state = self.data_source.read(&cx, config).await?;
-                convert::encode(Some(&state), &self.wire, "the state", &self.type_name)
-            }
-            .await;
-            let mut diagnostics = cx.take_warnings();
-            match result {
-                Ok(state) => {
-                    let deferred = cx.take_deferred();
-                    let state = if deferred.is_some() {
-                        // Read in a later run: not known now.
-                        let unknown = tfvalue::Value::Unknown(Default::default());
-                        DynamicValue::encode_value(&unknown, &self.wire.ty).unwrap_or(state)
-                    } else {
-                        state
-                    };
-                    ReadDataSourceResponse {
-                        state,
-                        diagnostics,
-                        deferred,
-                    }
-                }
-                Err(e) => {
-                    diagnostics.extend(ensure_error(e));
-                    diagnostics.into()
-                }
-            }
-        }
-        .boxed()
+            let state = self.data_source.read(cx, config).await?;
+            convert::encode(Some(&state), &self.wire, "the state", &self.type_name)
+        })
     }
 }
 

@@ -10,6 +10,7 @@ use tfvalue::{DynamicValue, TfModel as _};
 
 use super::configured::Configured;
 use super::convert::{self, Wire};
+use super::erased::{self, CtxOps};
 use super::{ensure_error, Ctx, Model, Result};
 use crate::diagnostic::Diagnostic;
 use crate::state_store::{
@@ -236,33 +237,6 @@ impl<S: StateStore<C>, C: Send + Sync + 'static> Registered<S, C> {
                 ))
             })
     }
-
-    /// Runs `f` with a context and the configured store; its warnings and error as
-    /// diagnostics.
-    async fn with_store<'a, T, F, Fut>(
-        &'a self,
-        ctx: crate::Context,
-        f: F,
-    ) -> (Option<T>, Vec<Diagnostic>)
-    where
-        F: FnOnce(&'a S, Ctx<C>, Arc<S::Store>) -> Fut,
-        Fut: Future<Output = (Result<T>, Ctx<C>)> + 'a,
-    {
-        let (client, store) = match self.client.get().and_then(|c| Ok((c, self.store()?))) {
-            Ok(both) => both,
-            Err(d) => return (None, vec![d]),
-        };
-        let cx = Ctx::new(client, ctx, &self.type_name, Vec::new());
-        let (result, cx) = f(&self.state_store, cx, store).await;
-        let mut diagnostics = cx.take_warnings();
-        match result {
-            Ok(v) => (Some(v), diagnostics),
-            Err(e) => {
-                diagnostics.extend(ensure_error(e));
-                (None, diagnostics)
-            }
-        }
-    }
 }
 
 impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore for Registered<S, C> {
@@ -321,81 +295,177 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore for Registered<S,
     }
 
     fn read(&self, req: ReadStateBytesRequest) -> BoxFuture<'_, ReadStateBytesResponse> {
-        async move {
-            let (state, diagnostics) = self
-                .with_store(req.ctx, |s, cx, store| async move {
-                    (s.read(&cx, &store, &req.state_id).await, cx)
-                })
-                .await;
-            let mut resp = ReadStateBytesResponse::from(diagnostics);
-            resp.bytes = state.flatten().unwrap_or_default();
-            resp
-        }
-        .boxed()
+        read(self, req)
     }
 
     fn write(&self, req: WriteStateBytesRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
-        async move {
-            let (id, bytes) = (req.state_id, req.bytes);
-            self.with_store(req.ctx, |s, cx, store| async move {
-                (s.write(&cx, &store, &id, bytes).await, cx)
-            })
-            .await
-            .1
-        }
-        .boxed()
+        write(self, req)
     }
 
     fn lock(&self, req: LockStateRequest) -> BoxFuture<'_, LockStateResponse> {
-        async move {
-            let (id, op) = (req.state_id, req.operation);
-            let (lock_id, diagnostics) = self
-                .with_store(req.ctx, |s, cx, store| async move {
-                    (s.lock(&cx, &store, &id, &op).await, cx)
-                })
-                .await;
-            let mut resp = LockStateResponse::from(diagnostics);
-            resp.lock_id = lock_id.unwrap_or_default();
-            resp
-        }
-        .boxed()
+        lock(self, req)
     }
 
     fn unlock(&self, req: UnlockStateRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
-        async move {
-            let (id, lock_id) = (req.state_id, req.lock_id);
-            self.with_store(req.ctx, |s, cx, store| async move {
-                (s.unlock(&cx, &store, &id, &lock_id).await, cx)
-            })
-            .await
-            .1
-        }
-        .boxed()
+        unlock(self, req)
     }
 
     fn states(&self, req: StateStoreRequest) -> BoxFuture<'_, GetStatesResponse> {
-        async move {
-            let (ids, diagnostics) = self
-                .with_store(req.ctx, |s, cx, store| async move {
-                    (s.states(&cx, &store).await, cx)
-                })
-                .await;
-            let mut resp = GetStatesResponse::from(diagnostics);
-            resp.state_ids = ids.unwrap_or_default();
-            resp
-        }
-        .boxed()
+        states(self, req)
     }
 
     fn delete(&self, req: StateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
-        async move {
-            let id = req.state_id;
-            self.with_store(req.ctx, |s, cx, store| async move {
-                (s.delete(&cx, &store, &id).await, cx)
-            })
-            .await
-            .1
-        }
-        .boxed()
+        delete(self, req)
     }
+}
+
+/// A state store's request, for the paths that do not depend on its types (compiled
+/// here once, not in each provider's crate for each state store: see
+/// `super::erased`).
+enum Call<'a> {
+    Read(&'a str),
+    Write(&'a str, Vec<u8>),
+    Lock(&'a str, &'a str),
+    Unlock(&'a str, &'a str),
+    States,
+    Delete(&'a str),
+}
+
+/// What a [`Call`] answers.
+enum Answer {
+    Bytes(Option<Vec<u8>>),
+    LockId(String),
+    Ids(Vec<String>),
+    Done,
+}
+
+/// A registered state store, its types erased.
+trait StoreOps: Send + Sync {
+    /// A request's context, or the diagnostic of a provider not configured yet.
+    fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic>;
+    /// Runs `call` on the configured store.
+    fn call<'a>(&'a self, cx: &'a dyn CtxOps, call: Call<'a>) -> BoxFuture<'a, Result<Answer>>;
+}
+
+impl<C: Send + Sync + 'static, S: StateStore<C>> StoreOps for Registered<S, C> {
+    fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic> {
+        Ok(Box::new(Ctx::new(
+            self.client.get()?,
+            stop,
+            &self.type_name,
+            Vec::new(),
+        )))
+    }
+
+    fn call<'a>(&'a self, cx: &'a dyn CtxOps, call: Call<'a>) -> BoxFuture<'a, Result<Answer>> {
+        Box::pin(async move {
+            let store = self.store()?;
+            let (s, store) = (&self.state_store, &*store);
+            let cx = erased::ctx::<C>(cx, &self.type_name)?;
+            Ok(match call {
+                Call::Read(id) => Answer::Bytes(s.read(cx, store, id).await?),
+                Call::Write(id, bytes) => {
+                    s.write(cx, store, id, bytes).await?;
+                    Answer::Done
+                }
+                Call::Lock(id, op) => Answer::LockId(s.lock(cx, store, id, op).await?),
+                Call::Unlock(id, lock_id) => {
+                    s.unlock(cx, store, id, lock_id).await?;
+                    Answer::Done
+                }
+                Call::States => Answer::Ids(s.states(cx, store).await?),
+                Call::Delete(id) => {
+                    s.delete(cx, store, id).await?;
+                    Answer::Done
+                }
+            })
+        })
+    }
+}
+
+/// Runs `call` with a context and the configured store; its warnings and error as
+/// diagnostics.
+async fn run(
+    ops: &dyn StoreOps,
+    stop: crate::Context,
+    call: Call<'_>,
+) -> (Option<Answer>, Vec<Diagnostic>) {
+    let cx = match ops.new_ctx(stop) {
+        Ok(cx) => cx,
+        Err(d) => return (None, vec![d]),
+    };
+    let result = ops.call(&*cx, call).await;
+    let mut diagnostics = cx.take_warnings();
+    match result {
+        Ok(answer) => (Some(answer), diagnostics),
+        Err(e) => {
+            diagnostics.extend(ensure_error(e));
+            (None, diagnostics)
+        }
+    }
+}
+
+// Each request boxed by a function that is not inlined (see `super::erased::read`).
+
+#[inline(never)]
+fn read(ops: &dyn StoreOps, req: ReadStateBytesRequest) -> BoxFuture<'_, ReadStateBytesResponse> {
+    Box::pin(async move {
+        let (answer, diagnostics) = run(ops, req.ctx, Call::Read(&req.state_id)).await;
+        let mut resp = ReadStateBytesResponse::from(diagnostics);
+        if let Some(Answer::Bytes(bytes)) = answer {
+            resp.bytes = bytes.unwrap_or_default();
+        }
+        resp
+    })
+}
+
+#[inline(never)]
+fn write(ops: &dyn StoreOps, req: WriteStateBytesRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+    Box::pin(async move {
+        let WriteStateBytesRequest {
+            ctx,
+            state_id,
+            bytes,
+            ..
+        } = req;
+        run(ops, ctx, Call::Write(&state_id, bytes)).await.1
+    })
+}
+
+#[inline(never)]
+fn lock(ops: &dyn StoreOps, req: LockStateRequest) -> BoxFuture<'_, LockStateResponse> {
+    Box::pin(async move {
+        let call = Call::Lock(&req.state_id, &req.operation);
+        let (answer, diagnostics) = run(ops, req.ctx.clone(), call).await;
+        let mut resp = LockStateResponse::from(diagnostics);
+        if let Some(Answer::LockId(id)) = answer {
+            resp.lock_id = id;
+        }
+        resp
+    })
+}
+
+#[inline(never)]
+fn unlock(ops: &dyn StoreOps, req: UnlockStateRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+    Box::pin(async move {
+        let call = Call::Unlock(&req.state_id, &req.lock_id);
+        run(ops, req.ctx.clone(), call).await.1
+    })
+}
+
+#[inline(never)]
+fn states(ops: &dyn StoreOps, req: StateStoreRequest) -> BoxFuture<'_, GetStatesResponse> {
+    Box::pin(async move {
+        let (answer, diagnostics) = run(ops, req.ctx, Call::States).await;
+        let mut resp = GetStatesResponse::from(diagnostics);
+        if let Some(Answer::Ids(ids)) = answer {
+            resp.state_ids = ids;
+        }
+        resp
+    })
+}
+
+#[inline(never)]
+fn delete(ops: &dyn StoreOps, req: StateStoreRequest) -> BoxFuture<'_, Vec<Diagnostic>> {
+    Box::pin(async move { run(ops, req.ctx, Call::Delete(&req.state_id)).await.1 })
 }
