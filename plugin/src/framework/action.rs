@@ -10,7 +10,7 @@ use tfvalue::{DynamicValue, TfModel as _};
 use super::configured::Configured;
 use super::convert::{self, Wire};
 use super::erased::{self, CtxOps};
-use super::{ensure_error, Ctx, Model, Result};
+use super::{Ctx, Model, Result};
 use crate::action::{ActionProgress, InvokeActionRequest, PlanActionRequest, PlanActionResponse};
 use crate::diagnostic::Diagnostic;
 
@@ -180,12 +180,7 @@ trait ActionOps: Send + Sync {
 
 impl<C: Send + Sync + 'static, A: Action<C>> ActionOps for Registered<A, C> {
     fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic> {
-        Ok(Box::new(Ctx::new(
-            self.client.get()?,
-            stop,
-            &self.type_name,
-            Vec::new(),
-        )))
+        erased::boxed_ctx(&self.client, stop, &self.type_name, Vec::new())
     }
 
     fn plan<'a>(
@@ -232,10 +227,7 @@ fn plan(ops: &dyn ActionOps, req: PlanActionRequest) -> BoxFuture<'_, PlanAction
             Err(d) => return d.into(),
         };
         let result = ops.plan(&*cx, &req.config).await;
-        let mut diagnostics = cx.take_warnings();
-        if let Err(e) = result {
-            diagnostics.extend(ensure_error(e));
-        }
+        let (_, diagnostics) = erased::outcome(&*cx, result);
         let mut resp = PlanActionResponse::from(diagnostics);
         resp.deferred = cx.take_deferred();
         resp
@@ -250,10 +242,6 @@ fn invoke(ops: &dyn ActionOps, req: InvokeActionRequest) -> BoxFuture<'_, Vec<Di
             Err(d) => return vec![d],
         };
         let result = ops.invoke(&*cx, &req.config, &req.progress).await;
-        let mut diagnostics = cx.take_warnings();
-        if let Err(e) = result {
-            diagnostics.extend(ensure_error(e));
-        }
-        diagnostics
+        erased::outcome(&*cx, result).1
     })
 }

@@ -229,12 +229,7 @@ impl<C: Send + Sync + 'static, E: EphemeralResource<C>> EphemeralOps for Registe
         stop: crate::Context,
         private: Vec<u8>,
     ) -> Result<Box<dyn CtxOps>, Diagnostic> {
-        Ok(Box::new(Ctx::new(
-            self.client.get()?,
-            stop,
-            &self.type_name,
-            private,
-        )))
+        erased::boxed_ctx(&self.client, stop, &self.type_name, private)
     }
 
     fn open<'a>(
@@ -321,18 +316,14 @@ fn renew(
             Err(d) => return d.into(),
         };
         let result = ops.renew(&*cx).await;
-        let mut diagnostics = cx.take_warnings();
-        match result {
-            Ok(()) => {
+        match erased::outcome(&*cx, result) {
+            (Some(()), diagnostics) => {
                 let mut resp = RenewEphemeralResourceResponse::from(diagnostics);
                 resp.private = cx.take_private();
                 resp.renew_at = cx.take_renew_at();
                 resp
             }
-            Err(e) => {
-                diagnostics.extend(ensure_error(e));
-                diagnostics.into()
-            }
+            (None, diagnostics) => diagnostics.into(),
         }
     })
 }
@@ -348,10 +339,6 @@ fn close(
             Err(d) => return vec![d],
         };
         let result = ops.close(&*cx).await;
-        let mut diagnostics = cx.take_warnings();
-        if let Err(e) = result {
-            diagnostics.extend(ensure_error(e));
-        }
-        diagnostics
+        erased::outcome(&*cx, result).1
     })
 }

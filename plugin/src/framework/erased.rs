@@ -11,6 +11,7 @@ use futures_util::future::BoxFuture;
 use std::any::Any;
 use tfvalue::DynamicValue;
 
+use super::configured::Configured;
 use super::convert::{self, Wire};
 use super::{deadline, ensure_error, time_limit, timed_out, Ctx, Diagnostic, Resource, Result};
 use super::{plan_step, PlanStep, Source};
@@ -91,6 +92,30 @@ impl<C: Send + Sync + 'static> CtxOps for Ctx<C> {
     }
     fn set_deadline(&self, at: std::time::Instant) {
         Ctx::set_deadline(self, at)
+    }
+}
+
+/// The context of a request to the handler of `type_name`, boxed for the paths of this
+/// module; the diagnostic of a provider not configured yet.
+pub(super) fn boxed_ctx<C: Send + Sync + 'static>(
+    client: &Configured<C>,
+    stop: Context,
+    type_name: &str,
+    private: Vec<u8>,
+) -> std::result::Result<Box<dyn CtxOps>, Diagnostic> {
+    Ok(Box::new(Ctx::new(client.get()?, stop, type_name, private)))
+}
+
+/// What a handler's `result` comes to: its value, and the context's warnings followed by
+/// the error's diagnostics (with an error among them).
+pub(super) fn outcome<T>(cx: &dyn CtxOps, result: Result<T>) -> (Option<T>, Vec<Diagnostic>) {
+    let mut diagnostics = cx.take_warnings();
+    match result {
+        Ok(v) => (Some(v), diagnostics),
+        Err(e) => {
+            diagnostics.extend(ensure_error(e));
+            (None, diagnostics)
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use tfvalue::{DynamicValue, TfModel as _};
 use super::configured::Configured;
 use super::convert::{self, Wire};
 use super::erased::{self, CtxOps};
-use super::{ensure_error, Ctx, Model, Resource, ResourceIdentity, Result};
+use super::{Ctx, Model, Resource, ResourceIdentity, Result};
 use crate::diagnostic::Diagnostic;
 use crate::list::{
     ListResourceRequest, ListResult, ListResults, ValidateListResourceConfigRequest,
@@ -265,12 +265,7 @@ trait ListOps: Send + Sync {
 
 impl<C: Send + Sync + 'static, L: ListResource<C>> ListOps for Registered<L, C> {
     fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic> {
-        Ok(Box::new(Ctx::new(
-            self.client.get()?,
-            stop,
-            &self.type_name,
-            Vec::new(),
-        )))
+        erased::boxed_ctx(&self.client, stop, &self.type_name, Vec::new())
     }
 
     fn list<'a>(
@@ -326,11 +321,7 @@ fn list<'a>(
             Err(d) => return vec![d],
         };
         let result = ops.list(&*cx, resource, &req.config, req.results).await;
-        let mut diagnostics = cx.take_warnings();
-        if let Err(e) = result {
-            diagnostics.extend(ensure_error(e));
-        }
-        diagnostics
+        erased::outcome(&*cx, result).1
     })
 }
 

@@ -1070,12 +1070,7 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> erased::DataOps for RegisteredD
         &self,
         stop: crate::Context,
     ) -> std::result::Result<Box<dyn erased::CtxOps>, Diagnostic> {
-        Ok(Box::new(Ctx::new(
-            self.client.get()?,
-            stop,
-            &self.type_name,
-            Vec::new(),
-        )))
+        erased::boxed_ctx(&self.client, stop, &self.type_name, Vec::new())
     }
 
     fn read<'a>(

@@ -349,12 +349,7 @@ trait StoreOps: Send + Sync {
 
 impl<C: Send + Sync + 'static, S: StateStore<C>> StoreOps for Registered<S, C> {
     fn new_ctx(&self, stop: crate::Context) -> Result<Box<dyn CtxOps>, Diagnostic> {
-        Ok(Box::new(Ctx::new(
-            self.client.get()?,
-            stop,
-            &self.type_name,
-            Vec::new(),
-        )))
+        erased::boxed_ctx(&self.client, stop, &self.type_name, Vec::new())
     }
 
     fn call<'a>(&'a self, cx: &'a dyn CtxOps, call: Call<'a>) -> BoxFuture<'a, Result<Answer>> {
@@ -395,14 +390,7 @@ async fn run(
         Err(d) => return (None, vec![d]),
     };
     let result = ops.call(&*cx, call).await;
-    let mut diagnostics = cx.take_warnings();
-    match result {
-        Ok(answer) => (Some(answer), diagnostics),
-        Err(e) => {
-            diagnostics.extend(ensure_error(e));
-            (None, diagnostics)
-        }
-    }
+    erased::outcome(&*cx, result)
 }
 
 // Each request boxed by a function that is not inlined (see `super::erased::read`).
