@@ -10,7 +10,7 @@ use tfvalue::{DynamicValue, Refinements, TfModel as _, Value};
 use super::configured::Configured;
 use super::convert::{self, Wire};
 use super::erased::{self, CtxOps};
-use super::{ensure_error, Ctx, Model, Result};
+use super::{Ctx, Model, Result};
 use crate::diagnostic::Diagnostic;
 use crate::provider::{
     CloseEphemeralResourceRequest, OpenEphemeralResourceRequest, OpenEphemeralResourceResponse,
@@ -280,9 +280,8 @@ fn open(
             Err(d) => return d.into(),
         };
         let result = ops.open(&*cx, &req.config).await;
-        let mut diagnostics = cx.take_warnings();
-        match result {
-            Ok(result) => {
+        match erased::outcome(&*cx, result) {
+            (Some(result), diagnostics) => {
                 let deferred = cx.take_deferred();
                 let result = if deferred.is_some() {
                     let unknown = Value::Unknown(Refinements::default());
@@ -297,10 +296,7 @@ fn open(
                 resp.diagnostics = diagnostics;
                 resp
             }
-            Err(e) => {
-                diagnostics.extend(ensure_error(e));
-                diagnostics.into()
-            }
+            (None, diagnostics) => diagnostics.into(),
         }
     })
 }

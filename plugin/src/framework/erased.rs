@@ -1,4 +1,5 @@
-//! A resource's read, plan, apply and import with its model type erased.
+//! The framework's request paths for resources (read, plan, apply, import) and data
+//! sources (read), with the models' types erased.
 //!
 //! What these requests do around the resource's handlers (the client, the [`Ctx`], the
 //! time limits, the identity check, the answer and its error path) does not depend on
@@ -419,25 +420,21 @@ async fn read_async(ops: &dyn ResourceOps, req: ReadResourceRequest) -> ReadReso
         ))
     }
     .await;
-    let mut diagnostics = cx.take_warnings();
-    match result {
-        Ok((new_state, new_identity)) => ReadResourceResponse {
+    match outcome(cx, result) {
+        (Some((new_state, new_identity)), diagnostics) => ReadResourceResponse {
             new_identity,
             deferred: cx.take_deferred(),
             new_state,
             private: cx.take_private(),
             diagnostics,
         },
-        Err(e) => {
-            diagnostics.extend(ensure_error(e));
-            ReadResourceResponse {
-                new_identity: req.current_identity,
-                deferred: None,
-                new_state: req.current_state,
-                private: req.private,
-                diagnostics,
-            }
-        }
+        (None, diagnostics) => ReadResourceResponse {
+            new_identity: req.current_identity,
+            deferred: None,
+            new_state: req.current_state,
+            private: req.private,
+            diagnostics,
+        },
     }
 }
 
@@ -469,16 +466,14 @@ async fn apply_async(
     };
     let c = ops.common();
     let result = apply_inner(ops, &c, &mut *cx, &mut req).await;
-    let mut diagnostics = cx.take_warnings();
-    match result {
-        Ok((new_state, new_identity)) => ApplyResourceChangeResponse {
+    match outcome(&*cx, result) {
+        (Some((new_state, new_identity)), diagnostics) => ApplyResourceChangeResponse {
             new_identity,
             new_state,
             private: cx.take_private(),
             diagnostics,
         },
-        Err(e) => {
-            diagnostics.extend(ensure_error(e));
+        (None, diagnostics) => {
             // Nothing changed: the prior state stays (null after a failed create).
             let new_state = if req.prior_state.msgpack.is_empty() && req.prior_state.json.is_empty()
             {
@@ -584,19 +579,15 @@ async fn plan_async(
     };
     let c = ops.common();
     let result = plan_inner(ops, &c, &mut *cx, req).await;
-    let mut diagnostics = cx.take_warnings();
-    match result {
-        Ok(mut resp) => {
+    match outcome(&*cx, result) {
+        (Some(mut resp), mut diagnostics) => {
             resp.planned_private = cx.take_private();
             resp.deferred = cx.take_deferred();
             diagnostics.append(&mut resp.diagnostics);
             resp.diagnostics = diagnostics;
             resp
         }
-        Err(e) => {
-            diagnostics.extend(ensure_error(e));
-            diagnostics.into()
-        }
+        (None, diagnostics) => diagnostics.into(),
     }
 }
 
@@ -720,9 +711,8 @@ async fn import_async(
         }
     }
     .await;
-    let mut diagnostics = cx.take_warnings();
-    match result {
-        Ok((state, identity)) => {
+    match outcome(cx, result) {
+        (Some((state, identity)), diagnostics) => {
             let mut imported = ImportedResource::new(c.type_name, state);
             imported.private = cx.take_private();
             imported.identity = identity;
@@ -732,10 +722,7 @@ async fn import_async(
                 diagnostics,
             }
         }
-        Err(e) => {
-            diagnostics.extend(ensure_error(e));
-            diagnostics.into()
-        }
+        (None, diagnostics) => diagnostics.into(),
     }
 }
 
@@ -764,9 +751,8 @@ pub(super) fn read_data(
             Err(d) => return d.into(),
         };
         let result = ops.read(&*cx, &req.config).await;
-        let mut diagnostics = cx.take_warnings();
-        match result {
-            Ok(state) => {
+        match outcome(&*cx, result) {
+            (Some(state), diagnostics) => {
                 let deferred = cx.take_deferred();
                 let state = if deferred.is_some() {
                     // Read in a later run: not known now.
@@ -781,10 +767,7 @@ pub(super) fn read_data(
                     deferred,
                 }
             }
-            Err(e) => {
-                diagnostics.extend(ensure_error(e));
-                diagnostics.into()
-            }
+            (None, diagnostics) => diagnostics.into(),
         }
     })
 }
