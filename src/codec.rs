@@ -259,7 +259,8 @@ fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
             // Attributes the state leaves out stay out, for the model's fields to say
             // what that is to them (`None`, or "missing attribute").
             let msgpack = crate::flatmap::flatmap_msgpack_for_model(&raw.flatmap, &ty)?;
-            let model: T = crate::msgpack::from_slice(&msgpack).map_err(Error::without_offset)?;
+            let model: T = crate::msgpack::wire::from_slice_with(&msgpack, T::__wire_decode)
+                .map_err(Error::without_offset)?;
             return Ok(Box::new(model) as Box<dyn Any>);
         }
         // JSON checked against the model's type and transcoded to MessagePack in one
@@ -281,7 +282,7 @@ fn decoder<T: TfModel + DeserializeOwned + 'static>() -> DecodeFn {
         };
         // An error of the model names the attribute; an offset would be one in bytes
         // made here, not in the state the caller has.
-        match crate::msgpack::from_slice::<T>(&dv.msgpack) {
+        match crate::msgpack::wire::from_slice_with(&dv.msgpack, T::__wire_decode) {
             Ok(model) => Ok(Box::new(model) as Box<dyn Any>),
             Err(e) => Err(left_out(raw_json, e.without_offset())),
         }

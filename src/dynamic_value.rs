@@ -152,6 +152,83 @@ impl DynamicValue {
         crate::msgpack::from_slice(&msgpack).map_err(crate::error::Error::without_offset)
     }
 
+    /// Decodes a model (`#[derive(TfValue)]`) from whichever field holds the value, as
+    /// [`decode_as`](Self::decode_as) with the model's type does, through the decoder the
+    /// derive writes for the model: serde's derived `Deserialize` is not compiled for it
+    /// (it is where the struct has `#[serde(...)]` attributes, or a field's type has no
+    /// decoder of tfvalue's). Same values, same errors; a model compiles to a fraction of
+    /// the code, which a provider's release build feels (`tfvalue-plugin`'s README, "Build
+    /// times").
+    ///
+    /// ```
+    /// # #[cfg(feature = "derive")] {
+    /// use serde::{Deserialize, Serialize};
+    /// use tfvalue::{DynamicValue, TfValue, Unknown};
+    ///
+    /// #[derive(TfValue, Serialize, Deserialize, Debug, PartialEq)]
+    /// struct Tag {
+    ///     key: String,
+    ///     #[tfvalue(optional)]
+    ///     value: Unknown<Option<String>>,
+    /// }
+    ///
+    /// let dv = DynamicValue::from_json(br#"{"key": "env", "value": "prod"}"#.to_vec());
+    /// let tag: Tag = dv.decode_model()?;
+    /// assert_eq!(tag, Tag { key: "env".into(), value: Some("prod".to_owned()).into() });
+    ///
+    /// let err = DynamicValue::from_json(br#"{"key": "env", "value": ["prod"]}"#.to_vec())
+    ///     .decode_model::<Tag>()
+    ///     .unwrap_err();
+    /// assert_eq!(err.path().to_string(), "value");
+    /// # }
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`decode_as`](Self::decode_as): malformed input, a value that does not fit the
+    /// model (with its attribute path), a null value.
+    pub fn decode_model<M>(&self) -> Result<M>
+    where
+        M: crate::tf_value::TfModel + for<'de> serde::Deserialize<'de>,
+    {
+        self.decode_wire(
+            || std::borrow::Cow::Owned(M::tf_type()),
+            |de| M::__wire_decode(de),
+        )
+    }
+
+    /// `decode_as::<Option<M>>(ty)` through the model's own decoder.
+    pub(crate) fn decode_model_as<M>(&self, ty: &Type) -> Result<Option<M>>
+    where
+        M: crate::tf_value::TfModel + for<'de> serde::Deserialize<'de>,
+    {
+        self.decode_wire(
+            || std::borrow::Cow::Borrowed(ty),
+            crate::tf_value::model_or_null,
+        )
+    }
+
+    /// [`decode_as`](Self::decode_as) with `decode` in place of `T::deserialize`; the type
+    /// is made only for JSON.
+    fn decode_wire<'t, T>(
+        &self,
+        ty: impl FnOnce() -> std::borrow::Cow<'t, Type>,
+        decode: impl FnOnce(&mut crate::msgpack::Deserializer<'_>) -> Result<T>,
+    ) -> Result<T> {
+        if !self.msgpack.is_empty() || self.json.is_empty() {
+            let bytes = if self.msgpack.is_empty() {
+                NIL
+            } else {
+                &self.msgpack[..]
+            };
+            return crate::msgpack::wire::from_slice_with(bytes, decode);
+        }
+        let msgpack = crate::transcode::to_msgpack(&self.json, &ty(), false)?;
+        crate::msgpack::wire::from_slice_with(&msgpack, decode)
+            .map_err(crate::error::Error::without_offset)
+    }
+
     /// `msgpack` decoded (null when both fields are empty).
     fn decode_msgpack<T: DeserializeOwned>(&self) -> Result<T> {
         if self.msgpack.is_empty() {

@@ -77,6 +77,19 @@ pub trait TfValue {
     }
 }
 
+/// A model or null (`None`), as `Option<M>` decodes, through the model's own decoder.
+pub(crate) fn model_or_null<M>(
+    de: &mut crate::msgpack::Deserializer<'_>,
+) -> crate::error::Result<Option<M>>
+where
+    M: TfModel + for<'de> serde::Deserialize<'de>,
+{
+    if de.wire_take_nil()? {
+        return Ok(None);
+    }
+    M::__wire_decode(de).map(Some)
+}
+
 /// A model struct: a [`TfValue`] that is a schema block. `#[derive(TfValue)]` implements it.
 ///
 /// Its [`tf_type`](TfValue::tf_type) is the block's implied type, and
@@ -155,6 +168,18 @@ pub trait TfModel: TfValue {
             (Ok(p), Ok(a)) => Self::block().check_apply(&p, &a),
             (Err(e), _) | (_, Err(e)) => Diagnostics::from(e),
         }
+    }
+
+    /// Decodes the model from tfvalue's MessagePack: serde's `Deserialize` here;
+    /// `#[derive(TfValue)]` writes a decoder of its own (`msgpack::wire`) for a struct
+    /// without `#[serde(...)]` attributes. Use
+    /// [`DynamicValue::decode_model`](crate::dynamic_value::DynamicValue::decode_model).
+    #[doc(hidden)]
+    fn __wire_decode(de: &mut crate::msgpack::Deserializer<'_>) -> crate::error::Result<Self>
+    where
+        Self: for<'de> serde::Deserialize<'de> + Sized,
+    {
+        Self::deserialize(de)
     }
 }
 
@@ -353,6 +378,35 @@ pub mod __private {
     /// An object value of these attributes (a default written `{ name = .. }`).
     pub fn object(pairs: Vec<(&str, crate::value::Value)>) -> crate::value::Value {
         crate::value::Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+    }
+
+    pub use crate::error::Result;
+    pub use crate::msgpack::wire::{
+        unit_error as wire_unit_error, Probe, ViaSerde, ViaWire, WireDecode,
+    };
+    pub use crate::msgpack::Deserializer as MsgpackDeserializer;
+    pub use serde::Deserialize;
+
+    /// A model of type `ty`, or null (`None`), decoded as
+    /// `dv.decode_as::<Option<M>>(ty)` would, through the model's own decoder
+    /// ([`TfModel::__wire_decode`]).
+    pub fn decode_model_as<M>(
+        dv: &crate::dynamic_value::DynamicValue,
+        ty: &Type,
+    ) -> crate::error::Result<Option<M>>
+    where
+        M: TfModel + for<'de> serde::Deserialize<'de>,
+    {
+        dv.decode_model_as(ty)
+    }
+
+    /// A model or null (`None`) from the whole of `bytes`, as
+    /// `msgpack::from_slice::<Option<M>>` decodes it, through the model's own decoder.
+    pub fn model_from_msgpack<M>(bytes: &[u8]) -> crate::error::Result<Option<M>>
+    where
+        M: TfModel + for<'de> serde::Deserialize<'de>,
+    {
+        crate::msgpack::wire::from_slice_with(bytes, super::model_or_null)
     }
 
     /// A pattern the derive has checked.

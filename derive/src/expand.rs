@@ -276,7 +276,26 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
             #krate::__private::can_be_null::<#ty>();
         }
     });
+    let wire = wire_decoder(c, krate);
+    let wire_hook = if wire.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            fn __wire_decode(
+                __de: &mut #krate::__private::MsgpackDeserializer<'_>,
+            ) -> #krate::__private::Result<Self>
+            where
+                Self: for<'__de> #krate::__private::Deserialize<'__de>,
+            {
+                #[allow(unused_imports)]
+                use #krate::__private::{ViaSerde as _, ViaWire as _};
+                (&&&#krate::__private::Probe::<Self>::NEW).decode(__de)
+            }
+        }
+    };
     wrap(quote! {
+        #wire
+
         #[automatically_derived]
         impl #impl_generics #krate::__private::TfValue for #ident #ty_generics #where_clause {
             fn tf_type() -> #krate::__private::Type {
@@ -300,6 +319,81 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
                 #krate::__private::describe(__block, #description, #markdown, #deprecated)
                     #container_deprecation
             }
+
+            #wire_hook
         }
     })
+}
+
+/// The model's own MessagePack decoder (`tfvalue::msgpack::wire`), in place of serde's
+/// derived `Deserialize` for the framework's decoding: a struct that the derive can read
+/// as serde does, i.e. one without type parameters and without `#[serde(...)]` attributes
+/// (which could rename, skip or default a field). Empty where it cannot.
+fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
+    let input = c.original;
+    let syn::Data::Struct(data) = &input.data else {
+        return quote!();
+    };
+    let serde_attr = |attrs: &[syn::Attribute]| attrs.iter().any(|a| a.path().is_ident("serde"));
+    if !input.generics.params.is_empty()
+        || !matches!(data.fields, syn::Fields::Named(_))
+        || serde_attr(&input.attrs)
+        || data.fields.iter().any(|f| serde_attr(&f.attrs))
+        || data.fields.len() != c.fields.len()
+    {
+        return quote!();
+    }
+    let ident = &input.ident;
+    let expecting = format!("struct {ident}");
+    let names = c.fields.iter().map(|f| &f.name);
+    let types: Vec<&syn::Type> = c.fields.iter().map(|f| &f.original.ty).collect();
+    let slots: Vec<syn::Ident> = (0..c.fields.len())
+        .map(|i| quote::format_ident!("__f{}", i))
+        .collect();
+    let indices = 0..c.fields.len();
+    let members = c.fields.iter().map(|f| &f.original.ident);
+    let probe = |ty: &syn::Type| quote!((&&&#krate::__private::Probe::<#ty>::NEW));
+    let decodes = types.iter().map(|ty| probe(ty));
+    let missing = c.fields.iter().zip(&slots).map(|(f, slot)| {
+        let p = probe(&f.original.ty);
+        let name = &f.name;
+        quote! {
+            match #slot {
+                #krate::__private::Some(__v) => __v,
+                #krate::__private::None => #p.missing(#name).map_err(|__e| {
+                    #krate::__private::MsgpackDeserializer::wire_missing_error(__e, __at)
+                })?,
+            }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #krate::__private::WireDecode for #ident
+        where
+            #(for<'__de> #types: #krate::__private::Deserialize<'__de>,)*
+        {
+            fn wire_decode(
+                __de: &mut #krate::__private::MsgpackDeserializer<'_>,
+            ) -> #krate::__private::Result<Self> {
+                #[allow(unused_imports)]
+                use #krate::__private::{ViaSerde as _, ViaWire as _};
+                const __FIELDS: &[&str] = &[#(#names),*];
+                #(let mut #slots: #krate::__private::Option<#types> = #krate::__private::None;)*
+                let __at = __de.wire_struct(__FIELDS, #expecting, &mut |__de, __i| {
+                    match __i {
+                        #(#indices => #slots = #krate::__private::Some(#decodes.decode(__de)?),)*
+                        _ => {}
+                    }
+                    #krate::__private::Result::Ok(())
+                })?;
+                #krate::__private::Result::Ok(#ident {
+                    #(#members: #missing,)*
+                })
+            }
+
+            fn wire_unit() -> #krate::__private::Result<Self> {
+                #krate::__private::Result::Err(#krate::__private::wire_unit_error(#expecting))
+            }
+        }
+    }
 }

@@ -200,19 +200,7 @@ impl<'de> Deserializer<'de> {
     ) -> Result<V::Value> {
         self.enter()?;
         self.dyn_check.push(attrs.is_none());
-        let start = self.r.pos();
-        let mut access = MapAccess {
-            de: self,
-            left: n,
-            total: n,
-            attrs: attrs.is_some(),
-            fields: attrs.unwrap_or_default(),
-            start,
-            key: "",
-            key_at: start,
-            prev: None,
-            seen: None,
-        };
+        let mut access = MapAccess::new(self, n, attrs);
         let v = visitor
             .visit_map(&mut access)
             .map_err(|e| e.at_offset(Origin::Msgpack, at as u64))?;
@@ -707,7 +695,26 @@ struct MapAccess<'a, 'de> {
     seen: Option<HashSet<&'de str>>,
 }
 
-impl<'de> MapAccess<'_, 'de> {
+impl<'a, 'de> MapAccess<'a, 'de> {
+    /// The entries of a map (`attrs`: a struct's or an object's, with the struct's
+    /// fields) of `n` entries, starting here.
+    #[inline]
+    fn new(de: &'a mut Deserializer<'de>, n: u32, attrs: Option<&'static [&'static str]>) -> Self {
+        let start = de.r.pos();
+        MapAccess {
+            de,
+            left: n,
+            total: n,
+            attrs: attrs.is_some(),
+            fields: attrs.unwrap_or_default(),
+            start,
+            key: "",
+            key_at: start,
+            prev: None,
+            seen: None,
+        }
+    }
+
     /// Reads a key. Strings and valid UTF-8 bin are keys; anything else is an error (go-cty
     /// reads nil and integer keys as the empty string, which would make different inputs
     /// one key: "all keys must be strings").
@@ -867,4 +874,181 @@ impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
     fn size_hint(&self) -> Option<usize> {
         Some(2usize.saturating_sub(self.state as usize))
     }
+}
+
+/// The steps of the `deserialize_*` methods above around their visitors, for the decoders
+/// of [`super::wire`]: each does what its method does before and after the visitor, so
+/// that a model decodes with the same checks, errors and paths through code compiled here.
+impl<'de> Deserializer<'de> {
+    /// `deserialize_option`: a nil next is taken (`true`).
+    #[doc(hidden)]
+    pub fn wire_take_nil(&mut self) -> Result<bool> {
+        if self.r.peek()? == 0xc0 {
+            self.r.next()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// `deserialize_newtype_struct` of an `Unknown`: is an extension next?
+    pub(super) fn wire_peek_unknown(&mut self) -> Result<bool> {
+        Ok(matches!(self.r.peek()?, 0xc7..=0xc9 | 0xd4..=0xd8))
+    }
+
+    /// The unknown next (the extension): its refinements, `None` for one refined as
+    /// definitely null, and where it starts. One level is entered, left by
+    /// [`wire_leave`](Self::wire_leave) once the value is made.
+    pub(super) fn wire_unknown(&mut self) -> Result<(Option<crate::unknown::Refinements>, usize)> {
+        use crate::unknown::{Decoded, Handed, RefineKind, Refinements};
+        let at = self.r.pos();
+        let handed = self.read_unknown()?;
+        self.enter()?;
+        let decoded = match handed {
+            Handed::Plain => Ok(Decoded::Unknown(Refinements::new())),
+            Handed::Read(read) => read(RefineKind::Any),
+        };
+        match decoded.map_err(|e| e.at_offset(Origin::Msgpack, at as u64))? {
+            Decoded::Unknown(r) => Ok((Some(r), at)),
+            Decoded::Null => Ok((None, at)),
+        }
+    }
+
+    pub(super) fn wire_leave(&mut self) {
+        self.leave();
+    }
+
+    /// The start of an array read as a list or set (`deserialize_seq`): its length and
+    /// where it starts. Anything else is the error the visitor expecting `expected` gets.
+    pub(super) fn wire_seq_begin(&mut self, expected: &str) -> Result<(u32, usize)> {
+        self.wire_begin(false, expected)
+    }
+
+    /// An array (`map` false) or a map next, entered.
+    fn wire_begin(&mut self, map: bool, expected: &str) -> Result<(u32, usize)> {
+        let at = self.r.pos();
+        let n = match self.r.next()? {
+            Token::Array(n) if !map => n,
+            Token::Map(n) if map => n,
+            Token::Nil => return Err(unit_error(expected).at_offset(Origin::Msgpack, at as u64)),
+            t => return Err(self.invalid(at, &t, &expected)),
+        };
+        self.enter()?;
+        self.dyn_check.push(true);
+        Ok((n, at))
+    }
+
+    /// Before element `i` of an array.
+    pub(super) fn wire_seq_element(&mut self, i: u32) {
+        self.dyn_check.at(At::Index(i));
+    }
+
+    /// After the last element.
+    pub(super) fn wire_seq_end(&mut self) {
+        self.leave();
+        self.dyn_check.pop();
+    }
+
+    /// The start of a map (`deserialize_map`): its length and where it starts.
+    pub(super) fn wire_map_begin(&mut self, expected: &str) -> Result<(u32, usize)> {
+        self.wire_begin(true, expected)
+    }
+
+    /// Reads a map: `entry` decodes the value of each key (the key is checked for
+    /// duplicates, and errors get its path step), as `deserialize_map` with a map's visitor.
+    pub(super) fn wire_map(
+        &mut self,
+        n: u32,
+        at: usize,
+        entry: &mut dyn FnMut(&mut Self, &'de str) -> Result<()>,
+    ) -> Result<()> {
+        self.wire_entries(n, at, None, entry)
+    }
+
+    /// Reads a struct (`deserialize_struct` with the visitor serde derives for it):
+    /// `field` decodes the value of field `i` of `fields`; an attribute the struct does not
+    /// declare is skipped or an error (see
+    /// [`ignore_undeclared_attributes`](Self::ignore_undeclared_attributes)). Returns where
+    /// the struct starts, for the errors of the fields it lacks.
+    #[doc(hidden)]
+    pub fn wire_struct(
+        &mut self,
+        fields: &'static [&'static str],
+        expected: &str,
+        field: &mut dyn FnMut(&mut Self, usize) -> Result<()>,
+    ) -> Result<usize> {
+        let at = self.r.pos();
+        let n = match self.r.next()? {
+            Token::Map(n) => n,
+            Token::Nil => {
+                return Err(unit_error(expected).at_offset(Origin::Msgpack, at as u64));
+            }
+            t => return Err(self.invalid(at, &t, &expected)),
+        };
+        self.enter()?;
+        self.dyn_check.push(false);
+        self.wire_entries(n, at, Some(fields), &mut |de, key| match fields
+            .iter()
+            .position(|f| *f == key)
+        {
+            Some(i) => field(de, i),
+            None => de.wire_ignore(),
+        })?;
+        Ok(at)
+    }
+
+    /// The entries of a map or struct (entered already), as `visit_map_of` reads them
+    /// with `MapAccess`: each key checked, the value read by `entry` with the path step
+    /// of its key; then the map is left.
+    fn wire_entries(
+        &mut self,
+        n: u32,
+        at: usize,
+        attrs: Option<&'static [&'static str]>,
+        entry: &mut dyn FnMut(&mut Self, &'de str) -> Result<()>,
+    ) -> Result<()> {
+        let mut access = MapAccess::new(self, n, attrs);
+        let read = (|| {
+            while access.left != 0 {
+                access.left -= 1;
+                let key_at = access.de.r.pos();
+                let key = MapAccess::read_key(&mut access.de.r)?;
+                access.check_duplicate(key, key_at)?;
+                let de = &mut *access.de;
+                match attrs {
+                    Some(fields) => {
+                        de.field_value_at = de.r.pos();
+                        de.field_key = key;
+                        de.field_key_at = key_at;
+                        de.field_names = fields;
+                        de.dyn_check.at(At::Field(key));
+                    }
+                    None => de.dyn_check.at(At::Key(key)),
+                }
+                match entry(de, key) {
+                    Ok(()) => {}
+                    Err(e) if std::mem::take(&mut de.undeclared) => return Err(e),
+                    Err(e) if attrs.is_some() => {
+                        return Err(e.prepend(PathStep::Attr(key.to_owned())))
+                    }
+                    Err(e) => return Err(e.prepend(PathStep::Key(key.to_owned()))),
+                }
+            }
+            Ok(())
+        })();
+        read.map_err(|e: Error| e.at_offset(Origin::Msgpack, at as u64))?;
+        self.leave();
+        self.dyn_check.pop();
+        Ok(())
+    }
+
+    /// `deserialize_ignored_any`, for the value of an attribute the struct lacks.
+    fn wire_ignore(&mut self) -> Result<()> {
+        de::Deserializer::deserialize_ignored_any(self, de::IgnoredAny).map(drop)
+    }
+}
+
+/// What a visitor expecting `expected` makes of a unit (serde's default `visit_unit`).
+#[cold]
+fn unit_error(expected: &str) -> Error {
+    <Error as de::Error>::invalid_type(de::Unexpected::Unit, &expected)
 }

@@ -40,6 +40,8 @@ mod strip;
 mod unknown;
 mod validate;
 mod value;
+#[doc(hidden)]
+pub mod wire;
 pub(crate) mod write;
 
 use std::io;

@@ -3,9 +3,10 @@
 //!
 //! Models travel as MessagePack: MessagePack, what Terraform sends, goes straight into
 //! the model, and anything else (JSON, which Terraform never sends in a request but
-//! another client may, through `DynamicValue::decode_as`; a [`Value`], through
-//! [`from_value`]) is made MessagePack first. So the decoder compiled for each model of
-//! the provider's crate is the one its requests need (`plugin/README.md`, "Build
+//! another client may; a [`Value`], through [`model_of_value`]) is made MessagePack
+//! first. So the one decoder compiled for each model of the provider's crate is the one
+//! its requests need, and it is the decoder `#[derive(TfValue)]` writes for the model
+//! (`tfvalue::__private::decode_model_as`), not serde's (`plugin/README.md`, "Build
 //! times").
 
 use tfvalue::schema::{Block, NestingMode, Schema};
@@ -74,11 +75,11 @@ pub(crate) fn misfit(what: &str, type_name: &str, e: &tfvalue::Error) -> Diagnos
         .at(e.path().clone())
 }
 
-/// `v` as a `T`: encoded as MessagePack, then decoded. The value is written as its own
-/// structure says, in its own order, as the model reads it: a value of `T`'s type (the
-/// planner's values conform already).
-pub(crate) fn from_value<T: serde::de::DeserializeOwned>(v: &Value) -> tfvalue::Result<T> {
-    tfvalue::msgpack::from_slice(&msgpack_of(v)?)
+/// `v` as a model (`None`: null): encoded as MessagePack, then decoded. The value is
+/// written as its own structure says, in its own order, as the model reads it: a value of
+/// the model's type (the planner's values conform already).
+fn model_of_value<M: Model>(v: &Value) -> tfvalue::Result<Option<M>> {
+    tfvalue::__private::model_from_msgpack(&msgpack_of(v)?)
 }
 
 /// `v` as MessagePack, as its own structure says. Not generic: compiled once, here.
@@ -101,7 +102,7 @@ pub(crate) fn decode<M: Model>(
     type_name: &str,
 ) -> Result<Option<M>> {
     let decoded = if wire.same {
-        dv.decode_as::<Option<M>>(&wire.ty)
+        tfvalue::__private::decode_model_as::<M>(dv, &wire.ty)
     } else {
         dv.decode_value(&wire.ty)
             .and_then(|v| from_wire_value::<M>(v, false))
@@ -118,11 +119,11 @@ pub(crate) fn from_wire_value<M: Model>(mut v: Value, same: bool) -> tfvalue::Re
     if let (false, Value::Object(m)) = (same, &mut v) {
         fill_missing(m, &M::block());
     }
-    from_value(&v)
+    model_of_value(&v)
 }
 
 /// The value a planner over values works on (where the request's bytes are not planned
-/// over), as a model: through MessagePack, as [`from_value`], so that no `Value`
+/// over), as a model: through MessagePack, as [`model_of_value`], so that no `Value`
 /// deserializer is compiled for the model (it was 6% of LLVM's optimization time of
 /// `plugin/examples/kv.rs`, `plugin/README.md`, "Build times"), at 5-6% more
 /// instructions for such a plan.
@@ -253,7 +254,10 @@ pub fn import_stub<M: Model>(attr: &str, id: &str) -> Result<M> {
     if let Value::Object(m) = &mut v {
         m.insert(attr.to_owned(), Value::from(id));
     }
-    from_value(&v).map_err(|e| {
+    let decoded = model_of_value::<M>(&v).and_then(|m| {
+        m.ok_or_else(|| <tfvalue::Error as serde::de::Error>::custom("the stub is null"))
+    });
+    decoded.map_err(|e| {
         Diagnostic::error("cannot import by id")
             .with_detail(format!(
                 "A `{}` with only `{attr}` set does not fit the model: {}{}; implement `Resource::import`.",

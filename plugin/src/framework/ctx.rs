@@ -178,7 +178,7 @@ impl<C> Ctx<C> {
             return Ok(None);
         };
         let decoded = if **ty == M::tf_type() {
-            dv.decode_as::<Option<M>>(ty)
+            tfvalue::__private::decode_model_as::<M>(dv, ty)
         } else {
             // The schema served differs from the model's (fewer attributes).
             dv.decode_value(ty)

@@ -102,7 +102,7 @@ impl<M: 'static> ResourceIdentity<M> {
             of: Box::new(move |m| of(m).map(|i| encode(&i))),
             decode: Box::new(move |v, raw| read(v, raw).and_then(|i| encode(&i))),
             import_id: Box::new(move |dv| {
-                let identity: I = dv.decode_as::<I>(&I::tf_type()).map_err(|e| {
+                let identity: I = dv.decode_model::<I>().map_err(|e| {
                     Diagnostic::error("the identity to import by does not fit its model")
                         .with_detail(e.message().to_owned())
                         .at(e.path().clone())
