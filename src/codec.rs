@@ -554,6 +554,6 @@ impl<M: TfModel + Serialize + DeserializeOwned + 'static> Codec<M> {
     ///
     /// What [`msgpack::to_vec`](crate::msgpack::to_vec) rejects.
     pub fn encode(&self, model: &M) -> Result<DynamicValue> {
-        DynamicValue::encode(model)
+        DynamicValue::encode_model(model)
     }
 }

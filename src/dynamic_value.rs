@@ -302,6 +302,40 @@ impl DynamicValue {
         Ok(DynamicValue::from_msgpack(crate::msgpack::to_vec(value)?))
     }
 
+    /// Encodes a model (`#[derive(TfValue)]`) as MessagePack: the bytes
+    /// [`encode`](Self::encode) writes, through the encoder the derive writes for the
+    /// model, so that serde's derived `Serialize` is not compiled for it (it is where the
+    /// struct has `#[serde(...)]` attributes, or for a field whose type has no encoder of
+    /// tfvalue's).
+    ///
+    /// ```
+    /// # #[cfg(feature = "derive")] {
+    /// use serde::{Deserialize, Serialize};
+    /// use tfvalue::{DynamicValue, TfValue, Unknown};
+    ///
+    /// #[derive(TfValue, Serialize, Deserialize, Debug, PartialEq)]
+    /// struct Tag {
+    ///     value: Unknown<String>,
+    ///     key: String,
+    /// }
+    ///
+    /// let tag = Tag { value: Unknown::unknown(), key: "env".into() };
+    /// let dv = DynamicValue::encode_model(&tag)?;
+    /// assert_eq!(dv, DynamicValue::encode(&tag)?);
+    /// assert_eq!(dv.msgpack, b"\x82\xa3key\xa3env\xa5value\xd4\x00\x00");
+    /// # }
+    /// # Ok::<(), tfvalue::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`encode`](Self::encode).
+    pub fn encode_model<M: crate::tf_value::TfModel + Serialize>(m: &M) -> Result<Self> {
+        Ok(DynamicValue::from_msgpack(crate::msgpack::to_vec_with(
+            |ser| m.__wire_encode(ser),
+        )?))
+    }
+
     /// Encodes a [`Value`] of type `ty` as MessagePack.
     ///
     /// ```

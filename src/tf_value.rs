@@ -170,6 +170,18 @@ pub trait TfModel: TfValue {
         }
     }
 
+    /// Encodes the model as tfvalue's MessagePack: serde's `Serialize` here;
+    /// `#[derive(TfValue)]` writes an encoder of its own (`msgpack::wire`) for a struct
+    /// without `#[serde(...)]` attributes, which writes the same bytes. Use
+    /// [`DynamicValue::encode_model`](crate::dynamic_value::DynamicValue::encode_model).
+    #[doc(hidden)]
+    fn __wire_encode(&self, ser: &mut crate::msgpack::Serializer) -> crate::error::Result<()>
+    where
+        for<'a> Self: serde::Serialize,
+    {
+        self.serialize(ser)
+    }
+
     /// Decodes the model from tfvalue's MessagePack: serde's `Deserialize` here;
     /// `#[derive(TfValue)]` writes a decoder of its own (`msgpack::wire`) for a struct
     /// without `#[serde(...)]` attributes. Use
@@ -382,9 +394,18 @@ pub mod __private {
 
     pub use crate::error::Result;
     pub use crate::msgpack::wire::{
-        unit_error as wire_unit_error, Probe, ViaSerde, ViaWire, WireDecode,
+        unit_error as wire_unit_error, Probe, ViaSerde, ViaSerdeEncode, ViaWire, ViaWireEncode,
+        WireDecode, WireEncode,
     };
     pub use crate::msgpack::Deserializer as MsgpackDeserializer;
+    pub use crate::msgpack::Serializer as MsgpackSerializer;
+    pub use serde::Serialize;
+
+    /// `m` as MessagePack, as `msgpack::to_vec(m)` writes it, through the model's own
+    /// encoder.
+    pub fn model_to_msgpack<M: TfModel + serde::Serialize>(m: &M) -> crate::error::Result<Vec<u8>> {
+        crate::msgpack::to_vec_with(|ser| m.__wire_encode(ser))
+    }
     pub use serde::Deserialize;
 
     /// A model of type `ty`, or null (`None`), decoded as

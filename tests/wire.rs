@@ -1,7 +1,8 @@
-//! The decoders `#[derive(TfValue)]` writes for models (`msgpack::wire`, used by
-//! `DynamicValue::decode_model`, the versioning codec and the framework) against serde's
-//! derived `Deserialize` over the same decoder: on any bytes, the same value or the same
-//! error (message, attribute path, offset).
+//! The decoders and encoders `#[derive(TfValue)]` writes for models (`msgpack::wire`,
+//! used by `DynamicValue::decode_model` and `encode_model`, the versioning codec and the
+//! framework) against serde's derived `Deserialize` and `Serialize` over the same decoder
+//! and encoder: on any bytes, the same value or the same error (message, attribute path,
+//! offset); for any model, the same bytes or the same error.
 
 use std::collections::BTreeMap;
 
@@ -61,7 +62,7 @@ struct Renamed {
     label: String,
 }
 
-fn wire_is_written<T: tfvalue::__private::WireDecode>() {}
+fn wire_is_written<T: tfvalue::__private::WireDecode + tfvalue::__private::WireEncode>() {}
 
 #[test]
 fn models_without_serde_attributes_get_a_decoder() {
@@ -266,6 +267,89 @@ fn model() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
+/// Strings, some not in NFC (the encoders normalize them, and two map keys may become
+/// one).
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-c]{0,3}",
+        Just("e\u{301}".to_owned()),
+        Just("\u{e9}".to_owned()),
+    ]
+}
+
+fn unknown_of<T: std::fmt::Debug + Clone + 'static>(
+    known: impl Strategy<Value = T> + 'static,
+) -> impl Strategy<Value = Unknown<T>> {
+    prop_oneof![
+        4 => known.prop_map(Unknown::Known),
+        1 => Just(Unknown::unknown()),
+        1 => Just(Unknown::unknown().not_null()),
+    ]
+}
+
+/// A string or an unknown one, refined with a prefix or not.
+fn unknown_text() -> impl Strategy<Value = Unknown<String>> {
+    prop_oneof![
+        4 => unknown_of(text()),
+        1 => "[a-c]{0,2}".prop_map(|p| Unknown::unknown().with_prefix(p)),
+    ]
+}
+
+fn model_value() -> impl Strategy<Value = Model> {
+    let rule = (unknown_text(), unknown_of(prop::option::of(any::<u16>())))
+        .prop_map(|(name, port)| Rule { name, port });
+    let meta = prop_oneof![
+        Just(Dynamic::null()),
+        text().prop_map(|t| Dynamic::new(tfvalue::Type::String, tfvalue::Value::from(t))),
+        any::<i64>().prop_map(|n| Dynamic::new(tfvalue::Type::Number, tfvalue::Value::from(n))),
+    ];
+    (
+        (
+            text(),
+            unknown_of(prop::option::of(text())),
+            unknown_of(prop::option::of(any::<bool>())),
+            prop::option::of(any::<u64>()),
+            unknown_of(prop::option::of(any::<i64>())),
+            prop::option::of(any::<f64>()),
+            unknown_of(prop::option::of(any::<i64>().prop_map(Number::from))),
+        ),
+        (
+            unknown_of(prop::option::of(prop::collection::btree_map(
+                text(),
+                unknown_text(),
+                0..3,
+            ))),
+            prop::option::of(prop::collection::vec(text(), 0..3)),
+            unknown_of(prop::collection::vec(rule, 0..3)),
+            meta,
+            unknown_of(prop::option::of(prop_oneof![
+                Just(Tier::Standard),
+                Just(Tier::HighIo)
+            ])),
+            prop::option::of(text()),
+        ),
+    )
+        .prop_map(
+            |((key, value, on, count, delta, ratio, size), (tags, names, rule, meta, tier, ty))| {
+                Model {
+                    key,
+                    value,
+                    on,
+                    count,
+                    delta,
+                    ratio,
+                    size,
+                    tags,
+                    names,
+                    rule,
+                    meta,
+                    tier,
+                    r#type: ty,
+                }
+            },
+        )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -301,6 +385,29 @@ proptest! {
         prop_assert_eq!(wire, serde);
         let (wire, serde) = both::<Model>(&changed, 128, true);
         prop_assert_eq!(wire, serde);
+    }
+
+    #[test]
+    fn same_bytes_from_both_encoders(m in model_value()) {
+        let wire = outcome(tfvalue::__private::model_to_msgpack(&m));
+        let serde = outcome(tfvalue::msgpack::to_vec(&m));
+        prop_assert_eq!(&wire, &serde);
+        if let Outcome::Ok(bytes) = wire {
+            // And back, through both decoders.
+            let (wire, serde) = both::<Model>(&bytes, 128, false);
+            prop_assert_eq!(&wire, &serde);
+            prop_assert!(matches!(wire, Outcome::Ok(_)), "{:?}", wire);
+        }
+    }
+
+    #[test]
+    fn decoded_models_encode_alike(bytes in model()) {
+        if let (Outcome::Ok(m), _) = both::<Model>(&bytes, 128, false) {
+            prop_assert_eq!(
+                outcome(tfvalue::__private::model_to_msgpack(&m)),
+                outcome(tfvalue::msgpack::to_vec(&m))
+            );
+        }
     }
 
     #[test]

@@ -281,6 +281,18 @@ fn expand(c: &Container, krate: &TokenStream) -> TokenStream {
         quote!()
     } else {
         quote! {
+            fn __wire_encode(
+                &self,
+                __ser: &mut #krate::__private::MsgpackSerializer,
+            ) -> #krate::__private::Result<()>
+            where
+                for<'__a> Self: #krate::__private::Serialize,
+            {
+                #[allow(unused_imports)]
+                use #krate::__private::{ViaSerdeEncode as _, ViaWireEncode as _};
+                (&&&#krate::__private::Probe::<Self>::NEW).encode(self, __ser)
+            }
+
             fn __wire_decode(
                 __de: &mut #krate::__private::MsgpackDeserializer<'_>,
             ) -> #krate::__private::Result<Self>
@@ -354,6 +366,10 @@ fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
     let members = c.fields.iter().map(|f| &f.original.ident);
     let probe = |ty: &syn::Type| quote!((&&&#krate::__private::Probe::<#ty>::NEW));
     let decodes = types.iter().map(|ty| probe(ty));
+    let encodes = types.iter().map(|ty| probe(ty));
+    let members2 = c.fields.iter().map(|f| &f.original.ident);
+    let names2 = c.fields.iter().map(|f| &f.name);
+    let count = c.fields.len();
     let missing = c.fields.iter().zip(&slots).map(|(f, slot)| {
         let p = probe(&f.original.ty);
         let name = &f.name;
@@ -393,6 +409,23 @@ fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
 
             fn wire_unit() -> #krate::__private::Result<Self> {
                 #krate::__private::Result::Err(#krate::__private::wire_unit_error(#expecting))
+            }
+        }
+
+        #[automatically_derived]
+        impl #krate::__private::WireEncode for #ident
+        where
+            #(for<'__a> #types: #krate::__private::Serialize,)*
+        {
+            fn wire_encode(
+                &self,
+                __ser: &mut #krate::__private::MsgpackSerializer,
+            ) -> #krate::__private::Result<()> {
+                #[allow(unused_imports)]
+                use #krate::__private::{ViaSerdeEncode as _, ViaWireEncode as _};
+                let mut __s = __ser.wire_struct(#count)?;
+                #(#encodes.encode(&self.#members2, __s.wire_field(#names2)?)?;)*
+                __s.wire_end_map()
             }
         }
     }

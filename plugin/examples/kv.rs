@@ -181,19 +181,21 @@ struct Store {
     leases: PathBuf,
 }
 
-/// An entry from the store's JSON. `decode_as` compiles only the MessagePack decoder
-/// for `Entry`, which the framework compiles anyway (`tfvalue::json::from_str::<Entry>`
-/// would compile a JSON decoder as well: seconds of every release build).
+/// An entry from the store's JSON. `decode_model` reads it with the decoder the derive
+/// wrote for `Entry`, which the framework uses too (`tfvalue::json::from_str::<Entry>`
+/// would compile serde's JSON decoder for it as well: seconds of every release build).
 fn entry_from_json(json: &str) -> Result<Entry> {
     let json = renamed(json, "secret", "secret_wo")?;
     let dv = DynamicValue::from_json(json.get().as_bytes().to_vec());
-    Ok(dv.decode_as(&Entry::tf_type())?)
+    Ok(dv.decode_model()?)
 }
 
 /// An entry as the store's JSON (through MessagePack and a `Value`, for the same reason).
 fn entry_to_json(e: &Entry) -> Result<Box<RawValue>> {
     let ty = Entry::tf_type();
-    let json = DynamicValue::encode(e)?.decode_value(&ty)?.to_json(&ty)?;
+    let json = DynamicValue::encode_model(e)?
+        .decode_value(&ty)?
+        .to_json(&ty)?;
     let json = String::from_utf8(json).map_err(|e| Diagnostic::error(e.to_string()))?;
     renamed(&json, "secret_wo", "secret")
 }

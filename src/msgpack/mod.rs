@@ -85,8 +85,13 @@ use crate::error::{Error, Result};
 /// that is not a string, duplicate map keys, a refinement that contradicts itself, or
 /// nesting deeper than 128.
 pub fn to_vec<T: ?Sized + serde::Serialize>(value: &T) -> Result<Vec<u8>> {
+    to_vec_with(|ser| value.serialize(ser))
+}
+
+/// [`to_vec`] with `write` in place of `T::serialize`.
+pub(crate) fn to_vec_with(write: impl FnOnce(&mut Serializer) -> Result<()>) -> Result<Vec<u8>> {
     let mut ser = Serializer::reusing(ser::Buffers::take());
-    let written = value.serialize(&mut ser);
+    let written = write(&mut ser);
     let mut buffers = ser.into_buffers();
     let out = written.map(|()| buffers.take_out());
     buffers.put_back();

@@ -908,6 +908,70 @@ impl ser::SerializeStruct for Compound<'_> {
     }
 }
 
+/// The steps of the struct, sequence and map writers, for the encoders of
+/// [`super::wire`]: each does what the `Serializer` method or the `Compound` method of
+/// that name does, so that a model written by its own encoder comes out byte for byte as
+/// serde's derived `Serialize` writes it.
+impl Serializer {
+    /// `serialize_struct`: a struct of `len` fields starts.
+    #[doc(hidden)]
+    pub fn wire_struct(&mut self, len: usize) -> Result<Compound<'_>> {
+        ser::Serializer::serialize_struct(self, "", len)
+    }
+
+    /// `serialize_seq` of `len` elements.
+    pub(super) fn wire_seq(&mut self, len: usize) -> Result<Compound<'_>> {
+        ser::Serializer::serialize_seq(self, Some(len))
+    }
+
+    /// `serialize_map` of `len` entries.
+    pub(super) fn wire_map(&mut self, len: usize) -> Result<Compound<'_>> {
+        ser::Serializer::serialize_map(self, Some(len))
+    }
+
+    /// `serialize_none`.
+    pub(super) fn wire_none(&mut self) {
+        self.out.push(0xc0);
+    }
+}
+
+impl Compound<'_> {
+    /// `serialize_field`'s steps before the value: the field's key. The value is written
+    /// next, into the serializer returned.
+    #[doc(hidden)]
+    pub fn wire_field(&mut self, key: &'static str) -> Result<&mut Serializer> {
+        self.bump()?;
+        self.ser.fields.push((key, self.ser.out.len(), 0));
+        write_str(&mut self.ser.out, key);
+        Ok(&mut *self.ser)
+    }
+
+    /// `serialize_element`'s steps before the value.
+    pub(super) fn wire_element(&mut self) -> Result<&mut Serializer> {
+        self.ser.dyn_check.at(At::Index(self.count));
+        self.bump()?;
+        Ok(&mut *self.ser)
+    }
+
+    /// `serialize_key` of a string key; its value is written next, into the serializer
+    /// returned.
+    pub(super) fn wire_key(&mut self, key: &str) -> Result<&mut Serializer> {
+        ser::SerializeMap::serialize_key(self, key)?;
+        Ok(&mut *self.ser)
+    }
+
+    /// The end of a struct or a map.
+    #[doc(hidden)]
+    pub fn wire_end_map(self) -> Result<()> {
+        self.end_map()
+    }
+
+    /// The end of a sequence.
+    pub(super) fn wire_end_seq(self) -> Result<()> {
+        self.end_seq()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, HashMap};

@@ -17,7 +17,9 @@ use std::marker::PhantomData;
 
 use serde::de::{self, Deserialize, IntoDeserializer};
 
-use super::Deserializer;
+use serde::Serialize;
+
+use super::{Deserializer, Serializer};
 use crate::error::{Error, Origin, Result};
 use crate::path::PathStep;
 use crate::unknown::Unknown;
@@ -39,6 +41,14 @@ pub trait WireDecode: Sized {
     }
 }
 
+/// A value encoded as tfvalue's MessagePack through code written for its type, byte for
+/// byte as its serde `Serialize` writes it (see the module doc). Implemented by
+/// `#[derive(TfValue)]`; not meant to be implemented by hand.
+pub trait WireEncode {
+    /// Writes the value.
+    fn wire_encode(&self, ser: &mut Serializer) -> Result<()>;
+}
+
 /// Types whose `WireDecode` is their serde decoding, compiled here.
 macro_rules! by_serde {
     ($($t:ty),* $(,)?) => {$(
@@ -48,6 +58,12 @@ macro_rules! by_serde {
             }
             fn wire_unit() -> Result<Self> {
                 <$t as Deserialize>::deserialize(().into_deserializer())
+            }
+        }
+
+        impl WireEncode for $t {
+            fn wire_encode(&self, ser: &mut Serializer) -> Result<()> {
+                <$t as Serialize>::serialize(self, ser)
             }
         }
     )*};
@@ -142,6 +158,54 @@ impl<T: WireDecode> WireDecode for BTreeMap<String, T> {
 
     fn wire_unit() -> Result<Self> {
         Err(unit_error("a map"))
+    }
+}
+
+impl<T: WireEncode> WireEncode for Option<T> {
+    #[inline]
+    fn wire_encode(&self, ser: &mut Serializer) -> Result<()> {
+        match self {
+            Some(v) => v.wire_encode(ser),
+            None => {
+                ser.wire_none();
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<T: WireEncode> WireEncode for Unknown<T> {
+    #[inline]
+    fn wire_encode(&self, ser: &mut Serializer) -> Result<()> {
+        match self {
+            Unknown::Known(v) => v.wire_encode(ser),
+            Unknown::Unknown(r) => write_unknown(ser, r),
+        }
+    }
+}
+
+/// An unknown, as `Unknown<T>`'s `Serialize` writes it. Not generic.
+fn write_unknown(ser: &mut Serializer, r: &crate::unknown::Refinements) -> Result<()> {
+    crate::unknown::serialize_unknown(r, crate::unknown::RefineKind::Any, ser)
+}
+
+impl<T: WireEncode> WireEncode for Vec<T> {
+    fn wire_encode(&self, ser: &mut Serializer) -> Result<()> {
+        let mut seq = ser.wire_seq(self.len())?;
+        for v in self {
+            v.wire_encode(seq.wire_element()?)?;
+        }
+        seq.wire_end_seq()
+    }
+}
+
+impl<T: WireEncode> WireEncode for BTreeMap<String, T> {
+    fn wire_encode(&self, ser: &mut Serializer) -> Result<()> {
+        let mut map = ser.wire_map(self.len())?;
+        for (k, v) in self {
+            v.wire_encode(map.wire_key(k)?)?;
+        }
+        map.wire_end_map()
     }
 }
 
@@ -240,6 +304,31 @@ impl<T: for<'de> Deserialize<'de>> ViaSerde<T> for &Probe<T> {
     }
     fn missing(&self, name: &'static str) -> Result<T> {
         T::deserialize(MissingFieldDeserializer(name, PhantomData))
+    }
+}
+
+/// Picks a field's encoder, as [`ViaWire`] and [`ViaSerde`] pick its decoder.
+#[doc(hidden)]
+pub trait ViaWireEncode<T> {
+    fn encode(&self, v: &T, ser: &mut Serializer) -> Result<()>;
+}
+
+#[doc(hidden)]
+pub trait ViaSerdeEncode<T> {
+    fn encode(&self, v: &T, ser: &mut Serializer) -> Result<()>;
+}
+
+impl<T: WireEncode> ViaWireEncode<T> for &&Probe<T> {
+    #[inline]
+    fn encode(&self, v: &T, ser: &mut Serializer) -> Result<()> {
+        v.wire_encode(ser)
+    }
+}
+
+impl<T: Serialize> ViaSerdeEncode<T> for &Probe<T> {
+    #[inline]
+    fn encode(&self, v: &T, ser: &mut Serializer) -> Result<()> {
+        v.serialize(ser)
     }
 }
 

@@ -89,8 +89,8 @@ fn msgpack_of(v: &Value) -> tfvalue::Result<Vec<u8>> {
 
 /// A model as a [`Value`] of its own type `ty`: encoded as MessagePack (the encoder its
 /// responses use), then decoded.
-pub(crate) fn to_value<T: serde::Serialize>(m: &T, ty: &Type) -> tfvalue::Result<Value> {
-    let dv = DynamicValue::encode(m)?;
+pub(crate) fn to_value<M: Model>(m: &M, ty: &Type) -> tfvalue::Result<Value> {
+    let dv = DynamicValue::encode_model(m)?;
     dv.decode_value(ty)
 }
 
@@ -194,10 +194,10 @@ pub(crate) fn encode_like<M: Model>(
         if like > 64 * 1024 {
             let capacity = like.saturating_add(like / 8);
             let mut ser = tfvalue::msgpack::Serializer::with_buffer(Vec::with_capacity(capacity));
-            m.serialize(&mut ser)
+            m.__wire_encode(&mut ser)
                 .map(|()| DynamicValue::from_msgpack(ser.into_inner()))
         } else {
-            DynamicValue::encode(m)
+            DynamicValue::encode_model(m)
         }
     } else {
         to_value(m, &wire.model_ty).and_then(|mut v| {

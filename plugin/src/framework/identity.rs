@@ -91,7 +91,7 @@ impl<M: 'static> ResourceIdentity<M> {
             })
         };
         let encode = |i: &I| -> Result<DynamicValue> {
-            DynamicValue::encode(i).map_err(|e| {
+            DynamicValue::encode_model(i).map_err(|e| {
                 Diagnostic::error("the identity does not encode")
                     .with_detail(e.message().to_owned())
                     .into()
