@@ -370,6 +370,13 @@ fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
     let members2 = c.fields.iter().map(|f| &f.original.ident);
     let names2 = c.fields.iter().map(|f| &f.name);
     let count = c.fields.len();
+    // The fields' indices in the bytewise order of their names, Terraform's order.
+    let mut order: Vec<usize> = (0..c.fields.len()).collect();
+    order.sort_by(|&a, &b| c.fields[a].name.as_bytes().cmp(c.fields[b].name.as_bytes()));
+    let sorted = order.into_iter().map(|i| {
+        let i = u16::try_from(i).unwrap_or(u16::MAX);
+        quote!(#i)
+    });
     let missing = c.fields.iter().zip(&slots).map(|(f, slot)| {
         let p = probe(&f.original.ty);
         let name = &f.name;
@@ -394,8 +401,9 @@ fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
                 #[allow(unused_imports)]
                 use #krate::__private::{ViaSerde as _, ViaWire as _};
                 const __FIELDS: &[&str] = &[#(#names),*];
+                const __SORTED: &[u16] = &[#(#sorted),*];
                 #(let mut #slots: #krate::__private::Option<#types> = #krate::__private::None;)*
-                let __at = __de.wire_struct(__FIELDS, #expecting, &mut |__de, __i| {
+                let __at = __de.wire_struct(__FIELDS, __SORTED, #expecting, &mut |__de, __i| {
                     match __i {
                         #(#indices => #slots = #krate::__private::Some(#decodes.decode(__de)?),)*
                         _ => {}

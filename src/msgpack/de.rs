@@ -881,6 +881,7 @@ impl<'de> de::SeqAccess<'de> for DynamicAccess<'_, 'de> {
 /// that a model decodes with the same checks, errors and paths through code compiled here.
 impl<'de> Deserializer<'de> {
     /// `deserialize_option`: a nil next is taken (`true`).
+    #[inline]
     #[doc(hidden)]
     pub fn wire_take_nil(&mut self) -> Result<bool> {
         if self.r.peek()? == 0xc0 {
@@ -891,6 +892,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// `deserialize_newtype_struct` of an `Unknown`: is an extension next?
+    #[inline]
     pub(super) fn wire_peek_unknown(&mut self) -> Result<bool> {
         Ok(matches!(self.r.peek()?, 0xc7..=0xc9 | 0xd4..=0xd8))
     }
@@ -913,6 +915,7 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    #[inline]
     pub(super) fn wire_leave(&mut self) {
         self.leave();
     }
@@ -938,11 +941,13 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Before element `i` of an array.
+    #[inline]
     pub(super) fn wire_seq_element(&mut self, i: u32) {
         self.dyn_check.at(At::Index(i));
     }
 
     /// After the last element.
+    #[inline]
     pub(super) fn wire_seq_end(&mut self) {
         self.leave();
         self.dyn_check.pop();
@@ -965,7 +970,8 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Reads a struct (`deserialize_struct` with the visitor serde derives for it):
-    /// `field` decodes the value of field `i` of `fields`; an attribute the struct does not
+    /// `field` decodes the value of field `i` of `fields` (`sorted`: their indices in the
+    /// bytewise order of their names); an attribute the struct does not
     /// declare is skipped or an error (see
     /// [`ignore_undeclared_attributes`](Self::ignore_undeclared_attributes)). Returns where
     /// the struct starts, for the errors of the fields it lacks.
@@ -973,6 +979,7 @@ impl<'de> Deserializer<'de> {
     pub fn wire_struct(
         &mut self,
         fields: &'static [&'static str],
+        sorted: &'static [u16],
         expected: &str,
         field: &mut dyn FnMut(&mut Self, usize) -> Result<()>,
     ) -> Result<usize> {
@@ -986,12 +993,21 @@ impl<'de> Deserializer<'de> {
         };
         self.enter()?;
         self.dyn_check.push(false);
-        self.wire_entries(n, at, Some(fields), &mut |de, key| match fields
-            .iter()
-            .position(|f| *f == key)
-        {
-            Some(i) => field(de, i),
-            None => de.wire_ignore(),
+        // Terraform writes attributes in bytewise order: the next field in that order
+        // (`sorted`, the fields' indices in their names' order) is tried first.
+        let mut next = 0;
+        self.wire_entries(n, at, Some(fields), &mut |de, key| {
+            let i = match sorted.get(next).map(|&i| usize::from(i)) {
+                Some(i) if fields.get(i) == Some(&key) => {
+                    next += 1;
+                    Some(i)
+                }
+                _ => fields.iter().position(|f| *f == key),
+            };
+            match i {
+                Some(i) => field(de, i),
+                None => de.wire_ignore(),
+            }
         })?;
         Ok(at)
     }

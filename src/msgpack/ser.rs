@@ -930,6 +930,7 @@ impl Serializer {
     }
 
     /// `serialize_none`.
+    #[inline]
     pub(super) fn wire_none(&mut self) {
         self.out.push(0xc0);
     }
@@ -938,6 +939,7 @@ impl Serializer {
 impl Compound<'_> {
     /// `serialize_field`'s steps before the value: the field's key. The value is written
     /// next, into the serializer returned.
+    #[inline]
     #[doc(hidden)]
     pub fn wire_field(&mut self, key: &'static str) -> Result<&mut Serializer> {
         self.bump()?;
@@ -947,6 +949,7 @@ impl Compound<'_> {
     }
 
     /// `serialize_element`'s steps before the value.
+    #[inline]
     pub(super) fn wire_element(&mut self) -> Result<&mut Serializer> {
         self.ser.dyn_check.at(At::Index(self.count));
         self.bump()?;
@@ -955,6 +958,7 @@ impl Compound<'_> {
 
     /// `serialize_key` of a string key; its value is written next, into the serializer
     /// returned.
+    #[inline]
     pub(super) fn wire_key(&mut self, key: &str) -> Result<&mut Serializer> {
         ser::SerializeMap::serialize_key(self, key)?;
         Ok(&mut *self.ser)
