@@ -62,6 +62,19 @@ struct Renamed {
     label: String,
 }
 
+/// No attributes at all (an action without configuration, say).
+#[derive(TfValue, Serialize, Deserialize, Debug, PartialEq)]
+struct Empty {}
+
+#[test]
+fn a_model_without_attributes() {
+    let dv = DynamicValue::encode_model(&Empty {}).unwrap();
+    assert_eq!(dv.msgpack, [0x80]);
+    assert_eq!(dv.decode_model::<Empty>().unwrap(), Empty {});
+    let (wire, serde) = both::<Empty>(&map_of(&[(str_("x"), vec![0xc0])]), 128, false);
+    assert_eq!(wire, serde);
+}
+
 fn wire_is_written<T: tfvalue::__private::WireDecode + tfvalue::__private::WireEncode>() {}
 
 #[test]
