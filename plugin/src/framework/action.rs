@@ -206,12 +206,13 @@ impl<C: Send + Sync + 'static, A: Action<C>> ActionOps for Registered<A, C> {
     ) -> BoxFuture<'a, Result<()>> {
         Box::pin(async move {
             let cx = erased::ctx::<C>(cx, &self.type_name)?;
-            let what = "the configuration";
-            let Some(config) =
-                convert::decode::<A::Model>(config, &self.wire, what, &self.type_name)?
-            else {
-                return Err(Diagnostic::error("the action's configuration is null").into());
-            };
+            let config = convert::decode_present::<A::Model>(
+                config,
+                &self.wire,
+                "the configuration",
+                &self.type_name,
+                "the action's configuration is null",
+            )?;
             self.action.invoke(cx, config, progress).await
         })
     }

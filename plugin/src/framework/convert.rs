@@ -87,6 +87,21 @@ fn msgpack_of(v: &Value) -> tfvalue::Result<Vec<u8>> {
     tfvalue::msgpack::to_vec(v)
 }
 
+/// [`decode`] of a value Terraform never sends null (a configuration, a filter): null is
+/// the error `null`.
+pub(crate) fn decode_present<M: Model>(
+    dv: &DynamicValue,
+    wire: &Wire,
+    what: &str,
+    type_name: &str,
+    null: &str,
+) -> Result<M> {
+    match decode::<M>(dv, wire, what, type_name)? {
+        Some(m) => Ok(m),
+        None => Err(Diagnostic::error(null).into()),
+    }
+}
+
 /// A model as a [`Value`] of its own type `ty`: encoded as MessagePack (the encoder its
 /// responses use), then decoded.
 pub(crate) fn to_value<M: Model>(m: &M, ty: &Type) -> tfvalue::Result<Value> {

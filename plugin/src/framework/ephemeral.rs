@@ -239,14 +239,13 @@ impl<C: Send + Sync + 'static, E: EphemeralResource<C>> EphemeralOps for Registe
     ) -> BoxFuture<'a, Result<DynamicValue>> {
         Box::pin(async move {
             let cx = erased::ctx::<C>(cx, &self.type_name)?;
-            let what = "the configuration";
-            let Some(config) =
-                convert::decode::<E::Model>(config, &self.wire, what, &self.type_name)?
-            else {
-                return Err(
-                    Diagnostic::error("the ephemeral resource's configuration is null").into(),
-                );
-            };
+            let config = convert::decode_present::<E::Model>(
+                config,
+                &self.wire,
+                "the configuration",
+                &self.type_name,
+                "the ephemeral resource's configuration is null",
+            )?;
             let opened = self.ephemeral.open(cx, config).await?;
             convert::encode(Some(&opened), &self.wire, "the result", &self.type_name)
         })

@@ -298,11 +298,13 @@ impl<C: Send + Sync + 'static, L: ListResource<C>> ListOps for Registered<L, C> 
                 wire,
                 type_name: &self.type_name,
             };
-            let Some(filter) =
-                convert::decode::<L::Filter>(config, &self.wire, "the filter", &self.type_name)?
-            else {
-                return Err(Diagnostic::error("the list resource's filter is null").into());
-            };
+            let filter = convert::decode_present::<L::Filter>(
+                config,
+                &self.wire,
+                "the filter",
+                &self.type_name,
+                "the list resource's filter is null",
+            )?;
             self.list.list(cx, filter, &mut listed).await
         })
     }

@@ -1080,12 +1080,13 @@ impl<C: Send + Sync + 'static, D: DataSource<C>> erased::DataOps for RegisteredD
     ) -> BoxFuture<'a, Result<DynamicValue>> {
         Box::pin(async move {
             let cx = erased::ctx::<C>(cx, &self.type_name)?;
-            let what = "the configuration";
-            let Some(config) =
-                convert::decode::<D::Model>(config, &self.wire, what, &self.type_name)?
-            else {
-                return Err(Diagnostic::error("the data source's configuration is null").into());
-            };
+            let config = convert::decode_present::<D::Model>(
+                config,
+                &self.wire,
+                "the configuration",
+                &self.type_name,
+                "the data source's configuration is null",
+            )?;
             let state = self.data_source.read(cx, config).await?;
             convert::encode(Some(&state), &self.wire, "the state", &self.type_name)
         })

@@ -266,12 +266,13 @@ impl<C: Send + Sync + 'static, S: StateStore<C>> AnyStateStore for Registered<S,
             };
             let cx = Ctx::new(client, req.ctx.clone(), &self.type_name, Vec::new());
             let result = async {
-                let what = "the configuration";
-                let Some(config) =
-                    convert::decode::<S::Model>(&req.config, &self.wire, what, &self.type_name)?
-                else {
-                    return Err(Diagnostic::error("the state store's configuration is null").into());
-                };
+                let config = convert::decode_present::<S::Model>(
+                    &req.config,
+                    &self.wire,
+                    "the configuration",
+                    &self.type_name,
+                    "the state store's configuration is null",
+                )?;
                 self.state_store.validate(&config)?;
                 self.state_store.configure(&cx, config).await
             }
