@@ -268,14 +268,12 @@ impl<T> Probe<T> {
 #[doc(hidden)]
 pub trait ViaWire<T> {
     fn decode(&self, de: &mut Deserializer<'_>) -> Result<T>;
-    fn unit(&self) -> Result<T>;
     fn missing(&self, name: &'static str) -> Result<T>;
 }
 
 #[doc(hidden)]
 pub trait ViaSerde<T> {
     fn decode(&self, de: &mut Deserializer<'_>) -> Result<T>;
-    fn unit(&self) -> Result<T>;
     fn missing(&self, name: &'static str) -> Result<T>;
 }
 
@@ -283,10 +281,6 @@ impl<T: WireDecode> ViaWire<T> for &&Probe<T> {
     #[inline]
     fn decode(&self, de: &mut Deserializer<'_>) -> Result<T> {
         T::wire_decode(de)
-    }
-    #[inline]
-    fn unit(&self) -> Result<T> {
-        T::wire_unit()
     }
     #[inline]
     fn missing(&self, name: &'static str) -> Result<T> {
@@ -298,9 +292,6 @@ impl<T: for<'de> Deserialize<'de>> ViaSerde<T> for &Probe<T> {
     #[inline]
     fn decode(&self, de: &mut Deserializer<'_>) -> Result<T> {
         T::deserialize(de)
-    }
-    fn unit(&self) -> Result<T> {
-        T::deserialize(().into_deserializer())
     }
     fn missing(&self, name: &'static str) -> Result<T> {
         T::deserialize(MissingFieldDeserializer(name, PhantomData))
