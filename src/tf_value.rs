@@ -399,14 +399,13 @@ pub mod __private {
     };
     pub use crate::msgpack::Deserializer as MsgpackDeserializer;
     pub use crate::msgpack::Serializer as MsgpackSerializer;
-    pub use serde::Serialize;
+    pub use serde::{Deserialize, Serialize};
 
     /// `m` as MessagePack, as `msgpack::to_vec(m)` writes it, through the model's own
     /// encoder.
     pub fn model_to_msgpack<M: TfModel + serde::Serialize>(m: &M) -> crate::error::Result<Vec<u8>> {
         crate::msgpack::to_vec_with(|ser| m.__wire_encode(ser))
     }
-    pub use serde::Deserialize;
 
     /// A model of type `ty`, or null (`None`), decoded as
     /// `dv.decode_as::<Option<M>>(ty)` would, through the model's own decoder

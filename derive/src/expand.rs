@@ -357,18 +357,18 @@ fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
     }
     let ident = &input.ident;
     let expecting = format!("struct {ident}");
-    let names = c.fields.iter().map(|f| &f.name);
+    let names: Vec<&String> = c.fields.iter().map(|f| &f.name).collect();
     let types: Vec<&syn::Type> = c.fields.iter().map(|f| &f.original.ty).collect();
     let slots: Vec<syn::Ident> = (0..c.fields.len())
         .map(|i| quote::format_ident!("__f{}", i))
         .collect();
     let indices = 0..c.fields.len();
-    let members = c.fields.iter().map(|f| &f.original.ident);
-    let probe = |ty: &syn::Type| quote!((&&&#krate::__private::Probe::<#ty>::NEW));
-    let decodes = types.iter().map(|ty| probe(ty));
-    let encodes = types.iter().map(|ty| probe(ty));
-    let members2 = c.fields.iter().map(|f| &f.original.ident);
-    let names2 = c.fields.iter().map(|f| &f.name);
+    let members: Vec<_> = c.fields.iter().map(|f| &f.original.ident).collect();
+    // Each field's decoder and encoder, picked by its type (`msgpack::wire::Probe`).
+    let probes: Vec<TokenStream> = types
+        .iter()
+        .map(|ty| quote!((&&&#krate::__private::Probe::<#ty>::NEW)))
+        .collect();
     let count = c.fields.len();
     // The fields' indices in the bytewise order of their names, Terraform's order.
     let mut order: Vec<usize> = (0..c.fields.len()).collect();
@@ -377,18 +377,20 @@ fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
         let i = u16::try_from(i).unwrap_or(u16::MAX);
         quote!(#i)
     });
-    let missing = c.fields.iter().zip(&slots).map(|(f, slot)| {
-        let p = probe(&f.original.ty);
-        let name = &f.name;
-        quote! {
-            match #slot {
-                #krate::__private::Some(__v) => __v,
-                #krate::__private::None => #p.missing(#name).map_err(|__e| {
-                    #krate::__private::MsgpackDeserializer::wire_missing_error(__e, __at)
-                })?,
+    let missing = slots
+        .iter()
+        .zip(&probes)
+        .zip(&names)
+        .map(|((slot, p), name)| {
+            quote! {
+                match #slot {
+                    #krate::__private::Some(__v) => __v,
+                    #krate::__private::None => #p.missing(#name).map_err(|__e| {
+                        #krate::__private::MsgpackDeserializer::wire_missing_error(__e, __at)
+                    })?,
+                }
             }
-        }
-    });
+        });
     quote! {
         #[automatically_derived]
         impl #krate::__private::WireDecode for #ident
@@ -405,7 +407,7 @@ fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
                 #(let mut #slots: #krate::__private::Option<#types> = #krate::__private::None;)*
                 let __at = __de.wire_struct(__FIELDS, __SORTED, #expecting, &mut |__de, __i| {
                     match __i {
-                        #(#indices => #slots = #krate::__private::Some(#decodes.decode(__de)?),)*
+                        #(#indices => #slots = #krate::__private::Some(#probes.decode(__de)?),)*
                         _ => {}
                     }
                     #krate::__private::Result::Ok(())
@@ -432,7 +434,7 @@ fn wire_decoder(c: &Container, krate: &TokenStream) -> TokenStream {
                 #[allow(unused_imports)]
                 use #krate::__private::{ViaSerdeEncode as _, ViaWireEncode as _};
                 let mut __s = __ser.wire_struct(#count)?;
-                #(#encodes.encode(&self.#members2, __s.wire_field(#names2)?)?;)*
+                #(#probes.encode(&self.#members, __s.wire_field(#names)?)?;)*
                 __s.wire_end_map()
             }
         }

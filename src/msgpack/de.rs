@@ -8,6 +8,7 @@ use serde::de::{
 };
 
 use super::read::{number_from_token, SliceReader, Token};
+use super::wire::unit_error;
 use crate::dyn_check::{At, DynCheck};
 use crate::error::{Error, Origin, Result};
 use crate::path::PathStep;
@@ -1061,10 +1062,4 @@ impl<'de> Deserializer<'de> {
     fn wire_ignore(&mut self) -> Result<()> {
         de::Deserializer::deserialize_ignored_any(self, de::IgnoredAny).map(drop)
     }
-}
-
-/// What a visitor expecting `expected` makes of a unit (serde's default `visit_unit`).
-#[cold]
-fn unit_error(expected: &str) -> Error {
-    <Error as de::Error>::invalid_type(de::Unexpected::Unit, &expected)
 }
